@@ -1,0 +1,73 @@
+// CLI entry: dispatches `ringmaster <command>` and is the one place errors become text and exit codes.
+import { EXIT, UserError } from '../core/errors.js';
+import type { CliIO, Command } from './command.js';
+import { COMMANDS } from './commands/index.js';
+import { VERSION } from '../version.js';
+
+/** Builds the real-process CliIO. */
+export function processIO(): CliIO {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    onSignal(handler) {
+      process.on('SIGINT', handler);
+      process.on('SIGTERM', handler);
+      return () => {
+        process.off('SIGINT', handler);
+        process.off('SIGTERM', handler);
+      };
+    },
+  };
+}
+
+function helpText(commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return [
+    `ringmaster ${VERSION}: run AI coding agents in a loop until they signal completion or a limit stops them.`,
+    '',
+    'Usage: ringmaster <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    "Run 'ringmaster <command> --help' for a command's options.",
+    '',
+  ].join('\n');
+}
+
+/** Runs the CLI with the given arguments and returns the exit code. */
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(helpText(COMMANDS));
+    return name === undefined ? EXIT.usage : EXIT.success;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`${VERSION}\n`);
+    return EXIT.success;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.stderr.write(`ringmaster: unknown command '${name}'. Run 'ringmaster --help' for the list.\n`);
+    return EXIT.usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(command.usage.endsWith('\n') ? command.usage : `${command.usage}\n`);
+    return EXIT.success;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UserError) {
+      io.stderr.write(`ringmaster ${name}: ${error.message}\n`);
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    io.stderr.write(`ringmaster ${name}: internal error (please report): ${message}\n`);
+    return EXIT.failure;
+  }
+}

@@ -1,0 +1,47 @@
+// Typed errors for user mistakes and environment problems; the CLI turns them into text + exit code in one place.
+
+/** Process exit codes of the `ringmaster` CLI (documented in README.md#exit-codes). */
+export const EXIT = {
+  /** The agent signalled success. */
+  success: 0,
+  /** Aborted after the failure threshold, or a fatal error. */
+  failure: 1,
+  /** A limit (iterations, runtime, cost) ended the run without success. */
+  limit: 2,
+  /** The workspace is locked by another live run. */
+  locked: 3,
+  /** Bad command line or configuration. */
+  usage: 64,
+  /** Interrupted by SIGINT/SIGTERM or `ringmaster stop`. */
+  interrupted: 130,
+} as const;
+
+/** Base class of errors that are the user's to fix: printed as one message, never with a stack. */
+export class UserError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number = EXIT.usage, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UserError';
+    this.exitCode = exitCode;
+  }
+}
+
+/** A bad flag or argument on the command line. */
+export class UsageError extends UserError {
+  constructor(message: string) {
+    super(message, EXIT.usage);
+    this.name = 'UsageError';
+  }
+}
+
+/** A bad configuration value: names the file, the key and what was wrong. */
+export class ConfigError extends UserError {
+  readonly file: string;
+  readonly key: string;
+  constructor(file: string, key: string, problem: string) {
+    super(`${file}: ${key}: ${problem}`, EXIT.usage);
+    this.name = 'ConfigError';
+    this.file = file;
+    this.key = key;
+  }
+}

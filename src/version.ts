@@ -1,0 +1,7 @@
+// The package version, read once from package.json next to dist/.
+import { readFileSync } from 'node:fs';
+
+/** Ringmaster's version string. */
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
