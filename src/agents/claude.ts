@@ -1,0 +1,238 @@
+// The Claude Code adapter: `claude -p --output-format stream-json --verbose`, prompt on stdin, and the
+// parser of its SDKMessage lines (system/init, assistant, user, rate_limit_event, result).
+import { z } from 'zod';
+import type { Usage } from '../core/types.js';
+import { defaultDeps, type AdapterDeps } from './adapter-deps.js';
+import { classifiedEvent, classifyOutputTail, classifyText, errorEvent, shortMessage, type Classified } from './classify.js';
+import { contentText, count, jsonlParser } from './jsonl.js';
+import { resetAtFromEpochSeconds } from './reset-time.js';
+import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions, StreamParser } from './types.js';
+
+const usageSchema = z.looseObject({
+  input_tokens: z.number().nullish(),
+  output_tokens: z.number().nullish(),
+  cache_creation_input_tokens: z.number().nullish(),
+  cache_read_input_tokens: z.number().nullish(),
+});
+
+const blockSchema = z.looseObject({
+  type: z.string(),
+  text: z.string().optional(),
+  id: z.string().optional(),
+  name: z.string().optional(),
+  input: z.unknown().optional(),
+  tool_use_id: z.string().optional(),
+  content: z.unknown().optional(),
+  is_error: z.boolean().nullish(),
+});
+
+const rateLimitInfoSchema = z.looseObject({
+  status: z.string().optional(),
+  resetsAt: z.number().nullish(),
+  rateLimitType: z.string().nullish(),
+});
+
+/** One stream-json line of Claude Code (the fields Ringmaster reads; everything else passes through). */
+const claudeLineSchema = z.looseObject({
+  type: z.string(),
+  subtype: z.string().optional(),
+  session_id: z.string().optional(),
+  model: z.string().optional(),
+  message: z
+    .looseObject({
+      id: z.string().optional(),
+      model: z.string().optional(),
+      content: z.union([z.string(), z.array(blockSchema)]).optional(),
+      usage: usageSchema.nullish(),
+    })
+    .optional(),
+  error: z.unknown().optional(),
+  api_error_status: z.number().nullish(),
+  api_error_params: z.looseObject({ rate_limit_info: rateLimitInfoSchema.nullish() }).nullish(),
+  rate_limit_info: rateLimitInfoSchema.optional(),
+  is_error: z.boolean().optional(),
+  result: z.string().optional(),
+  errors: z.array(z.string()).optional(),
+  total_cost_usd: z.number().nullish(),
+  usage: usageSchema.nullish(),
+  modelUsage: z.record(z.string(), z.unknown()).optional(),
+  error_status: z.number().nullish(),
+});
+
+/** A validated Claude stream-json line. */
+export type ClaudeLine = z.infer<typeof claudeLineSchema>;
+
+function toUsage(u: z.infer<typeof usageSchema>): Usage {
+  return {
+    tokensIn: count(u.input_tokens),
+    tokensOut: count(u.output_tokens),
+    cacheRead: count(u.cache_read_input_tokens),
+    cacheWrite: count(u.cache_creation_input_tokens),
+  };
+}
+
+/** Assistant `error` values (SDKAssistantMessageError) and what they mean to the runner. */
+function classifyAssistantError(code: string, text: string, status: number | null, deps: AdapterDeps): Classified {
+  const clock = deps.clock();
+  const fromText = classifyText(text, status, clock);
+  switch (code) {
+    case 'authentication_failed':
+    case 'billing_error':
+      return { kind: 'auth', resetAtMs: null };
+    case 'usage_limit_reached':
+      return { kind: 'usage_limit', resetAtMs: fromText?.resetAtMs ?? null };
+    case 'rate_limit':
+      return fromText?.kind === 'usage_limit' ? fromText : { kind: 'rate_limit', resetAtMs: fromText?.resetAtMs ?? null };
+    case 'server_error':
+      return { kind: 'overloaded', resetAtMs: null };
+    default:
+      return fromText ?? { kind: 'agent_error', resetAtMs: null };
+  }
+}
+
+/** A fresh parser of one Claude run's stdout. */
+export function createClaudeParser(deps: AdapterDeps = defaultDeps()): StreamParser {
+  const toolNames = new Map<string, string>();
+  const messageUsage = new Map<string, Usage>();
+  let model: string | null = null;
+  let sawAssistantText = false;
+  let classifiedError = false;
+  let limitResetAtMs: number | null = null;
+
+  const runningUsage = (): AgentEvent => {
+    const total: Usage = { tokensIn: 0, tokensOut: 0, cacheRead: 0, cacheWrite: 0 };
+    for (const u of messageUsage.values()) {
+      total.tokensIn += u.tokensIn;
+      total.tokensOut += u.tokensOut;
+      total.cacheRead += u.cacheRead;
+      total.cacheWrite += u.cacheWrite;
+    }
+    return { type: 'usage', usage: total, model, cumulative: true };
+  };
+
+  const handle = (line: ClaudeLine): AgentEvent[] => {
+    const events: AgentEvent[] = [];
+    switch (line.type) {
+      case 'system': {
+        if (line.subtype === 'init' && line.session_id !== undefined) {
+          model = line.model ?? model;
+          events.push({ type: 'session', id: line.session_id, model });
+        }
+        return events;
+      }
+      case 'assistant': {
+        const message = line.message;
+        const synthetic = message?.model === '<synthetic>';
+        const blocks = Array.isArray(message?.content) ? message.content : [];
+        const text = typeof message?.content === 'string' ? message.content : blocks.map((b) => b.text ?? '').join('');
+        if (typeof line.error === 'string' || synthetic) {
+          const code = typeof line.error === 'string' ? line.error : 'unknown';
+          const status = line.api_error_status ?? null;
+          const c = classifyAssistantError(code, text, status, deps);
+          const resetsAt = resetAtFromEpochSeconds(line.api_error_params?.rate_limit_info?.resetsAt);
+          if (resetsAt !== null && (c.kind === 'usage_limit' || c.kind === 'rate_limit')) c.resetAtMs = resetsAt;
+          if (c.resetAtMs === null && limitResetAtMs !== null && (c.kind === 'usage_limit' || c.kind === 'rate_limit')) {
+            c.resetAtMs = limitResetAtMs;
+          }
+          classifiedError = true;
+          events.push(classifiedEvent(c, shortMessage(text === '' ? code : text), status));
+          return events;
+        }
+        if (message?.model !== undefined) model = message.model;
+        for (const block of blocks) {
+          if (block.type === 'text' && block.text !== undefined && block.text !== '') {
+            sawAssistantText = true;
+            events.push({ type: 'text', text: block.text });
+          } else if (block.type === 'tool_use' && block.name !== undefined) {
+            if (block.id !== undefined) toolNames.set(block.id, block.name);
+            events.push({ type: 'tool_call', name: block.name, input: block.input ?? null });
+          }
+        }
+        if (typeof message?.content === 'string' && message.content !== '') {
+          sawAssistantText = true;
+          events.push({ type: 'text', text: message.content });
+        }
+        if (message?.usage && message.id !== undefined) {
+          messageUsage.set(message.id, toUsage(message.usage));
+          events.push(runningUsage());
+        }
+        return events;
+      }
+      case 'user': {
+        const blocks = Array.isArray(line.message?.content) ? line.message.content : [];
+        for (const block of blocks) {
+          if (block.type !== 'tool_result') continue;
+          const name = block.tool_use_id !== undefined ? (toolNames.get(block.tool_use_id) ?? null) : null;
+          events.push({ type: 'tool_result', name, output: contentText(block.content), isError: block.is_error === true });
+        }
+        return events;
+      }
+      case 'rate_limit_event': {
+        const info = line.rate_limit_info;
+        if (info?.status === 'rejected') {
+          limitResetAtMs = resetAtFromEpochSeconds(info.resetsAt);
+          const window = info.rateLimitType ?? 'usage';
+          events.push({ type: 'limit', kind: 'usage_limit', resetAtMs: limitResetAtMs, message: `Claude ${window} limit reached` });
+          classifiedError = true;
+        }
+        return events;
+      }
+      case 'result': {
+        if (line.session_id !== undefined) events.push({ type: 'session', id: line.session_id, model });
+        if (line.usage) {
+          const usageModel = line.modelUsage ? (Object.keys(line.modelUsage)[0] ?? model) : model;
+          events.push({ type: 'usage', usage: toUsage(line.usage), model: usageModel, cumulative: true });
+        }
+        if (typeof line.total_cost_usd === 'number') events.push({ type: 'cost', usd: line.total_cost_usd, cumulative: true });
+        const isError = line.is_error === true || (line.subtype !== undefined && line.subtype.startsWith('error'));
+        const text = line.result ?? null;
+        if (!isError && text !== null && text !== '' && !sawAssistantText) events.push({ type: 'text', text });
+        if (isError && !classifiedError) {
+          const message = text ?? line.errors?.join('; ') ?? line.subtype ?? 'error';
+          events.push(errorEvent(shortMessage(message), line.api_error_status ?? null, deps.clock()));
+        }
+        events.push({ type: 'result', isError, text });
+        return events;
+      }
+      default:
+        return events;
+    }
+  };
+  return jsonlParser(claudeLineSchema, handle);
+}
+
+/** Builds the Claude Code adapter; `deps` injects the clock and whether we run as root. */
+export function createClaudeAdapter(deps: AdapterDeps = defaultDeps()): AgentAdapter {
+  return {
+    name: 'claude',
+    displayName: 'Claude Code',
+    format: 'jsonl',
+    supportsResume: true,
+    buildInvocation(options: InvocationOptions): Invocation {
+      const args = ['-p', '--output-format', 'stream-json', '--verbose'];
+      if (options.model !== null) args.push('--model', options.model);
+      if (options.permissionMode === 'bypass') args.push('--dangerously-skip-permissions');
+      if (options.resumeSessionId !== null) args.push('--resume', options.resumeSessionId);
+      args.push(...options.extraArgs);
+      const env: Record<string, string | undefined> = { ...options.env };
+      // As root, Claude refuses --dangerously-skip-permissions unless IS_SANDBOX is exactly "1".
+      if (options.permissionMode === 'bypass' && deps.isRoot && env.IS_SANDBOX === undefined) env.IS_SANDBOX = '1';
+      return { command: 'claude', args, env, stdin: options.prompt };
+    },
+    createParser: () => createClaudeParser(deps),
+    classifyExit(exitCode, outputTail) {
+      const c = classifyOutputTail(exitCode, outputTail, deps.clock());
+      if (c === null) return null;
+      if (c.kind === 'missing_binary') {
+        return { kind: c.kind, message: 'claude not found: install it with `ringmaster doctor --install claude` (npm @anthropic-ai/claude-code)' };
+      }
+      if (c.kind === 'auth') {
+        return { kind: c.kind, message: `Claude Code is not authenticated: set ANTHROPIC_API_KEY or run \`claude\` once and /login. (${shortMessage(outputTail, 200)})` };
+      }
+      return { kind: c.kind, message: shortMessage(outputTail, 300) };
+    },
+  };
+}
+
+/** The Claude Code adapter with the real clock and uid. */
+export const claudeAdapter: AgentAdapter = createClaudeAdapter();
