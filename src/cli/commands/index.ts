@@ -1,5 +1,10 @@
 // The list of subcommands, in the order `ringmaster --help` shows them. Add one line per command.
 import type { Command } from '../command.js';
+import { configCommand } from './config.js';
+import { demoCommand } from './demo.js';
+import { runCommand } from './run.js';
+import { hookCliCommand } from './hook.js';
+import { loopCliCommand } from './loop.js';
 
 /** Every `ringmaster` subcommand. */
-export const COMMANDS: readonly Command[] = [];
+export const COMMANDS: readonly Command[] = [runCommand, demoCommand, configCommand, loopCliCommand, hookCliCommand];

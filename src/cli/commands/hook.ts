@@ -1,0 +1,98 @@
+// `ringmaster hook stop|install|uninstall`: the Claude Code Stop hook of hook mode and its installation.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { EXIT, UsageError } from '../../core/errors.js';
+import { readHookStdin } from '../../hook/hook-input.js';
+import { hookCommand, installStopHook, settingsPath, uninstallStopHook, type HookTarget } from '../../hook/settings-install.js';
+import { runStopHook } from '../../hook/stop-hook.js';
+import type { CliIO, Command } from '../command.js';
+
+const USAGE = `Usage: ringmaster hook <stop|install|uninstall> [options]
+
+  stop        The Stop hook itself: reads Claude Code's Stop event (JSON) on stdin and prints
+              {"decision":"block","reason":...} to continue the loop, or nothing to let the session stop.
+              Any error lets the session stop (fail open) with a warning on stderr. Always exits 0.
+  install     Adds the Stop hook to .claude/settings.json of the project (idempotent; keeps every
+              other setting and hook). The command is this installation's node + launcher, by absolute path.
+  uninstall   Removes only ringmaster's Stop hook from .claude/settings.json (and .codex/hooks.json).
+
+Options:
+  --project DIR   Project directory (default: the current directory)
+  --codex         install: also add the hook to the project's .codex/hooks.json
+`;
+
+function parse(args: string[]): { project: string | undefined; codex: boolean } {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options: { project: { type: 'string' }, codex: { type: 'boolean', default: false } },
+      allowPositionals: true,
+    });
+    if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+    return { project: values.project, codex: values.codex };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function stop(io: CliIO): Promise<number> {
+  let text = '';
+  let readWarning: string | null = null;
+  try {
+    text = await readHookStdin(io.stdin);
+  } catch (error) {
+    readWarning = (error as Error).message;
+  }
+  const outcome = await runStopHook(text, { env: io.env, cwd: io.cwd, now: () => new Date() });
+  if (outcome.stdout !== '') io.stdout.write(outcome.stdout);
+  const warning = readWarning ?? outcome.warning;
+  if (warning !== null) io.stderr.write(`ringmaster hook stop: warning: ${warning}\n`);
+  return EXIT.success;
+}
+
+async function install(args: string[], io: CliIO): Promise<number> {
+  const { project, codex } = parse(args);
+  const projectDir = resolve(io.cwd, project ?? '.');
+  const command = hookCommand();
+  const targets: HookTarget[] = codex ? ['claude', 'codex'] : ['claude'];
+  for (const target of targets) {
+    const path = settingsPath(projectDir, target);
+    const changed = await installStopHook(path, command);
+    io.stdout.write(`${changed ? 'Installed' : 'Already installed'}: Stop hook in ${path}\n`);
+  }
+  io.stdout.write(`  command: ${command}\n`);
+  return EXIT.success;
+}
+
+async function uninstall(args: string[], io: CliIO): Promise<number> {
+  const { project } = parse(args);
+  const projectDir = resolve(io.cwd, project ?? '.');
+  for (const target of ['claude', 'codex'] as const) {
+    const path = settingsPath(projectDir, target);
+    const removed = await uninstallStopHook(path);
+    if (removed > 0) io.stdout.write(`Removed: ${removed} ringmaster Stop hook${removed === 1 ? '' : 's'} from ${path}\n`);
+    else if (target === 'claude') io.stdout.write(`Not installed: no ringmaster Stop hook in ${path}\n`);
+  }
+  return EXIT.success;
+}
+
+/** `ringmaster hook`. */
+export const hookCliCommand: Command = {
+  name: 'hook',
+  summary: 'Hook mode: the Claude Code Stop hook (stop) and its install/uninstall',
+  usage: USAGE,
+  async run(args, io) {
+    const [sub, ...rest] = args;
+    switch (sub) {
+      case 'stop':
+        return stop(io);
+      case 'install':
+        return install(rest, io);
+      case 'uninstall':
+        return uninstall(rest, io);
+      default:
+        throw new UsageError(sub === undefined ? 'missing subcommand (stop, install or uninstall)' : `unknown subcommand '${sub}'`);
+    }
+  },
+};

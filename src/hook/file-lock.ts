@@ -1,0 +1,76 @@
+// A small exclusive file lock (O_EXCL lock file) that serialises concurrent Stop hooks on one tracker.
+import { open, readFile, rm, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Raised when the lock could not be taken in time. */
+export class LockTimeoutError extends Error {
+  readonly path: string;
+  constructor(path: string, waitedMs: number) {
+    super(`${path}: lock still held after ${waitedMs} ms`);
+    this.name = 'LockTimeoutError';
+    this.path = path;
+  }
+}
+
+/** Options of `withFileLock`. */
+export interface FileLockOptions {
+  /** Give up after this long (default 10 s). */
+  timeoutMs?: number;
+  /** A lock file older than this, or whose process is gone, is taken over (default 30 s). */
+  staleMs?: number;
+  /** Pause between attempts (default 20 ms). */
+  retryMs?: number;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function isStale(path: string, staleMs: number): Promise<boolean> {
+  try {
+    const [info, text] = await Promise.all([stat(path), readFile(path, 'utf8')]);
+    if (Date.now() - info.mtimeMs > staleMs) return true;
+    const pid = Number.parseInt(text.split('\n')[0] ?? '', 10);
+    return Number.isInteger(pid) && pid > 0 && !processAlive(pid);
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `fn` while holding `<path>.lock`; the lock is released in every case. */
+export async function withFileLock<T>(path: string, fn: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+  const lockPath = `${path}.lock`;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const staleMs = options.staleMs ?? 30_000;
+  const retryMs = options.retryMs ?? 20;
+  const started = Date.now();
+  for (;;) {
+    try {
+      const handle = await open(lockPath, 'wx');
+      try {
+        await handle.writeFile(`${process.pid}\n${new Date().toISOString()}\n`);
+      } finally {
+        await handle.close();
+      }
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (await isStale(lockPath, staleMs)) {
+        await rm(lockPath, { force: true });
+        continue;
+      }
+      if (Date.now() - started >= timeoutMs) throw new LockTimeoutError(lockPath, Date.now() - started);
+      await sleep(retryMs);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(lockPath, { force: true });
+  }
+}
