@@ -115,6 +115,8 @@ export interface Limits {
 export interface LoopState {
   /** Number of iterations finished so far in this run (including interrupted ones). */
   iteration: number;
+  /** Iterations that ended in a usage/rate limit or overload: they do not use up max_iterations. */
+  waitedIterations: number;
   consecutiveFailures: number;
   /** Consecutive usage/rate-limit or overload answers without a reset time (drives their backoff). */
   consecutiveWaits: number;

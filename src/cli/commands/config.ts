@@ -1,0 +1,52 @@
+// `ringmaster config show`: every resolved setting and where its value came from.
+import { UsageError, EXIT } from '../../core/errors.js';
+import { resolveRun } from '../../config/resolve.js';
+import { globalConfigPath } from '../../config/load.js';
+import { SETTINGS } from '../../config/settings.js';
+import type { CliIO, Command } from '../command.js';
+import { parseRunArgs, runFlagsFrom, workspaceFrom } from './run.js';
+
+async function config(args: string[], io: CliIO): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'show') throw new UsageError(`expected 'config show', got ${sub === undefined ? 'nothing' : `'config ${sub}'`}`);
+  const { values } = parseRunArgs(rest);
+  const workspace = workspaceFrom(values, io);
+  const { config: loaded, maxIterations, spec } = resolveRun(workspace, io.env, runFlagsFrom(values));
+  const rows: Array<{ key: string; value: string; source: string }> = [];
+  rows.push({ key: 'max_iterations', value: maxIterations.value === null ? 'unlimited' : String(maxIterations.value), source: maxIterations.source });
+  for (const setting of SETTINGS) {
+    const entry = loaded.values.get(setting.key);
+    if (entry) rows.push({ key: setting.key, value: setting.format(entry.value), source: entry.source });
+  }
+  if (values.json) {
+    const out = {
+      workspace,
+      files: loaded.files,
+      global_config: globalConfigPath(io.env),
+      prompt: spec.label,
+      settings: Object.fromEntries(rows.map((r) => [r.key, { value: r.value, source: r.source }])),
+      procedures: Object.fromEntries([...loaded.procedures].map(([n, p]) => [n, { ...p }])),
+    };
+    io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    return EXIT.success;
+  }
+  io.stdout.write(`workspace: ${workspace}\n`);
+  io.stdout.write(`config files: ${loaded.files.length ? loaded.files.join(', ') : `none (global: ${globalConfigPath(io.env)}, workspace: ringmaster.yml)`}\n`);
+  io.stdout.write(`prompt: ${spec.label}\n\n`);
+  const kw = Math.max(...rows.map((r) => r.key.length));
+  const vw = Math.max(...rows.map((r) => r.value.length));
+  for (const r of rows) io.stdout.write(`${r.key.padEnd(kw)}  ${r.value.padEnd(vw)}  (${r.source})\n`);
+  return EXIT.success;
+}
+
+/** The `config` command. */
+export const configCommand: Command = {
+  name: 'config',
+  summary: 'show the resolved configuration and where each value came from',
+  usage: `Usage: ringmaster config show [run options] [--json]
+
+Prints every setting as 'ringmaster run' with the same options would use it, and its source:
+flag > env (RINGMASTER_*) > workspace ringmaster.yml > global $XDG_CONFIG_HOME/ringmaster/config.yml > built-in.
+`,
+  run: config,
+};

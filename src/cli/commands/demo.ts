@@ -1,0 +1,73 @@
+// `ringmaster demo`: a real loop, no API key: a temporary git repository, the built-in scripted agent.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { UsageError } from '../../core/errors.js';
+import { resolveRun } from '../../config/resolve.js';
+import { runLoop } from '../../runner/run-loop.js';
+import type { CliIO, Command } from '../command.js';
+import { cliRunDeps, exitCodeFor } from './run.js';
+
+const TODO = `# TODO
+
+- [ ] Write the project README
+- [ ] Add a greeting module
+- [ ] Add tests for the greeting
+`;
+
+const PROMPT = `You are working in this repository. Read TODO.md, pick the first unchecked task, do it completely,
+and check it off. When every task in TODO.md is checked off, print <promise>COMPLETE</promise>.
+`;
+
+/** Creates the demo workspace: a git repository with TODO.md and PROMPT.md. */
+export function createDemoWorkspace(parent: string = tmpdir()): string {
+  const dir = mkdtempSync(join(parent, 'ringmaster-demo-'));
+  writeFileSync(join(dir, 'TODO.md'), TODO);
+  writeFileSync(join(dir, 'PROMPT.md'), PROMPT);
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 'Ringmaster Demo', GIT_AUTHOR_EMAIL: 'demo@ringmaster.invalid', GIT_COMMITTER_NAME: 'Ringmaster Demo', GIT_COMMITTER_EMAIL: 'demo@ringmaster.invalid' } });
+  try {
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'demo: initial TODO and prompt');
+  } catch {
+    // git is optional for the demo: the loop works in a plain directory too.
+  }
+  return dir;
+}
+
+async function demo(args: string[], io: CliIO): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: { json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' }, dir: { type: 'string' } }, strict: true }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const workspace = createDemoWorkspace(values.dir ?? tmpdir());
+  if (!values.json) io.stdout.write(`Demo workspace: ${workspace}\n(the scripted agent checks off one TODO.md task per iteration, then signals completion)\n\n`);
+  const { spec } = resolveRun(workspace, {}, { settings: [{ key: 'agent.name', flag: '--agent', raw: 'scripted' }], maxIterations: '5' });
+  const controller = new AbortController();
+  const remove = io.onSignal(() => controller.abort());
+  try {
+    const summary = await runLoop(spec, cliRunDeps(io, { json: values.json, verbose: values.verbose ?? true }, spec, controller.signal));
+    if (!values.json) io.stdout.write(`\nLook at the result: cd ${workspace} && cat TODO.md && ls work/\n`);
+    return exitCodeFor(summary.stopReason);
+  } finally {
+    remove();
+  }
+}
+
+/** The `demo` command. */
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'run a real loop with the built-in scripted agent in a temporary git repository (no API key)',
+  usage: `Usage: ringmaster demo [--verbose] [--json] [--dir PARENT]
+
+Creates a temporary git repository with a TODO.md of three tasks and a PROMPT.md, then runs a real loop
+with the built-in scripted agent (a deterministic stand-in for an AI CLI): each iteration is a fresh process
+that checks off one task by writing a file; the fourth iteration finds nothing left and prints
+<promise>COMPLETE</promise>. Prints the same progress lines as 'ringmaster run' (with the agent's output).
+`,
+  run: demo,
+};

@@ -1,0 +1,198 @@
+// `ringmaster run`: resolve config and flags into a RunSpec, run the loop, render progress, map the exit code.
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { getAdapter } from '../../agents/registry.js';
+import { EXIT, UsageError } from '../../core/errors.js';
+import { newRunId } from '../../core/ids.js';
+import type { StopReason } from '../../core/types.js';
+import { resolveRun, SETTING_FLAGS, type RunFlags } from '../../config/resolve.js';
+import { composePrompt } from '../../prompt/compose.js';
+import { abortableSleep, runLoop, type RunDeps } from '../../runner/run-loop.js';
+import type { RunSpec } from '../../runner/spec.js';
+import type { CliIO, Command } from '../command.js';
+import { humanRenderer, jsonRenderer, useColor } from '../render.js';
+
+/** Exit code for how a run ended (README.md#exit-codes). */
+export function exitCodeFor(reason: StopReason): number {
+  switch (reason) {
+    case 'success_signal':
+      return EXIT.success;
+    case 'max_iterations':
+    case 'max_runtime':
+    case 'max_cost':
+    case 'stalled':
+      return EXIT.limit;
+    case 'interrupted':
+    case 'user_stop':
+      return EXIT.interrupted;
+    case 'failure_threshold':
+    case 'fatal_error':
+      return EXIT.failure;
+  }
+}
+
+/** The options `run` accepts (also used by `config show` and `resume`). */
+export const RUN_OPTIONS = {
+  cwd: { type: 'string' },
+  prompt: { type: 'string' },
+  'prompt-file': { type: 'string' },
+  procedure: { type: 'string' },
+  context: { type: 'string' },
+  agent: { type: 'string' },
+  'agent-command': { type: 'string' },
+  model: { type: 'string' },
+  'max-iterations': { type: 'string' },
+  unlimited: { type: 'boolean' },
+  'max-runtime': { type: 'string' },
+  'max-cost': { type: 'string' },
+  'failure-threshold': { type: 'string' },
+  cooldown: { type: 'string' },
+  'idle-timeout': { type: 'string' },
+  'iteration-timeout': { type: 'string' },
+  'checkpoint-interval': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  verbose: { type: 'boolean', short: 'v' },
+  json: { type: 'boolean' },
+} as const;
+
+type RunValues = ReturnType<typeof parseRunArgs>['values'];
+
+/** Parses `run` arguments strictly; unknown flags are a UsageError. */
+export function parseRunArgs(args: string[]) {
+  try {
+    return parseArgs({ args, options: RUN_OPTIONS, allowPositionals: false, strict: true });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.replace(/\. To specify a positional argument.*$/, '')} (see 'ringmaster run --help')`);
+  }
+}
+
+/** The workspace directory from --cwd (must exist) or the current directory. */
+export function workspaceFrom(values: { cwd?: string | undefined }, io: CliIO): string {
+  const dir = resolve(io.cwd, values.cwd ?? '.');
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--cwd: not a directory: ${dir}`);
+  return dir;
+}
+
+/** Maps parsed values to RunFlags. */
+export function runFlagsFrom(values: RunValues): RunFlags {
+  const settings: RunFlags['settings'] = [];
+  for (const { key, flag } of SETTING_FLAGS) {
+    const raw = (values as Record<string, unknown>)[flag.slice(2)];
+    if (typeof raw === 'string') settings.push({ key, flag, raw });
+  }
+  return {
+    prompt: values.prompt,
+    promptFile: values['prompt-file'],
+    procedure: values.procedure,
+    context: values.context,
+    maxIterations: values['max-iterations'],
+    unlimited: values.unlimited,
+    settings,
+  };
+}
+
+/** Quotes argv for display only (never executed through a shell). */
+export function displayArgv(argv: readonly string[]): string {
+  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+function dryRun(spec: RunSpec, io: CliIO): number {
+  const adapter = getAdapter({ name: spec.agent.name, command: spec.agent.command });
+  const prompt = composePrompt(spec.prompt, spec.context);
+  const invocation = adapter.buildInvocation({
+    prompt,
+    cwd: spec.workspace,
+    model: spec.agent.model,
+    extraArgs: spec.agent.args,
+    permissionMode: spec.agent.permissionMode,
+    resumeSessionId: null,
+    env: io.env,
+  });
+  io.stdout.write(`[DRY RUN] Procedure: ${spec.label}\n`);
+  io.stdout.write(`[DRY RUN] Would execute with: ${displayArgv([invocation.command, ...invocation.args])}\n\n`);
+  io.stdout.write(prompt.endsWith('\n') ? prompt : `${prompt}\n`);
+  return EXIT.success;
+}
+
+/** Default dependencies of a CLI run. */
+export function cliRunDeps(io: CliIO, values: { json?: boolean | undefined; verbose?: boolean | undefined }, spec: RunSpec, signal: AbortSignal): RunDeps {
+  const target = { out: io.stdout, err: io.stderr };
+  const onEvent = values.json
+    ? jsonRenderer(target)
+    : humanRenderer(target, { color: useColor(io.stdout, io.env), maxRuntimeMs: spec.limits.maxRuntimeMs, maxCostUsd: spec.limits.maxCostUsd });
+  return {
+    now: () => Date.now(),
+    newRunId: () => newRunId(Date.now(), Math.random),
+    sleep: abortableSleep,
+    env: io.env,
+    onEvent,
+    signal,
+    streamOutput: values.verbose === true,
+  };
+}
+
+async function run(args: string[], io: CliIO): Promise<number> {
+  const { values } = parseRunArgs(args);
+  const workspace = workspaceFrom(values, io);
+  const { spec } = resolveRun(workspace, io.env, runFlagsFrom(values));
+  if (values['dry-run']) return dryRun(spec, io);
+  getAdapter({ name: spec.agent.name, command: spec.agent.command });
+
+  const controller = new AbortController();
+  const removeSignal = io.onSignal((signal) => {
+    if (!controller.signal.aborted) {
+      if (!values.json) io.stderr.write(`\nReceived ${signal}: stopping the agent...\n`);
+      controller.abort();
+    }
+  });
+  try {
+    const summary = await runLoop(spec, cliRunDeps(io, values, spec, controller.signal));
+    return exitCodeFor(summary.stopReason);
+  } finally {
+    removeSignal();
+  }
+}
+
+/** The `run` command. */
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'run an agent in a loop in the current directory until it signals completion or a limit stops it',
+  usage: `Usage: ringmaster run [options]
+
+Runs the agent again and again, each iteration a fresh process fed the prompt on stdin, until it prints a
+completion signal (default <promise>COMPLETE</promise> or <promise>SUCCESS</promise>) or a limit stops it.
+
+Prompt (one of; default: the file PROMPT.md, or loop.prompt_file):
+  --prompt TEXT             the prompt itself
+  --prompt-file FILE        read the prompt from FILE (re-read every iteration)
+  --procedure NAME          an OODA procedure (built-in: bootstrap, plan, build; or procedures.NAME in config)
+  --context TEXT            extra context, shown as a CONTEXT section before the prompt
+
+Agent:
+  --agent NAME              agent CLI (agent.name; default claude). 'command' runs --agent-command
+  --agent-command "CMD"     any executable with its arguments (split without a shell; implies --agent command)
+  --model MODEL             model for the agent CLI (agent.model)
+
+Limits (config keys in parentheses):
+  --max-iterations N        stop after N iterations (default: procedure, loop.default_max_iterations, 5)
+  --unlimited               no iteration limit
+  --max-runtime DUR         wall-clock budget, e.g. 90s, 5m, 4h (loop.max_runtime)
+  --max-cost USD            cost budget in USD (loop.max_cost)
+  --failure-threshold N     abort after N consecutive failed iterations (loop.failure_threshold; default 3)
+  --cooldown DUR            pause between iterations (loop.cooldown; default 0s)
+  --idle-timeout DUR        kill an iteration without output for DUR (loop.idle_timeout; default 30m)
+  --iteration-timeout DUR   kill an iteration running longer than DUR (loop.iteration_timeout; default none)
+  --checkpoint-interval N   git checkpoint every N iterations, 0 = off (loop.checkpoint_interval; default 5)
+
+Output:
+  --cwd DIR                 workspace directory (default: the current directory)
+  --dry-run                 print the agent command and the assembled prompt, run nothing
+  --verbose, -v             stream the agent's output live
+  --json                    one JSON event per line on stdout instead of progress lines
+
+Exit codes: 0 success signal, 1 aborted (failure threshold) or fatal error, 2 a limit ended the run,
+3 workspace locked, 64 usage or configuration error, 130 interrupted.
+`,
+  run,
+};

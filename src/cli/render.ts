@@ -1,0 +1,129 @@
+// Turns run events into what the terminal shows: seed 001's progress lines, or one JSON object per line.
+import { formatDuration, formatElapsed } from '../core/duration.js';
+import type { RunEvent, RunEventSink } from '../runner/events.js';
+
+/** Output streams a renderer writes to. */
+export interface RenderTarget {
+  out: { write(chunk: string): unknown };
+  err: { write(chunk: string): unknown };
+}
+
+/** Whether to use ANSI colors: only on a TTY and never when NO_COLOR is set (https://no-color.org). */
+export function useColor(stream: { isTTY?: boolean }, env: Readonly<Record<string, string | undefined>>): boolean {
+  return stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === '') && env.TERM !== 'dumb';
+}
+
+const paint = (on: boolean, code: string, text: string): string => (on ? `\u001b[${code}m${text}\u001b[0m` : text);
+
+/** [HH:MM:SS] in local time. */
+export function clock(epochMs: number): string {
+  const d = new Date(epochMs);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function counter(iteration: number, max: number | null): string {
+  return max === null ? `${iteration}` : `${iteration}/${max}`;
+}
+
+function outcomeText(e: Extract<RunEvent, { type: 'iteration_completed' }>): string {
+  switch (e.outcome) {
+    case 'failure':
+      return `failure, consecutive: ${e.consecutive_failures}/${e.failure_threshold}`;
+    case 'waiting':
+      return e.error_kind.replace('_', ' ');
+    default:
+      return e.outcome;
+  }
+}
+
+function finishedText(e: Extract<RunEvent, { type: 'run_finished' }>, maxRuntime: string | null, maxCost: number | null): string {
+  const total = formatElapsed(e.total_ms);
+  const done = `${plural(e.iterations, 'iteration')} completed, total: ${total}`;
+  switch (e.stop_reason) {
+    case 'success_signal':
+      return `Success signal received: job complete after ${plural(e.iterations, 'iteration')} (total: ${total})`;
+    case 'max_iterations':
+      return `Reached max iterations: ${e.max_iterations ?? e.iterations} (total: ${total})`;
+    case 'failure_threshold':
+      return `ERROR: Aborting after ${e.consecutive_failures} consecutive failures (${done})`;
+    case 'max_runtime':
+      return `Reached max runtime: ${maxRuntime ?? '?'} (${done})`;
+    case 'max_cost':
+      return `Reached max cost: $${(maxCost ?? 0).toFixed(2)} (spent $${e.cost_usd.toFixed(4)}, ${done})`;
+    case 'interrupted':
+      return `Interrupted (${done})`;
+    case 'user_stop':
+      return `Stopped by user (${done})`;
+    case 'stalled':
+      return `Stalled (${done})`;
+    case 'fatal_error':
+      return `ERROR: ${e.message ?? 'fatal error'} (${done})`;
+  }
+}
+
+/** Options of the human renderer. */
+export interface HumanOptions {
+  color: boolean;
+  maxRuntimeMs: number | null;
+  maxCostUsd: number | null;
+}
+
+/** Renders events as the human progress lines of seed 001. */
+export function humanRenderer(target: RenderTarget, options: HumanOptions): RunEventSink {
+  const c = options.color;
+  const line = (time: number, text: string): void => {
+    target.out.write(`${paint(c, '2', `[${clock(time)}]`)} ${text}\n`);
+  };
+  return (e) => {
+    switch (e.type) {
+      case 'run_started':
+        line(e.time, `Starting procedure: ${e.label} (${e.max_iterations === null ? 'unlimited' : `max ${plural(e.max_iterations, 'iteration')}`})`);
+        break;
+      case 'iteration_started':
+        line(e.time, `Iteration ${counter(e.iteration, e.max_iterations)} starting...`);
+        break;
+      case 'agent_output':
+        (e.stream === 'stderr' ? target.err : target.out).write(e.text);
+        break;
+      case 'iteration_completed': {
+        const text = `Iteration ${counter(e.iteration, e.max_iterations)} completed in ${formatElapsed(e.duration_ms)} (${outcomeText(e)})`;
+        const color = e.outcome === 'failure' ? '33' : e.outcome === 'complete' ? '32' : '';
+        line(e.time, color ? paint(c, color, text) : text);
+        if (e.outcome !== 'success' && e.outcome !== 'complete' && e.error_message) {
+          target.out.write(`  ${paint(c, '2', `reason: ${e.error_message}`)}\n`);
+        }
+        break;
+      }
+      case 'waiting': {
+        const wait = Math.max(0, e.until - e.time);
+        line(e.time, `Waiting until ${clock(e.until)} (${formatElapsed(wait)}) for the ${e.reason.replace('_', ' ')} to clear...`);
+        break;
+      }
+      case 'agent_switched':
+        line(e.time, `Switching agent: ${e.from} -> ${e.to} (${e.reason})`);
+        break;
+      case 'warning':
+        target.err.write(`${paint(c, '33', 'WARNING:')} ${e.message}\n`);
+        break;
+      case 'run_finished': {
+        const text = finishedText(e, options.maxRuntimeMs === null ? null : formatDuration(options.maxRuntimeMs), options.maxCostUsd);
+        const color = e.status === 'failed' ? '31' : e.stop_reason === 'success_signal' ? '32' : '';
+        line(e.time, color ? paint(c, color, text) : text);
+        if (e.tokens_in > 0 || e.tokens_out > 0 || e.cost_usd > 0) {
+          const cost = e.cost_unknown ? `$${e.cost_usd.toFixed(4)} (some iterations' cost unknown)` : `$${e.cost_usd.toFixed(4)}`;
+          target.out.write(`  cost: ${cost}, tokens: ${e.tokens_in} in / ${e.tokens_out} out\n`);
+        }
+        break;
+      }
+    }
+  };
+}
+
+/** Renders events as JSON lines (time as ISO 8601). */
+export function jsonRenderer(target: RenderTarget): RunEventSink {
+  return (e) => {
+    target.out.write(`${JSON.stringify({ ...e, time: new Date(e.time).toISOString() })}\n`);
+  };
+}

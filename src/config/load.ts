@@ -1,0 +1,168 @@
+// Reads configuration layers (global file, workspace file, env) and merges them with provenance.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+import { ConfigError } from '../core/errors.js';
+import { priceOverridesSchema, type PriceTable } from '../agents/pricing.js';
+import { SETTINGS, envName } from './settings.js';
+
+/** Where a value came from, for `config show` and error messages. */
+export type Source = string;
+
+/** A value with its source. */
+export interface Sourced<T> {
+  value: T;
+  source: Source;
+}
+
+/** A procedure from config: phase file paths (absolute after loading) and its own iteration default. */
+export interface ProcedureDef {
+  observe: string;
+  orient: string;
+  decide: string;
+  act: string;
+  defaultMaxIterations: number | null;
+  source: Source;
+}
+
+/** All layers merged: scalar settings by key, procedures by name, price overrides. */
+export interface LoadedConfig {
+  values: Map<string, Sourced<unknown>>;
+  procedures: Map<string, ProcedureDef>;
+  prices: PriceTable;
+  files: string[];
+}
+
+const procedureSchema = z.strictObject({
+  observe: z.string().min(1),
+  orient: z.string().min(1),
+  decide: z.string().min(1),
+  act: z.string().min(1),
+  default_max_iterations: z.number().int().min(1).optional(),
+});
+
+/** Path of the global config file: $XDG_CONFIG_HOME/ringmaster/config.yml, ~/.config when unset. */
+export function globalConfigPath(env: Readonly<Record<string, string | undefined>>): string {
+  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : join(env.HOME ?? homedir(), '.config');
+  return join(base, 'ringmaster', 'config.yml');
+}
+
+/** Path of the workspace config file if one exists (ringmaster.yml, or ringmaster.yaml). */
+export function workspaceConfigPath(cwd: string): string | null {
+  for (const name of ['ringmaster.yml', 'ringmaster.yaml']) {
+    const p = join(cwd, name);
+    if (existsSync(p)) return p;
+  }
+  return null;
+}
+
+const TOP_KEYS = new Set(['loop', 'agent', 'procedures', 'prices']);
+const SETTING_KEYS = new Map(SETTINGS.map((s) => [s.key, s]));
+
+function readYamlFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(file, '(file)', `cannot read: ${(e as Error).message}`);
+  }
+  const doc = parseDocument(text, { prettyErrors: false });
+  const first = doc.errors[0];
+  if (first) {
+    const line = first.linePos?.[0]?.line;
+    throw new ConfigError(file, line === undefined ? '(yaml)' : `line ${line}`, `invalid YAML: ${first.message.split('\n')[0]}`);
+  }
+  const data: unknown = doc.toJS();
+  if (data === null || data === undefined) return {};
+  if (typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(file, '(top level)', 'expected a mapping of sections (loop, agent, procedures, prices)');
+  return data as Record<string, unknown>;
+}
+
+function applyFile(file: string, into: LoadedConfig): void {
+  const data = readYamlFile(file);
+  for (const [section, body] of Object.entries(data)) {
+    if (!TOP_KEYS.has(section)) throw new ConfigError(file, section, `unknown section (expected one of: ${[...TOP_KEYS].join(', ')})`);
+    if (body === null) continue;
+    if (typeof body !== 'object' || Array.isArray(body)) throw new ConfigError(file, section, 'expected a mapping');
+    if (section === 'procedures') {
+      for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
+        const parsed = procedureSchema.safeParse(raw);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          const path = issue?.path.length ? `.${issue.path.join('.')}` : '';
+          throw new ConfigError(file, `procedures.${name}${path}`, issue?.message ?? 'invalid procedure');
+        }
+        const base = dirname(file);
+        const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+        into.procedures.set(name, {
+          observe: abs(parsed.data.observe),
+          orient: abs(parsed.data.orient),
+          decide: abs(parsed.data.decide),
+          act: abs(parsed.data.act),
+          defaultMaxIterations: parsed.data.default_max_iterations ?? null,
+          source: file,
+        });
+      }
+      continue;
+    }
+    if (section === 'prices') {
+      const parsed = priceOverridesSchema.safeParse(body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new ConfigError(file, `prices.${issue?.path.join('.') ?? ''}`, issue?.message ?? 'invalid price');
+      }
+      for (const [model, price] of Object.entries(parsed.data)) {
+        into.prices[model] = { cache_write: null, cache_read: null, ...price };
+      }
+      continue;
+    }
+    for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
+      const key = `${section}.${name}`;
+      const setting = SETTING_KEYS.get(key);
+      if (!setting) throw new ConfigError(file, key, 'unknown key (see README.md#configuration for the list)');
+      const parsed = setting.parse(raw);
+      if (!parsed.ok) throw new ConfigError(file, key, parsed.problem);
+      into.values.set(key, { value: parsed.value, source: file });
+    }
+  }
+}
+
+function applyEnv(env: Readonly<Record<string, string | undefined>>, into: LoadedConfig): void {
+  for (const setting of SETTINGS) {
+    const name = envName(setting.key);
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const parsed = setting.parse(raw);
+    if (!parsed.ok) throw new ConfigError(`environment variable ${name}`, setting.key, parsed.problem);
+    into.values.set(setting.key, { value: parsed.value, source: `env ${name}` });
+  }
+}
+
+/** Loads built-in defaults < global file < workspace file < env. Flags are applied by the caller. */
+export function loadConfig(cwd: string, env: Readonly<Record<string, string | undefined>>): LoadedConfig {
+  const config: LoadedConfig = { values: new Map(), procedures: new Map(), prices: {}, files: [] };
+  for (const setting of SETTINGS) config.values.set(setting.key, { value: setting.default, source: 'built-in' });
+  const globalPath = globalConfigPath(env);
+  if (existsSync(globalPath)) {
+    applyFile(globalPath, config);
+    config.files.push(globalPath);
+  }
+  const workspacePath = workspaceConfigPath(cwd);
+  if (workspacePath) {
+    applyFile(workspacePath, config);
+    config.files.push(workspacePath);
+  }
+  applyEnv(env, config);
+  return config;
+}
+
+/** Applies one command-line flag value to a key (highest precedence). */
+export function applyFlag(config: LoadedConfig, key: string, flag: string, raw: string): void {
+  const setting = SETTING_KEYS.get(key);
+  if (!setting) throw new Error(`no setting ${key}`);
+  const parsed = setting.parse(raw);
+  if (!parsed.ok) throw new ConfigError(`flag ${flag}`, key, parsed.problem);
+  config.values.set(key, { value: parsed.value, source: `flag ${flag}` });
+}

@@ -1,0 +1,134 @@
+// Every scalar configuration key: its type, default, flag and how to read it from YAML, env or a flag.
+import { parseDuration } from '../core/duration.js';
+import { DEFAULT_FAILURE_SIGNAL, DEFAULT_SUCCESS_SIGNALS } from '../core/signals.js';
+import { splitCommandLine } from '../agents/command.js';
+
+/** A parsed value, or the problem with the raw one. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/** One configuration key. `parse` gets a YAML value, or a string when it came from env or a flag. */
+export interface SettingDef<T> {
+  key: string;
+  default: T;
+  /** Long flag of `ringmaster run` that sets it, if any. */
+  flag?: string;
+  description: string;
+  parse(raw: unknown): Parsed<T>;
+  format(value: T): string;
+}
+
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const bad = <T>(problem: string): Parsed<T> => ({ ok: false, problem });
+
+function integer(min: number): (raw: unknown) => Parsed<number> {
+  return (raw) => {
+    const n = typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : raw;
+    if (typeof n !== 'number' || !Number.isInteger(n)) return bad(`expected a whole number, got ${JSON.stringify(raw)}`);
+    if (n < min) return bad(`must be at least ${min}, got ${n}`);
+    return ok(n);
+  };
+}
+
+function isNone(raw: unknown): boolean {
+  return raw === null || (typeof raw === 'string' && ['none', 'off', 'unlimited'].includes(raw.trim().toLowerCase()));
+}
+
+function duration(nullable: boolean): (raw: unknown) => Parsed<number | null> {
+  return (raw) => {
+    if (nullable && isNone(raw)) return ok(null);
+    const ms = typeof raw === 'number' ? Math.round(raw * 1000) : typeof raw === 'string' ? parseDuration(raw) : null;
+    if (ms === null || ms < 0 || !Number.isFinite(ms)) {
+      return bad(`expected a duration like 90s, 5m or 4h${nullable ? " (or 'none')" : ''}, got ${JSON.stringify(raw)}`);
+    }
+    if (nullable && ms === 0) return ok(null);
+    return ok(ms);
+  };
+}
+
+function money(raw: unknown): Parsed<number | null> {
+  if (isNone(raw)) return ok(null);
+  const text = typeof raw === 'string' ? raw.trim().replace(/^\$/, '') : raw;
+  const n = typeof text === 'string' && /^\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) return bad(`expected an amount in USD like 20 or 7.50, got ${JSON.stringify(raw)}`);
+  return ok(n);
+}
+
+function text(raw: unknown): Parsed<string> {
+  if (typeof raw !== 'string' || raw.trim() === '') return bad(`expected a non-empty string, got ${JSON.stringify(raw)}`);
+  return ok(raw);
+}
+
+function nullableText(raw: unknown): Parsed<string | null> {
+  return raw === null || raw === '' ? ok(null) : text(raw);
+}
+
+function stringList(splitter: (s: string) => string[]): (raw: unknown) => Parsed<string[]> {
+  return (raw) => {
+    if (typeof raw === 'string') {
+      try {
+        return ok(splitter(raw));
+      } catch (e) {
+        return bad((e as Error).message);
+      }
+    }
+    if (!Array.isArray(raw) || !raw.every((x) => typeof x === 'string')) return bad(`expected a list of strings, got ${JSON.stringify(raw)}`);
+    return ok(raw as string[]);
+  };
+}
+
+function nullableArgv(raw: unknown): Parsed<string[] | null> {
+  if (raw === null) return ok(null);
+  const parsed = stringList(splitCommandLine)(raw);
+  if (parsed.ok && parsed.value.length === 0) return bad('expected a command (an argv list like ["my-agent", "--flag"])');
+  return parsed;
+}
+
+function boolean(raw: unknown): Parsed<boolean> {
+  if (typeof raw === 'boolean') return ok(raw);
+  if (typeof raw === 'string' && ['true', '1', 'yes'].includes(raw.toLowerCase())) return ok(true);
+  if (typeof raw === 'string' && ['false', '0', 'no'].includes(raw.toLowerCase())) return ok(false);
+  return bad(`expected true or false, got ${JSON.stringify(raw)}`);
+}
+
+function oneOf<T extends string>(values: readonly T[]): (raw: unknown) => Parsed<T> {
+  return (raw) => (typeof raw === 'string' && (values as readonly string[]).includes(raw) ? ok(raw as T) : bad(`expected one of ${values.join(', ')}, got ${JSON.stringify(raw)}`));
+}
+
+const fmtDuration = (v: number | null): string => (v === null ? 'none' : `${v / 1000}s`.replace(/\.0+s$/, 's'));
+const fmtList = (v: readonly string[] | null): string => (v === null ? 'none' : JSON.stringify(v));
+const commaList = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+
+/** Erases a setting's value type so settings of different types share one list. */
+function def<T>(d: SettingDef<T>): SettingDef<unknown> {
+  return d as unknown as SettingDef<unknown>;
+}
+
+/** Every scalar setting, in the order `config show` prints them. */
+export const SETTINGS: readonly SettingDef<unknown>[] = [
+  def({ key: 'loop.default_max_iterations', default: 5, description: 'iterations when neither --max-iterations, --unlimited nor the procedure says', parse: integer(1), format: String }),
+  def({ key: 'loop.failure_threshold', default: 3, flag: '--failure-threshold', description: 'consecutive failed iterations before the run aborts', parse: integer(1), format: String }),
+  def({ key: 'loop.max_runtime', default: null, flag: '--max-runtime', description: 'wall-clock budget of the whole run', parse: duration(true), format: fmtDuration }),
+  def({ key: 'loop.max_cost', default: null, flag: '--max-cost', description: 'cost budget of the whole run in USD', parse: money, format: (v: number | null) => (v === null ? 'none' : `$${v}`) }),
+  def({ key: 'loop.cooldown', default: 0, flag: '--cooldown', description: 'pause between iterations', parse: duration(false), format: fmtDuration }),
+  def({ key: 'loop.backoff', default: 1000, description: 'first delay after a failed iteration; doubles per consecutive failure', parse: duration(false), format: fmtDuration }),
+  def({ key: 'loop.backoff_max', default: 60_000, description: 'cap of the failure backoff', parse: duration(false), format: fmtDuration }),
+  def({ key: 'loop.idle_timeout', default: 1_800_000, flag: '--idle-timeout', description: 'kill an iteration with no output for this long', parse: duration(true), format: fmtDuration }),
+  def({ key: 'loop.iteration_timeout', default: null, flag: '--iteration-timeout', description: 'kill an iteration running longer than this', parse: duration(true), format: fmtDuration }),
+  def({ key: 'loop.kill_grace', default: 3000, description: 'time between SIGTERM and SIGKILL when stopping an agent', parse: duration(false), format: fmtDuration }),
+  def({ key: 'loop.checkpoint_interval', default: 5, flag: '--checkpoint-interval', description: 'git checkpoint every N iterations (0 = off)', parse: integer(0), format: String }),
+  def({ key: 'loop.completion_signals', default: [...DEFAULT_SUCCESS_SIGNALS], description: 'texts that end the run with success', parse: stringList(commaList), format: fmtList }),
+  def({ key: 'loop.failure_signal', default: DEFAULT_FAILURE_SIGNAL, description: 'text that marks an iteration as failed', parse: text, format: String }),
+  def({ key: 'loop.prompt_file', default: 'PROMPT.md', flag: '--prompt-file', description: 'prompt file when no --prompt or --procedure is given', parse: text, format: String }),
+  def({ key: 'loop.fresh_context', default: true, description: 'fresh agent session every iteration (false resumes the previous session)', parse: boolean, format: String }),
+  def({ key: 'agent.name', default: 'claude', flag: '--agent', description: 'agent CLI to run', parse: text, format: String }),
+  def({ key: 'agent.command', default: null, flag: '--agent-command', description: 'argv of the command agent', parse: nullableArgv, format: fmtList }),
+  def({ key: 'agent.model', default: null, flag: '--model', description: 'model passed to the agent CLI', parse: nullableText, format: (v: string | null) => v ?? 'agent default' }),
+  def({ key: 'agent.args', default: [], description: 'extra arguments appended to the agent command line', parse: stringList(splitCommandLine), format: fmtList }),
+  def({ key: 'agent.fallback', default: [], description: 'agents to switch to, in order, when the current one hits a usage limit', parse: stringList(commaList), format: fmtList }),
+  def({ key: 'agent.permission_mode', default: 'bypass', description: "'bypass' lets the agent act without asking (unattended loops); 'default' keeps the CLI's prompts", parse: oneOf(['bypass', 'default'] as const), format: String }),
+];
+
+/** The environment variable for a key: RINGMASTER_ + the key upper-cased with dots as underscores. */
+export function envName(key: string): string {
+  return `RINGMASTER_${key.replace(/\./g, '_').toUpperCase()}`;
+}

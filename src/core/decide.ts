@@ -1,0 +1,143 @@
+// The pure decision after each iteration (seed 000 stop conditions + seed 001 outcome matrix).
+// No I/O, no clock: time comes in as `nowMs`.
+import type { Decision, IterationOutcome, IterationResult, Limits, LoopState, RunStatus, StopReason } from './types.js';
+import { addUsage, ZERO_USAGE } from './types.js';
+
+/** Error kinds that end the run at once: retrying cannot help until the user acts. */
+const FATAL_KINDS = new Set(['auth', 'missing_binary', 'spawn_failed']);
+/** Error kinds that mean "come back later", never a failure. */
+const WAIT_KINDS = new Set(['usage_limit', 'rate_limit', 'overloaded']);
+
+/** The state of a run before its first iteration. */
+export function initialState(startedAtMs: number, priorRuntimeMs = 0): LoopState {
+  return {
+    iteration: 0,
+    waitedIterations: 0,
+    consecutiveFailures: 0,
+    consecutiveWaits: 0,
+    priorRuntimeMs,
+    startedAtMs,
+    totalCostUsd: 0,
+    costUnknown: false,
+    totalUsage: ZERO_USAGE,
+  };
+}
+
+/** Outcome of one iteration: the outcome matrix of seed 001, plus waiting and interrupted. */
+export function classifyOutcome(result: IterationResult): IterationOutcome {
+  if (result.errorKind === 'interrupted') return 'interrupted';
+  if (result.successSignal) return 'complete';
+  if (WAIT_KINDS.has(result.errorKind)) return 'waiting';
+  if (result.failureSignal || result.exitCode !== 0 || result.errorKind !== 'none') return 'failure';
+  return 'success';
+}
+
+/** Iterations that count against max_iterations: limit-waits do not use up the budget. */
+export function budgetedIterations(state: LoopState): number {
+  return state.iteration - state.waitedIterations;
+}
+
+/** Runtime used by the run so far (including earlier processes of a resumed run). */
+export function runtimeUsedMs(state: LoopState, nowMs: number): number {
+  return state.priorRuntimeMs + Math.max(0, nowMs - state.startedAtMs);
+}
+
+/** Exponential backoff: base * 2^(n-1), capped; 0 for n <= 0. */
+export function backoffMs(consecutive: number, limits: Limits): number {
+  if (consecutive <= 0 || limits.backoffBaseMs <= 0) return 0;
+  return Math.min(limits.backoffBaseMs * 2 ** Math.min(consecutive - 1, 30), limits.backoffMaxMs);
+}
+
+function stop(reason: StopReason, status: RunStatus): Decision {
+  return { kind: 'stop', reason, status };
+}
+
+/**
+ * The limits that stop a run whatever the last iteration did, in seed 000's order after the circuit
+ * breaker: iterations, runtime, cost, external stop. Used before every iteration and after each one.
+ */
+export function limitReached(state: LoopState, limits: Limits, nowMs: number, stopRequested: boolean): Decision | null {
+  if (stopRequested) return stop('user_stop', 'stopped');
+  if (limits.maxIterations !== null && budgetedIterations(state) >= limits.maxIterations) {
+    return stop('max_iterations', 'completed');
+  }
+  if (limits.maxRuntimeMs !== null && runtimeUsedMs(state, nowMs) >= limits.maxRuntimeMs) {
+    return stop('max_runtime', 'completed');
+  }
+  if (limits.maxCostUsd !== null && state.totalCostUsd >= limits.maxCostUsd) return stop('max_cost', 'completed');
+  return null;
+}
+
+/** Input of `decide`. */
+export interface DecideInput {
+  state: LoopState;
+  result: IterationResult;
+  limits: Limits;
+  nowMs: number;
+  /** An external stop (user, manager) was requested while the iteration ran. */
+  stopRequested: boolean;
+}
+
+/** Output of `decide`: the next state, the iteration's outcome and what to do next. */
+export interface DecideOutput {
+  state: LoopState;
+  outcome: IterationOutcome;
+  decision: Decision;
+}
+
+/**
+ * Decides what happens after an iteration. Order: interrupt, success signal, fatal error, limit-wait,
+ * failure threshold (before max iterations: seed 001's "MaxIterations = 1 ... aborted if the iteration
+ * fails and threshold is 1"), then iterations, runtime, cost, external stop.
+ */
+export function decide({ state, result, limits, nowMs, stopRequested }: DecideInput): DecideOutput {
+  const outcome = classifyOutcome(result);
+  const next: LoopState = {
+    ...state,
+    iteration: state.iteration + 1,
+    waitedIterations: state.waitedIterations + (outcome === 'waiting' ? 1 : 0),
+    totalCostUsd: state.totalCostUsd + (result.costUsd ?? 0),
+    costUnknown: state.costUnknown || result.costUsd === null,
+    totalUsage: result.usage ? addUsage(state.totalUsage, result.usage) : state.totalUsage,
+  };
+  switch (outcome) {
+    case 'interrupted':
+      return { state: next, outcome, decision: stop('interrupted', 'stopped') };
+    case 'complete':
+      next.consecutiveFailures = 0;
+      next.consecutiveWaits = 0;
+      return { state: next, outcome, decision: stop('success_signal', 'completed') };
+    case 'success':
+      next.consecutiveFailures = 0;
+      next.consecutiveWaits = 0;
+      break;
+    case 'failure':
+      if (FATAL_KINDS.has(result.errorKind)) {
+        next.consecutiveFailures = state.consecutiveFailures + 1;
+        return { state: next, outcome, decision: stop('fatal_error', 'failed') };
+      }
+      next.consecutiveFailures = state.consecutiveFailures + 1;
+      next.consecutiveWaits = 0;
+      if (next.consecutiveFailures >= limits.failureThreshold) {
+        return { state: next, outcome, decision: stop('failure_threshold', 'failed') };
+      }
+      break;
+    case 'waiting': {
+      next.consecutiveWaits = state.consecutiveWaits + 1;
+      const limit = limitReached(next, limits, nowMs, stopRequested);
+      if (limit) return { state: next, outcome, decision: limit };
+      const untilMs = result.resetAtMs !== null && result.resetAtMs > nowMs
+        ? result.resetAtMs
+        : nowMs + Math.max(backoffMs(next.consecutiveWaits, limits), 1000);
+      if (limits.maxRuntimeMs !== null && runtimeUsedMs(next, untilMs) >= limits.maxRuntimeMs) {
+        return { state: next, outcome, decision: stop('max_runtime', 'completed') };
+      }
+      const reason = result.errorKind === 'overloaded' ? 'overloaded' : result.errorKind === 'rate_limit' ? 'rate_limit' : 'usage_limit';
+      return { state: next, outcome, decision: { kind: 'wait', untilMs, reason } };
+    }
+  }
+  const limit = limitReached(next, limits, nowMs, stopRequested);
+  if (limit) return { state: next, outcome, decision: limit };
+  const delayMs = limits.cooldownMs + (outcome === 'failure' ? backoffMs(next.consecutiveFailures, limits) : 0);
+  return { state: next, outcome, decision: { kind: 'continue', delayMs } };
+}

@@ -1,0 +1,62 @@
+// Streaming detection of promise signals in the agent's own text, tolerant of whitespace, case and chunk splits.
+
+/** Success signals used when none are configured. */
+export const DEFAULT_SUCCESS_SIGNALS: readonly string[] = ['<promise>COMPLETE</promise>', '<promise>SUCCESS</promise>'];
+/** Failure signal used when none is configured. */
+export const DEFAULT_FAILURE_SIGNAL = '<promise>FAILURE</promise>';
+
+/** How many characters of the previous chunk are kept so a signal split across chunks still matches. */
+const CARRY = 512;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Builds the regex for one signal. `<tag>BODY</tag>` allows whitespace anywhere inside the tags and around
+ * the body, any case; any other text matches literally, any case, with runs of whitespace equivalent.
+ */
+export function signalPattern(signal: string): RegExp {
+  const tagged = /^<\s*([A-Za-z][\w-]*)\s*>([\s\S]*?)<\s*\/\s*\1\s*>$/.exec(signal.trim());
+  if (tagged) {
+    const tag = escapeRegExp(tagged[1] ?? '');
+    const body = (tagged[2] ?? '').trim().split(/\s+/).map(escapeRegExp).join('\\s+');
+    return new RegExp(`<\\s*${tag}\\s*>\\s*${body}\\s*<\\s*/\\s*${tag}\\s*>`, 'i');
+  }
+  const literal = signal.trim().split(/\s+/).map(escapeRegExp).join('\\s+');
+  return new RegExp(literal, 'i');
+}
+
+/** Reports whether any of the signals occurs in a complete text. */
+export function containsSignal(text: string, signals: readonly string[]): boolean {
+  return signals.some((s) => s.trim() !== '' && signalPattern(s).test(text));
+}
+
+/** Incremental scanner: feed it chunks in order; `found` turns true once any signal has appeared. */
+export interface SignalScanner {
+  feed(chunk: string): boolean;
+  readonly found: boolean;
+}
+
+/** Creates a scanner for the given signals that holds at most a small carry-over in memory. */
+export function createSignalScanner(signals: readonly string[]): SignalScanner {
+  const patterns = signals.filter((s) => s.trim() !== '').map(signalPattern);
+  let carry = '';
+  let found = false;
+  return {
+    feed(chunk: string): boolean {
+      if (found || patterns.length === 0 || chunk === '') return found;
+      const window = carry + chunk;
+      if (patterns.some((p) => p.test(window))) {
+        found = true;
+        carry = '';
+      } else {
+        carry = window.length > CARRY ? window.slice(window.length - CARRY) : window;
+      }
+      return found;
+    },
+    get found() {
+      return found;
+    },
+  };
+}

@@ -1,0 +1,263 @@
+// Runs one iteration: supervise the agent process, parse its stream, scan its own text for signals,
+// and fold everything into an IterationResult (failures are values, never exceptions).
+import type { AgentAdapter, AgentEvent } from '../agents/types.js';
+import { computeCostUsd, type PriceTable } from '../agents/pricing.js';
+import { supervise, type SupervisedExit } from '../agents/supervisor.js';
+import { createSignalScanner } from '../core/signals.js';
+import type { ErrorKind, IterationResult, Usage } from '../core/types.js';
+import { addUsage } from '../core/types.js';
+import { createLineSplitter } from './line-splitter.js';
+
+/** Inputs of one iteration. */
+export interface IterationInput {
+  adapter: AgentAdapter;
+  prompt: string;
+  cwd: string;
+  logPath: string;
+  model: string | null;
+  extraArgs: string[];
+  permissionMode: 'bypass' | 'default';
+  resumeSessionId: string | null;
+  /** Cumulative cost the resumed session had already reported (subtracted from its new total). */
+  resumeCostBaseline: number;
+  env: Readonly<Record<string, string | undefined>>;
+  successSignals: string[];
+  failureSignal: string;
+  idleTimeoutMs: number | null;
+  hardTimeoutMs: number | null;
+  deadlineMs: number | null;
+  killGraceMs: number;
+  prices: PriceTable;
+  signal: AbortSignal;
+  /** Receives what the agent prints, for --verbose (null = not wanted). */
+  onOutput: ((stream: 'stdout' | 'stderr', text: string) => void) | null;
+  onSpawn?: (pid: number) => void;
+}
+
+/** The result plus what only the runner needs (cumulative session cost, malformed line count). */
+export interface IterationOutcomeData {
+  result: IterationResult;
+  malformedLines: number;
+  /** The session's cumulative cost as last reported (for the next resume), or null. */
+  sessionCumulativeCost: number | null;
+}
+
+/** Error kinds by how much they explain a failure: a higher one wins when several are seen. */
+const KIND_RANK: Partial<Record<ErrorKind, number>> = {
+  auth: 6,
+  missing_binary: 6,
+  usage_limit: 5,
+  rate_limit: 4,
+  overloaded: 3,
+  agent_error: 1,
+};
+
+const TAIL_BYTES = 64 * 1024;
+
+function describeTool(event: Extract<AgentEvent, { type: 'tool_call' }>): string {
+  const input = JSON.stringify(event.input) ?? '';
+  return `[tool] ${event.name} ${input.length > 200 ? `${input.slice(0, 200)}…` : input}\n`;
+}
+
+/** Runs the agent once and returns its result. */
+export async function runIteration(input: IterationInput): Promise<IterationOutcomeData> {
+  const { adapter } = input;
+  const success = createSignalScanner(input.successSignals);
+  const failure = createSignalScanner([input.failureSignal]);
+  let usage: Usage | null = null;
+  let cumulativeUsage: Usage | null = null;
+  let costIncrements: number | null = null;
+  let cumulativeCost: number | null = null;
+  let sessionId: string | null = input.resumeSessionId;
+  let model: string | null = input.model;
+  let classified: { kind: ErrorKind; message: string } | null = null;
+  let resetAtMs: number | null = null;
+  let resultIsError = false;
+  let malformed = 0;
+
+  const classify = (kind: ErrorKind, message: string): void => {
+    if (!classified || (KIND_RANK[kind] ?? 0) > (KIND_RANK[classified.kind] ?? 0)) classified = { kind, message };
+  };
+
+  const onEvent = (event: AgentEvent): void => {
+    switch (event.type) {
+      case 'text':
+        success.feed(event.text);
+        failure.feed(event.text);
+        if (adapter.format === 'jsonl') input.onOutput?.('stdout', event.text.endsWith('\n') ? event.text : `${event.text}\n`);
+        break;
+      case 'tool_call':
+        input.onOutput?.('stdout', describeTool(event));
+        break;
+      case 'usage':
+        if (event.cumulative) cumulativeUsage = event.usage;
+        else usage = usage ? addUsage(usage, event.usage) : event.usage;
+        if (event.model) model = event.model;
+        break;
+      case 'cost':
+        if (event.cumulative) cumulativeCost = event.usd;
+        else costIncrements = (costIncrements ?? 0) + event.usd;
+        break;
+      case 'session':
+        sessionId = event.id;
+        if (event.model) model = event.model;
+        break;
+      case 'error':
+        classify(event.kind, event.message);
+        break;
+      case 'limit':
+        classify(event.kind, event.message);
+        if (event.resetAtMs !== null) resetAtMs = event.resetAtMs;
+        break;
+      case 'result':
+        resultIsError = resultIsError || event.isError;
+        break;
+      case 'malformed':
+        malformed += 1;
+        break;
+      case 'tool_result':
+        break;
+    }
+  };
+
+  let invocation;
+  try {
+    invocation = adapter.buildInvocation({
+      prompt: input.prompt,
+      cwd: input.cwd,
+      model: input.model,
+      extraArgs: input.extraArgs,
+      permissionMode: input.permissionMode,
+      resumeSessionId: input.resumeSessionId,
+      env: input.env,
+    });
+  } catch (error) {
+    return failed(`${adapter.name}: ${(error as Error).message}`, 'spawn_failed');
+  }
+
+  const parser = adapter.createParser();
+  const splitter = createLineSplitter((line) => {
+    for (const e of parser.line(line)) onEvent(e);
+  });
+  const onStdout =
+    adapter.format === 'text'
+      ? (text: string) => {
+          success.feed(text);
+          failure.feed(text);
+          input.onOutput?.('stdout', text);
+        }
+      : (text: string) => splitter.push(text);
+
+  const exit: SupervisedExit = await supervise({
+    invocation,
+    cwd: input.cwd,
+    logPath: input.logPath,
+    idleTimeoutMs: input.idleTimeoutMs,
+    hardTimeoutMs: input.hardTimeoutMs,
+    deadlineMs: input.deadlineMs,
+    killGraceMs: input.killGraceMs,
+    tailBytes: TAIL_BYTES,
+    signal: input.signal,
+    onStdout,
+    onStderr: input.onOutput ? (text) => input.onOutput?.('stderr', text) : undefined,
+    onSpawn: input.onSpawn,
+  });
+  if (adapter.format === 'jsonl') {
+    splitter.end();
+    for (const e of parser.end()) onEvent(e);
+    malformed += splitter.oversized;
+  }
+
+  const finalUsage = cumulativeUsage ?? usage;
+  let cost: number | null = null;
+  if (cumulativeCost !== null) cost = Math.max(0, cumulativeCost - (input.resumeSessionId ? input.resumeCostBaseline : 0));
+  else if (costIncrements !== null) cost = costIncrements;
+  else if (finalUsage) cost = computeCostUsd(model, finalUsage, input.prices);
+
+  let errorKind: ErrorKind = 'none';
+  let errorMessage: string | null = null;
+  const failedRun = exit.exitCode !== 0 || resultIsError;
+  switch (exit.reason) {
+    case 'spawn_failed':
+      errorKind = exit.spawnError?.startsWith('command not found') ? 'missing_binary' : 'spawn_failed';
+      errorMessage = exit.spawnError;
+      break;
+    case 'aborted':
+      errorKind = 'interrupted';
+      errorMessage = 'interrupted';
+      break;
+    case 'idle_timeout':
+      errorKind = 'idle_timeout';
+      errorMessage = `no output for ${Math.round((input.idleTimeoutMs ?? 0) / 1000)}s: agent killed`;
+      break;
+    case 'iteration_timeout':
+      errorKind = 'iteration_timeout';
+      errorMessage = `iteration ran longer than ${Math.round((input.hardTimeoutMs ?? 0) / 1000)}s: agent killed`;
+      break;
+    case 'deadline':
+      errorKind = 'max_runtime';
+      errorMessage = 'the run reached max_runtime: agent killed';
+      break;
+    case 'exited': {
+      const found = classified as { kind: ErrorKind; message: string } | null;
+      if (failedRun && found) {
+        errorKind = found.kind;
+        errorMessage = found.message;
+      } else if (failedRun) {
+        const byAdapter = adapter.classifyExit(exit.exitCode, exit.tail);
+        errorKind = byAdapter?.kind ?? (resultIsError && exit.exitCode === 0 ? 'agent_error' : 'exit_nonzero');
+        errorMessage = byAdapter?.message ?? lastLine(exit.tail) ?? `exit code ${exit.exitCode ?? exit.exitSignal}`;
+      } else if (failure.found) {
+        errorKind = 'failure_signal';
+        errorMessage = 'the agent signalled failure';
+      }
+    }
+  }
+  if (errorKind !== 'usage_limit' && errorKind !== 'rate_limit') resetAtMs = null;
+
+  return {
+    malformedLines: malformed,
+    sessionCumulativeCost: cumulativeCost,
+    result: {
+      exitCode: exit.exitCode,
+      exitSignal: exit.exitSignal,
+      successSignal: success.found,
+      failureSignal: failure.found,
+      durationMs: exit.durationMs,
+      usage: finalUsage,
+      costUsd: cost,
+      sessionId,
+      model,
+      errorKind,
+      errorMessage,
+      resetAtMs,
+    },
+  };
+
+  function failed(message: string, kind: ErrorKind): IterationOutcomeData {
+    return {
+      malformedLines: 0,
+      sessionCumulativeCost: null,
+      result: {
+        exitCode: null,
+        exitSignal: null,
+        successSignal: false,
+        failureSignal: false,
+        durationMs: 0,
+        usage: null,
+        costUsd: null,
+        sessionId: null,
+        model: input.model,
+        errorKind: kind,
+        errorMessage: message,
+        resetAtMs: null,
+      },
+    };
+  }
+}
+
+function lastLine(text: string): string | null {
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const last = lines[lines.length - 1];
+  return last === undefined ? null : last.length > 300 ? `${last.slice(0, 300)}…` : last;
+}
