@@ -1,0 +1,199 @@
+// The workspace lock: `.ringmaster/lock`, created exclusively (write temp + link), naming its holder. A lock whose pid is
+// dead (same host) is stale and taken over atomically; a live holder makes acquireLock throw LockHeldError.
+import { hostname as osHostname } from 'node:os';
+import { link, open, readFile, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { EXIT, UserError } from '../core/errors.js';
+import { ensureRingmasterDir } from '../store/paths.js';
+
+/** Contents of a lock file. `since` is an ISO 8601 time. */
+export const lockInfoSchema = z.object({
+  pid: z.number().int().positive(),
+  run_id: z.string().min(1),
+  since: z.string(),
+  hostname: z.string(),
+});
+
+/** Who holds a workspace lock. */
+export type LockInfo = z.infer<typeof lockInfoSchema>;
+
+/** Another live run holds the workspace. The message names pid, run id and since. */
+export class LockHeldError extends UserError {
+  readonly holder: LockInfo;
+  readonly lockPath: string;
+  constructor(lockPath: string, holder: LockInfo, hint = "use --worktree to run in a separate worktree, or 'ringmaster stop' it") {
+    const where = holder.hostname === osHostname() ? '' : ` on host ${holder.hostname}`;
+    super(
+      `the workspace is locked by run ${holder.run_id} (pid ${holder.pid}${where}, since ${holder.since}); ${hint}. Lock file: ${lockPath}`,
+      EXIT.locked,
+    );
+    this.name = 'LockHeldError';
+    this.holder = holder;
+    this.lockPath = lockPath;
+  }
+}
+
+/** A lock file that is not a ringmaster lock (corrupt or foreign). */
+export class BadLockError extends UserError {
+  constructor(lockPath: string, detail: string) {
+    super(`${lockPath} is not a valid ringmaster lock (${detail}); remove it if no run is active`, EXIT.locked);
+    this.name = 'BadLockError';
+  }
+}
+
+/** True when a process with this pid exists (EPERM = exists but not ours). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** What the lock needs from the machine; injected so tests can fake dead or foreign holders. */
+export interface LockEnv {
+  pid: number;
+  hostname: string;
+  now: () => number;
+  isAlive: (pid: number) => boolean;
+}
+
+/** The real process's LockEnv. */
+export function processLockEnv(): LockEnv {
+  return { pid: process.pid, hostname: osHostname(), now: Date.now, isAlive: isProcessAlive };
+}
+
+/** A held lock. `takenOver` is the stale holder replaced, if any. */
+export interface HeldLock {
+  path: string;
+  info: LockInfo;
+  takenOver: LockInfo | null;
+  /** Removes the lock file if it is still ours. */
+  release(): Promise<void>;
+}
+
+/** Path of the lock file of a directory. */
+export function lockPath(dir: string): string {
+  return join(dir, '.ringmaster', 'lock');
+}
+
+/** The current lock of `dir`, or null when unlocked. Throws BadLockError on an unreadable lock. */
+export async function readLock(dir: string): Promise<LockInfo | null> {
+  const path = lockPath(dir);
+  const text = await readText(path);
+  return text === null ? null : parseLock(path, text);
+}
+
+/** True when the holder is certainly dead: same host and no such pid. Other hosts are never judged. */
+export function isStale(holder: LockInfo, env: LockEnv): boolean {
+  return holder.hostname === env.hostname && holder.pid !== env.pid && !env.isAlive(holder.pid);
+}
+
+/** Takes the lock of `dir` for run `runId`; throws LockHeldError when a live run holds it. */
+export async function acquireLock(dir: string, runId: string, env: LockEnv = processLockEnv()): Promise<HeldLock> {
+  ensureRingmasterDir(dir);
+  const path = lockPath(dir);
+  const info: LockInfo = { pid: env.pid, run_id: runId, since: new Date(env.now()).toISOString(), hostname: env.hostname };
+  const text = `${JSON.stringify(info)}\n`;
+  let takenOver: LockInfo | null = null;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (await createExclusive(path, text)) return held(path, info, text, takenOver);
+    const currentText = await readText(path);
+    if (currentText === null) continue; // released meanwhile: try again
+    const holder = parseLock(path, currentText);
+    if (!isStale(holder, env)) throw new LockHeldError(path, holder);
+    if (await removeIfUnchanged(path, currentText, env)) takenOver = holder;
+  }
+  const last = await readLock(dir);
+  if (last) throw new LockHeldError(path, last);
+  throw new BadLockError(path, 'could not be created after 5 attempts');
+}
+
+function held(path: string, info: LockInfo, text: string, takenOver: LockInfo | null): HeldLock {
+  return {
+    path,
+    info,
+    takenOver,
+    async release() {
+      if ((await readText(path)) === text) await unlink(path).catch(ignoreMissing);
+    },
+  };
+}
+
+/**
+ * Exclusive create, like O_EXCL but never half-written: the full text goes to a temporary file that
+ * is then hard-linked to `path` (link fails with EEXIST when a lock exists). True when we created it.
+ */
+async function createExclusive(path: string, text: string): Promise<boolean> {
+  const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  const handle = await open(temp, 'wx', 0o644);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(temp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(temp).catch(ignoreMissing);
+  }
+}
+
+/**
+ * Removes a stale lock only if it is still the one we judged: it is renamed away atomically (one
+ * racer wins), then checked; if a fresh lock was grabbed by mistake it is linked back (link fails
+ * rather than overwrite a lock created meanwhile).
+ */
+async function removeIfUnchanged(path: string, staleText: string, env: LockEnv): Promise<boolean> {
+  const aside = `${path}.stale-${env.pid}-${env.now()}`;
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  const movedText = await readText(aside);
+  if (movedText === staleText) {
+    await unlink(aside).catch(ignoreMissing);
+    return true;
+  }
+  try {
+    await link(aside, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  await unlink(aside).catch(ignoreMissing);
+  return false;
+}
+
+function parseLock(path: string, text: string): LockInfo {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new BadLockError(path, 'not JSON');
+  }
+  const parsed = lockInfoSchema.safeParse(value);
+  if (!parsed.success) throw new BadLockError(path, parsed.error.issues.map((i) => i.path.join('.') || i.message).join(', '));
+  return parsed.data;
+}
+
+async function readText(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+function ignoreMissing(error: unknown): void {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+}

@@ -1,0 +1,46 @@
+// Typed errors of the store: contract violations (bugs or a lost ownership) and unknown runs.
+import { EXIT, UserError } from '../core/errors.js';
+
+/** A write that breaks the store contract, e.g. a duplicate iteration number or completing a closed row. */
+export class StoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreError';
+  }
+}
+
+/** A database written by a newer ringmaster (a migration this version does not know). */
+export class StoreVersionError extends UserError {
+  constructor(path: string, found: number, known: number) {
+    super(`${path} has schema version ${found}, this ringmaster knows up to ${known}: upgrade ringmaster`, EXIT.failure);
+    this.name = 'StoreVersionError';
+  }
+}
+
+/** No run with that id in this workspace. */
+export class RunNotFoundError extends UserError {
+  readonly runId: string;
+  constructor(runId: string, workspace: string) {
+    super(`no run '${runId}' in ${workspace} (see 'ringmaster runs')`, EXIT.usage);
+    this.name = 'RunNotFoundError';
+    this.runId = runId;
+  }
+}
+
+/** A run id prefix that matches more than one run. */
+export class AmbiguousRunIdError extends UserError {
+  readonly matches: string[];
+  constructor(prefix: string, matches: string[]) {
+    super(`run id '${prefix}' is ambiguous: it matches ${matches.join(', ')}`, EXIT.usage);
+    this.name = 'AmbiguousRunIdError';
+    this.matches = matches;
+  }
+}
+
+/** The workspace has no ringmaster database yet. */
+export class NoStoreError extends UserError {
+  constructor(workspace: string) {
+    super(`no ringmaster runs in ${workspace} (no .ringmaster/ringmaster.db); use --cwd to pick another workspace`, EXIT.usage);
+    this.name = 'NoStoreError';
+  }
+}

@@ -1,0 +1,37 @@
+// Derived run status: a run stored as running/waiting whose owner is gone is shown as `orphaned`,
+// never silently marked failed (resume or stop decide what happens to it).
+import type { RunStatus } from '../core/types.js';
+import type { RunRow } from './rows.js';
+
+/** A stored status, or `orphaned` (derived, never stored). */
+export type DisplayStatus = RunStatus | 'orphaned';
+
+/** Heartbeats older than this make an active run orphaned even if a process with its pid exists. */
+export const DEFAULT_STALE_AFTER_MS = 5 * 60_000;
+
+/** How often a live owner should call Store.heartbeat (well under DEFAULT_STALE_AFTER_MS). */
+export const HEARTBEAT_INTERVAL_MS = 15_000;
+
+/** What liveness needs to know about the machine it runs on; injected so tests can fake it. */
+export interface LivenessProbe {
+  host: string;
+  now: number;
+  isAlive(pid: number): boolean;
+  staleAfterMs?: number;
+}
+
+const ACTIVE: readonly RunStatus[] = ['pending', 'running', 'waiting'];
+
+/** True when the run claims to be active but no live owner drives it. */
+export function isOrphaned(run: RunRow, probe: LivenessProbe): boolean {
+  if (!ACTIVE.includes(run.status)) return false;
+  if (run.owner_pid === null || run.heartbeat_at === null) return true;
+  const stale = probe.now - run.heartbeat_at > (probe.staleAfterMs ?? DEFAULT_STALE_AFTER_MS);
+  if (stale) return true;
+  return run.owner_host === probe.host && !probe.isAlive(run.owner_pid);
+}
+
+/** The status to show a user: the stored one, or `orphaned`. */
+export function displayStatus(run: RunRow, probe: LivenessProbe): DisplayStatus {
+  return isOrphaned(run, probe) ? 'orphaned' : run.status;
+}

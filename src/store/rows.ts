@@ -1,0 +1,176 @@
+// Row shapes of the store, validated with zod at the database boundary. Field names are snake_case
+// like the database columns and the JSON the CLI prints. Timestamps are epoch milliseconds.
+import { z } from 'zod';
+import { STOP_REASONS } from '../core/types.js';
+import type { ErrorKind, RunStatus, StopReason } from '../core/types.js';
+
+/** Stored run statuses (RunStatus); `orphaned` is derived at read time, never stored. */
+export const RUN_STATUSES = ['pending', 'running', 'waiting', 'paused', 'completed', 'stopped', 'failed'] as const satisfies readonly RunStatus[];
+
+/** Statuses of one iteration row: `running` from start until completion. */
+export const ITERATION_STATUSES = ['running', 'success', 'failure', 'complete', 'waiting', 'interrupted'] as const;
+
+/** Status of one iteration row. */
+export type IterationStatus = (typeof ITERATION_STATUSES)[number];
+
+/** What happened to one checkpoint attempt; `rollback` = the commit made by `ringmaster rollback`. */
+export const CHECKPOINT_STATES = ['committed', 'unchanged', 'failed', 'rollback'] as const;
+
+/** State of one checkpoint row. */
+export type CheckpointState = (typeof CHECKPOINT_STATES)[number];
+
+const ERROR_KINDS = [
+  'none', 'exit_nonzero', 'failure_signal', 'idle_timeout', 'iteration_timeout', 'max_runtime', 'spawn_failed',
+  'interrupted', 'missing_binary', 'auth', 'usage_limit', 'rate_limit', 'overloaded', 'agent_error',
+] as const satisfies readonly ErrorKind[];
+
+const int = z.number().int();
+const ms = z.number().int().nonnegative();
+const bool01 = z.union([z.literal(0), z.literal(1)]).transform((v) => v === 1);
+const json = z.string().transform((text, ctx) => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'invalid JSON' });
+    return z.NEVER;
+  }
+});
+
+/** A run as stored, plus its current owner (the open owner row, if any). */
+export const runRowSchema = z.object({
+  id: z.string().min(1),
+  status: z.enum(RUN_STATUSES),
+  stop_reason: z.enum(STOP_REASONS as [StopReason, ...StopReason[]]).nullable(),
+  agent: z.string(),
+  spec: json,
+  workspace: z.string(),
+  worktree: z.string().nullable(),
+  branch: z.string().nullable(),
+  created_at: ms,
+  updated_at: ms,
+  ended_at: ms.nullable(),
+  owner_pid: int.nullable(),
+  owner_host: z.string().nullable(),
+  heartbeat_at: ms.nullable(),
+});
+
+/** One run row. `spec` is the run's resolved configuration (no env, no keys). */
+export type RunRow = z.infer<typeof runRowSchema>;
+
+/** One iteration row: written when the agent starts, completed when it ends (whatever the outcome). */
+export const iterationRowSchema = z.object({
+  run_id: z.string(),
+  number: int.positive(),
+  agent: z.string(),
+  status: z.enum(ITERATION_STATUSES),
+  started_at: ms,
+  completed_at: ms.nullable(),
+  duration_ms: ms.nullable(),
+  exit_code: int.nullable(),
+  exit_signal: z.string().nullable(),
+  tokens_in: ms.nullable(),
+  tokens_out: ms.nullable(),
+  cache_read: ms.nullable(),
+  cache_write: ms.nullable(),
+  cost_usd: z.number().nonnegative().nullable(),
+  completion_signal_found: bool01,
+  failure_signal_found: bool01,
+  error_kind: z.enum(ERROR_KINDS).nullable(),
+  error_message: z.string().nullable(),
+  session_id: z.string().nullable(),
+  model: z.string().nullable(),
+  log_path: z.string().nullable(),
+});
+
+/** One iteration row. Null tokens/cost = unknown (never silently 0). */
+export type IterationRow = z.infer<typeof iterationRowSchema>;
+
+/** One event of a run, ordered by `seq` (1, 2, 3, ... per run). */
+export const eventRowSchema = z.object({
+  run_id: z.string(),
+  seq: int.positive(),
+  at: ms,
+  type: z.string().min(1),
+  iteration: int.positive().nullable(),
+  payload: json,
+});
+
+/** One event row. */
+export type EventRow = z.infer<typeof eventRowSchema>;
+
+/** One checkpoint row: a git commit made (or attempted) by ringmaster. */
+export const checkpointRowSchema = z.object({
+  id: int.positive(),
+  run_id: z.string(),
+  iteration: int.nonnegative(),
+  commit_sha: z.string().nullable(),
+  state: z.enum(CHECKPOINT_STATES),
+  message: z.string().nullable(),
+  created_at: ms,
+});
+
+/** One checkpoint row. */
+export type CheckpointRow = z.infer<typeof checkpointRowSchema>;
+
+/** One recorded error (for debugging: kind, message, context). */
+export const errorRowSchema = z.object({
+  id: int.positive(),
+  run_id: z.string(),
+  iteration: int.positive().nullable(),
+  kind: z.string(),
+  message: z.string(),
+  context: z.string().nullable().transform((t) => (t === null ? null : (JSON.parse(t) as unknown))),
+  created_at: ms,
+});
+
+/** One error row. */
+export type ErrorRow = z.infer<typeof errorRowSchema>;
+
+/** Totals of a run, always computed from its iteration and owner rows (never stored twice). */
+export const runTotalsSchema = z.object({
+  iterations: int.nonnegative(),
+  last_iteration: int.nonnegative(),
+  cost_usd: z.number().nonnegative(),
+  cost_unknown: z.boolean(),
+  tokens_in: ms,
+  tokens_out: ms,
+  cache_read: ms,
+  cache_write: ms,
+  duration_ms: ms,
+  runtime_ms: ms,
+  consecutive_failures: int.nonnegative(),
+});
+
+/** Totals of a run. See docs/durability.md#totals for each field. */
+export type RunTotals = z.infer<typeof runTotalsSchema>;
+
+/** A run with its totals (what `ringmaster runs` lists). */
+export type RunWithTotals = RunRow & { totals: RunTotals };
+
+/** Cost and iteration count of one run (stats). */
+export interface RunCost {
+  run_id: string;
+  status: RunStatus;
+  iterations: number;
+  cost_usd: number;
+  cost_unknown: boolean;
+}
+
+/** Cost of the iterations started in one UTC hour (stats). */
+export interface HourCost {
+  /** Start of the hour, epoch ms (UTC). */
+  hour: number;
+  iterations: number;
+  cost_usd: number;
+}
+
+/** The seed's metrics queries: cost per run, average iterations to completion, cost by hour. */
+export interface StoreStats {
+  cost_per_run: RunCost[];
+  /** Average iteration number at which the completion signal was found; null when no run completed. */
+  avg_iterations_to_completion: number | null;
+  completed_runs: number;
+  cost_by_hour: HourCost[];
+  total_cost_usd: number;
+  total_iterations: number;
+}

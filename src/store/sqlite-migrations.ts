@@ -1,0 +1,103 @@
+// Numbered schema migrations of the SQLite store, applied in order and recorded in schema_migrations.
+// Never edit a released migration: add the next number.
+
+/** One migration: a version number, a name and the SQL it runs (inside one transaction). */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Every migration of the SQLite store, by version. */
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'runs, owners, iterations, events, checkpoints, errors',
+    sql: `
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  status TEXT NOT NULL,
+  stop_reason TEXT,
+  agent TEXT NOT NULL,
+  spec_json TEXT NOT NULL,
+  workspace TEXT NOT NULL,
+  worktree TEXT,
+  branch TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  ended_at INTEGER
+);
+CREATE INDEX runs_by_created ON runs (created_at DESC, id DESC);
+
+CREATE TABLE run_owners (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  pid INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  started_at INTEGER NOT NULL,
+  heartbeat_at INTEGER NOT NULL,
+  ended_at INTEGER,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE UNIQUE INDEX run_owners_one_open ON run_owners (run_id) WHERE ended_at IS NULL;
+
+CREATE TABLE iterations (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  number INTEGER NOT NULL CHECK (number >= 1),
+  agent TEXT NOT NULL,
+  status TEXT NOT NULL,
+  started_at INTEGER NOT NULL,
+  completed_at INTEGER,
+  duration_ms INTEGER,
+  exit_code INTEGER,
+  exit_signal TEXT,
+  tokens_in INTEGER,
+  tokens_out INTEGER,
+  cache_read INTEGER,
+  cache_write INTEGER,
+  cost_usd REAL,
+  completion_signal_found INTEGER NOT NULL DEFAULT 0,
+  failure_signal_found INTEGER NOT NULL DEFAULT 0,
+  error_kind TEXT,
+  error_message TEXT,
+  session_id TEXT,
+  model TEXT,
+  log_path TEXT,
+  PRIMARY KEY (run_id, number)
+);
+CREATE INDEX iterations_by_started ON iterations (started_at);
+
+CREATE TABLE events (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  iteration INTEGER,
+  payload_json TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+
+CREATE TABLE checkpoints (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  iteration INTEGER NOT NULL,
+  commit_sha TEXT,
+  state TEXT NOT NULL,
+  message TEXT,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX checkpoints_by_run ON checkpoints (run_id, id);
+
+CREATE TABLE errors (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  iteration INTEGER,
+  kind TEXT NOT NULL,
+  message TEXT NOT NULL,
+  context_json TEXT,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX errors_by_run ON errors (run_id, id);
+`,
+  },
+];

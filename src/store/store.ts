@@ -1,0 +1,168 @@
+// The Store contract: everything a run persists. SQLite implements it today (sqlite-store.ts); a
+// PostgreSQL store must pass the same contract suite (test/store/store-contract.ts).
+import type { ErrorKind, RunStatus, StopReason } from '../core/types.js';
+import type {
+  CheckpointRow,
+  CheckpointState,
+  ErrorRow,
+  EventRow,
+  IterationRow,
+  IterationStatus,
+  RunRow,
+  RunTotals,
+  RunWithTotals,
+  StoreStats,
+} from './rows.js';
+
+/** The process that drives a run: pid + hostname (pids only mean something on their own host). */
+export interface Owner {
+  pid: number;
+  host: string;
+}
+
+/** What createRun needs. `spec` is the resolved run configuration: never put API keys or env in it. */
+export interface NewRun {
+  id: string;
+  agent: string;
+  spec: unknown;
+  /** Directory where the user started the run (the store lives in its .ringmaster/). */
+  workspace: string;
+  /** With --worktree: the directory the agent works in, and its branch. */
+  worktree?: string | null;
+  branch?: string | null;
+  status?: RunStatus;
+  owner: Owner;
+  now: number;
+}
+
+/** What startIteration needs; written BEFORE the agent process starts. */
+export interface IterationStart {
+  run_id: string;
+  number: number;
+  agent: string;
+  started_at: number;
+  log_path: string | null;
+}
+
+/** Partial results of a running iteration (usage seen so far), so a kill -9 loses as little as possible. */
+export interface IterationProgress {
+  tokens_in?: number | null;
+  tokens_out?: number | null;
+  cache_read?: number | null;
+  cache_write?: number | null;
+  cost_usd?: number | null;
+  session_id?: string | null;
+  model?: string | null;
+}
+
+/** The result of an iteration, whatever its outcome (failed, timed out and interrupted ones too). */
+export interface IterationEnd extends IterationProgress {
+  status: Exclude<IterationStatus, 'running'>;
+  exit_code: number | null;
+  exit_signal?: string | null;
+  duration_ms: number;
+  completion_signal_found: boolean;
+  failure_signal_found?: boolean;
+  error_kind: ErrorKind | null;
+  error_message: string | null;
+  completed_at: number;
+}
+
+/** An event to append; `seq` is assigned by the store (1, 2, 3, ... per run). */
+export interface NewEvent {
+  run_id: string;
+  type: string;
+  payload: unknown;
+  at: number;
+  iteration?: number | null;
+}
+
+/** A checkpoint attempt to record. */
+export interface NewCheckpoint {
+  run_id: string;
+  iteration: number;
+  commit_sha: string | null;
+  state: CheckpointState;
+  message?: string | null;
+  created_at: number;
+}
+
+/** An error to record (debugging context; the iteration row already has the summary). */
+export interface NewError {
+  run_id: string;
+  iteration?: number | null;
+  kind: string;
+  message: string;
+  context?: unknown;
+  created_at: number;
+}
+
+/** What claimRun did: the run as now owned, and which iterations it closed as interrupted. */
+export interface ClaimResult {
+  run: RunRow;
+  /** Iteration numbers that were still `running` (their process died) and are now `interrupted`. */
+  interrupted: number[];
+  /** The owner that held the run before (null when none was open). */
+  previous: (Owner & { heartbeat_at: number }) | null;
+}
+
+/** Filters of listRuns. */
+export interface RunFilter {
+  limit?: number;
+  status?: RunStatus;
+}
+
+/**
+ * The persistence contract. All methods are async so that a networked store fits the same shape.
+ * Every method that writes more than one row does it in one transaction.
+ */
+export interface Store {
+  /** Creates a run owned by `owner` (status `running` unless given) and its first owner row. */
+  createRun(run: NewRun): Promise<RunRow>;
+  /** The run with this exact id, or null. */
+  getRun(id: string): Promise<RunRow | null>;
+  /** The run whose id is `idOrPrefix` or uniquely starts with it; null when none; throws AmbiguousRunIdError. */
+  findRun(idOrPrefix: string): Promise<RunRow | null>;
+  /** Runs, newest first, each with totals computed from its rows. */
+  listRuns(filter?: RunFilter): Promise<RunWithTotals[]>;
+  /** Sets status (e.g. waiting, paused, running) without ending the run. */
+  updateRunStatus(id: string, status: RunStatus, now: number): Promise<void>;
+  /** Ends the run: final status + stop reason, closes the open owner row. */
+  finishRun(id: string, end: { status: RunStatus; stop_reason: StopReason | null; now: number }): Promise<RunRow>;
+  /**
+   * Takes ownership of an existing run (resume, stop, recovery): closes the previous owner row,
+   * marks its `running` iterations `interrupted`, sets status `running` (or `status`) and opens an
+   * owner row for `owner`. One transaction. The caller checks first that the previous owner is dead.
+   */
+  claimRun(id: string, owner: Owner, now: number, status?: RunStatus): Promise<ClaimResult>;
+  /** Records that `owner` is alive; false when it is no longer the run's open owner (then it must stop). */
+  heartbeat(id: string, owner: Owner, now: number): Promise<boolean>;
+  /** Writes the iteration row (status running). Throws StoreError if that number already exists. */
+  startIteration(start: IterationStart): Promise<IterationRow>;
+  /** Records usage seen so far in a running iteration. Throws StoreError unless the row is running. */
+  updateIteration(runId: string, number: number, progress: IterationProgress): Promise<void>;
+  /** Completes a running iteration row. Throws StoreError unless the row exists and is running. */
+  completeIteration(runId: string, number: number, end: IterationEnd): Promise<IterationRow>;
+  /** One iteration row, or null. */
+  getIteration(runId: string, number: number): Promise<IterationRow | null>;
+  /** A run's iteration rows by number. */
+  listIterations(runId: string): Promise<IterationRow[]>;
+  /** Totals computed from the rows: they always equal the sum of the iteration rows. */
+  runTotals(runId: string): Promise<RunTotals>;
+  /** Appends an event with the next per-run sequence number. */
+  appendEvent(event: NewEvent): Promise<EventRow>;
+  /** Events of a run in order, after `afterSeq` (exclusive), at most `limit`. */
+  listEvents(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<EventRow[]>;
+  /** Records a checkpoint attempt. */
+  recordCheckpoint(checkpoint: NewCheckpoint): Promise<CheckpointRow>;
+  /** A run's checkpoints, oldest first. */
+  listCheckpoints(runId: string): Promise<CheckpointRow[]>;
+  /** Records an error with context. */
+  recordError(error: NewError): Promise<ErrorRow>;
+  /** A run's errors, oldest first. */
+  listErrors(runId: string): Promise<ErrorRow[]>;
+  /** The metrics queries; `runId` restricts them to one run. */
+  stats(options?: { runId?: string }): Promise<StoreStats>;
+  /** Closes the connection. */
+  close(): Promise<void>;
+}
