@@ -17,7 +17,7 @@ const USAGE_LIMIT =
   /usage[_ ]limit|hit your (?:[a-z-]+ ){0,3}limit|limit reached|exhausted (?:your )?(?:daily |monthly )?quota|quota exceeded|insufficient_quota|out of (?:credits|extra usage)|credit balance is too low|spending limit/i;
 const RATE_LIMIT = /\b429\b|rate[_ ]limit|too many requests|resource[_ ]exhausted/i;
 const OVERLOADED =
-  /\b529\b|\b50[0234]\b|overloaded|server[_ ]error|internal server error|service unavailable|bad gateway|gateway timeout|temporarily unavailable|upstream connect error|ECONNRESET|ECONNREFUSED|socket hang up|stream disconnected/i;
+  /\b529\b|\b50[0234]\b|overloaded|server[_ ]error|internal server error|service unavailable|bad gateway|gateway timeout|temporarily unavailable|high demand|upstream connect error|ECONNRESET|ECONNREFUSED|socket hang up|stream disconnected/i;
 
 /** Classifies from an HTTP status alone (null when the status says nothing specific). */
 export function classifyStatus(status: number | null): ErrorKind | null {

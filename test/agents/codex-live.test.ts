@@ -1,0 +1,106 @@
+// The real `codex` CLI against the fake OpenAI Responses server, parsed by the Codex adapter. With
+// RECORD_STREAMS=1 it (re)writes test/fixtures/streams/codex/*.jsonl (see the README there).
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCodexAdapter } from '../../src/agents/codex.js';
+import { codexFakeEnv, startFakeResponses, writeCodexHome, type FakeResponsesServer } from '../fakes/openai-responses-server.js';
+import { summarize } from './adapter-contract.js';
+import { invocationOptions, maybeRecord, runAdapter } from './run-adapter.js';
+
+const SIGNAL = '<promise>COMPLETE</promise>';
+
+let server: FakeResponsesServer;
+let work: string;
+let home: string;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'rm-codex-work-'));
+  await writeFile(join(work, 'notes.txt'), `the done marker is ${SIGNAL}\n`);
+  server = await startFakeResponses({
+    conversations: [
+      // 0: success: a shell command and apply_patch change files, then the signal.
+      [
+        { type: 'function_call', name: 'exec_command', arguments: { cmd: "printf 'hello\\n' > hello.txt" }, text: 'Writing hello.txt.', usage: { input_tokens: 200, output_tokens: 30, cached_tokens: 50 } },
+        { type: 'custom_tool_call', name: 'apply_patch', input: '*** Begin Patch\n*** Add File: patched.txt\n+patched\n*** End Patch\n' },
+        { type: 'text', text: `Done. ${SIGNAL}` },
+      ],
+      // 1: the signal only in a command's output.
+      [{ type: 'function_call', name: 'exec_command', arguments: { cmd: 'cat notes.txt' } }, { type: 'text', text: 'I read the notes.' }],
+      [{ type: 'error', status: 401 }],
+      [{ type: 'error', status: 500 }],
+      [{ type: 'error', status: 429, body: { error: { type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: 'plus', resets_at: Math.floor(Date.now() / 1000) + 3600 } } }],
+      [{ type: 'error', status: 429 }],
+    ],
+  });
+  home = await writeCodexHome(join(work, '.codex-home'), server.url);
+});
+
+afterAll(async () => {
+  await server.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+const adapter = createCodexAdapter();
+
+function run(prompt: string, resumeSessionId: string | null = null) {
+  const env = { PATH: process.env.PATH, HOME: work, ...codexFakeEnv(home) };
+  return runAdapter(adapter, invocationOptions({ prompt, cwd: work, env, resumeSessionId }));
+}
+
+describe('codex (real CLI) through the adapter', () => {
+  let session: string | null = null;
+
+  it('changes files with its own tools; text, usage and session parsed', async () => {
+    const r = await run('Create hello.txt');
+    await maybeRecord('codex', 'success', r.stdout);
+    expect(r.exitCode).toBe(0);
+    expect(await readFile(join(work, 'hello.txt'), 'utf8')).toBe('hello\n');
+    expect(await readFile(join(work, 'patched.txt'), 'utf8')).toBe('patched\n');
+    const s = summarize(r.events);
+    expect(s.text).toBe(`Writing hello.txt.Done. ${SIGNAL}`);
+    expect(s.usage).toEqual({ tokensIn: 350, tokensOut: 70, cacheRead: 50, cacheWrite: 0 });
+    expect(s.costUsd).toBeNull();
+    expect(r.events.find((e) => e.type === 'usage')).toMatchObject({ model: 'gpt-5.5' });
+    session = s.sessionId;
+    expect(session).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('does not take text from command output', async () => {
+    const r = await run('Read the notes');
+    await maybeRecord('codex', 'tool-output-signal', r.stdout);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain(SIGNAL);
+    expect(summarize(r.events).text).toBe('I read the notes.');
+  });
+
+  it.each([
+    ['auth-401', 'auth'],
+    ['overloaded-500', 'overloaded'],
+    ['usage-limit-429', 'usage_limit'],
+    ['rate-limit-429', 'rate_limit'],
+  ] as const)('classifies %s as %s', async (name, kind) => {
+    const r = await run('Say hi');
+    await maybeRecord('codex', name, r.stdout);
+    expect(r.exitCode).toBe(1);
+    const s = summarize(r.events);
+    expect(s.errorKind).toBe(kind);
+    if (kind === 'usage_limit') {
+      // "try again at 2:09 PM": minute precision, so within an hour and a minute from now.
+      expect(s.resetAtMs! - Date.now()).toBeGreaterThan(3_500_000);
+      expect(s.resetAtMs! - Date.now()).toBeLessThanOrEqual(3_660_000);
+    }
+  });
+
+  it('resumes the first session with `exec resume <id> -`', async () => {
+    const r = await run('Continue', session);
+    expect(r.args.slice(0, 2)).toEqual(['exec', 'resume']);
+    expect(r.args.slice(-2)).toEqual([session, '-']);
+    expect(r.exitCode).toBe(0);
+    expect(summarize(r.events).sessionId).toBe(session);
+    const resumed = server.mainRequests().at(-1);
+    expect(resumed?.conversation).toBe(0);
+    expect(resumed?.step).toBe(3);
+  });
+});
