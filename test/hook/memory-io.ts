@@ -1,0 +1,25 @@
+// An in-memory CliIO for running commands in-process: captured stdout/stderr, a given stdin text.
+import { Readable } from 'node:stream';
+import type { CliIO } from '../../src/cli/command.js';
+
+/** A CliIO plus what the command wrote. */
+export interface MemoryIO extends CliIO {
+  out(): string;
+  err(): string;
+}
+
+/** Builds a CliIO rooted at `cwd` with the given environment and stdin. */
+export function memoryIO(cwd: string, env: Record<string, string> = {}, stdin = ''): MemoryIO {
+  let out = '';
+  let err = '';
+  return {
+    stdout: { write: (chunk: string) => (out += chunk) },
+    stderr: { write: (chunk: string) => (err += chunk) },
+    stdin: Readable.from([Buffer.from(stdin)]),
+    env,
+    cwd,
+    onSignal: () => () => undefined,
+    out: () => out,
+    err: () => err,
+  };
+}
