@@ -22,8 +22,13 @@ export type LockInfo = z.infer<typeof lockInfoSchema>;
 export class LockHeldError extends UserError {
   readonly holder: LockInfo;
   readonly lockPath: string;
-  constructor(lockPath: string, holder: LockInfo, hint = "use --worktree to run in a separate worktree, or 'ringmaster stop' it") {
-    const where = holder.hostname === osHostname() ? '' : ` on host ${holder.hostname}`;
+  constructor(
+    lockPath: string,
+    holder: LockInfo,
+    localHost: string = osHostname(),
+    hint = "use --worktree to run in a separate worktree, or 'ringmaster stop' it",
+  ) {
+    const where = holder.hostname === localHost ? '' : ` on host ${holder.hostname}`;
     super(
       `the workspace is locked by run ${holder.run_id} (pid ${holder.pid}${where}, since ${holder.since}); ${hint}. Lock file: ${lockPath}`,
       EXIT.locked,
@@ -103,11 +108,11 @@ export async function acquireLock(dir: string, runId: string, env: LockEnv = pro
     const currentText = await readText(path);
     if (currentText === null) continue; // released meanwhile: try again
     const holder = parseLock(path, currentText);
-    if (!isStale(holder, env)) throw new LockHeldError(path, holder);
+    if (!isStale(holder, env)) throw new LockHeldError(path, holder, env.hostname);
     if (await removeIfUnchanged(path, currentText, env)) takenOver = holder;
   }
   const last = await readLock(dir);
-  if (last) throw new LockHeldError(path, last);
+  if (last) throw new LockHeldError(path, last, env.hostname);
   throw new BadLockError(path, 'could not be created after 5 attempts');
 }
 

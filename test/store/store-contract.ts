@@ -1,0 +1,265 @@
+// The Store contract suite: every Store implementation (SQLite today, PostgreSQL later) runs it unchanged.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AmbiguousRunIdError, StoreError } from '../../src/store/errors.js';
+import type { IterationEnd, Owner, Store } from '../../src/store/store.js';
+
+/** A fresh, empty store and how to dispose of it. */
+export interface StoreFixture {
+  store: Store;
+  cleanup(): Promise<void>;
+}
+
+const OWNER: Owner = { pid: 4242, host: 'host-a' };
+const T0 = Date.UTC(2025, 0, 2, 10, 15, 0);
+
+function end(overrides: Partial<IterationEnd> = {}): IterationEnd {
+  return {
+    status: 'success',
+    exit_code: 0,
+    duration_ms: 1000,
+    tokens_in: 100,
+    tokens_out: 20,
+    cache_read: 5,
+    cache_write: 1,
+    cost_usd: 0.25,
+    completion_signal_found: false,
+    error_kind: 'none',
+    error_message: null,
+    session_id: null,
+    completed_at: T0 + 1000,
+    ...overrides,
+  };
+}
+
+/** Registers the contract tests for the store made by `makeStore`. */
+export function storeContract(name: string, makeStore: () => Promise<StoreFixture>): void {
+  describe(`Store contract: ${name}`, () => {
+    let fixture: StoreFixture;
+    let store: Store;
+    beforeEach(async () => {
+      fixture = await makeStore();
+      store = fixture.store;
+    });
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    async function newRun(id: string, now = T0, owner = OWNER) {
+      return store.createRun({ id, agent: 'claude', spec: { prompt: 'PROMPT.md', limits: { max_iterations: 10 } }, workspace: '/w', owner, now });
+    }
+
+    it('creates a run with its spec, owner and heartbeat', async () => {
+      const run = await newRun('r1');
+      expect(run).toEqual({
+        id: 'r1',
+        status: 'running',
+        stop_reason: null,
+        agent: 'claude',
+        spec: { prompt: 'PROMPT.md', limits: { max_iterations: 10 } },
+        workspace: '/w',
+        worktree: null,
+        branch: null,
+        created_at: T0,
+        updated_at: T0,
+        ended_at: null,
+        owner_pid: 4242,
+        owner_host: 'host-a',
+        heartbeat_at: T0,
+      });
+      expect(await store.getRun('r1')).toEqual(run);
+      expect(await store.getRun('nope')).toBeNull();
+      await expect(newRun('r1')).rejects.toThrow();
+    });
+
+    it('records worktree and branch', async () => {
+      const run = await store.createRun({
+        id: 'wt', agent: 'codex', spec: {}, workspace: '/w', worktree: '/w.ringmaster-worktrees/wt', branch: 'ringmaster/wt', owner: OWNER, now: T0,
+      });
+      expect([run.worktree, run.branch]).toEqual(['/w.ringmaster-worktrees/wt', 'ringmaster/wt']);
+    });
+
+    it('finds a run by a unique id prefix and rejects an ambiguous one', async () => {
+      await newRun('abc111');
+      await newRun('abc222');
+      expect((await store.findRun('abc1'))?.id).toBe('abc111');
+      expect((await store.findRun('abc222'))?.id).toBe('abc222');
+      expect(await store.findRun('zzz')).toBeNull();
+      await expect(store.findRun('abc')).rejects.toBeInstanceOf(AmbiguousRunIdError);
+    });
+
+    it('lists runs newest first with totals, filtered by status and limited', async () => {
+      await newRun('old', T0);
+      await newRun('mid', T0 + 10);
+      await newRun('new', T0 + 20);
+      await store.startIteration({ run_id: 'mid', number: 1, agent: 'claude', started_at: T0 + 11, log_path: null });
+      await store.completeIteration('mid', 1, end({ cost_usd: 0.5 }));
+      await store.finishRun('old', { status: 'completed', stop_reason: 'success_signal', now: T0 + 30 });
+      const all = await store.listRuns();
+      expect(all.map((r) => r.id)).toEqual(['new', 'mid', 'old']);
+      expect(all[1]?.totals.iterations).toBe(1);
+      expect(all[1]?.totals.cost_usd).toBe(0.5);
+      expect((await store.listRuns({ status: 'completed' })).map((r) => r.id)).toEqual(['old']);
+      expect((await store.listRuns({ limit: 2 })).map((r) => r.id)).toEqual(['new', 'mid']);
+    });
+
+    it('writes an iteration row at start and completes it with every field', async () => {
+      await newRun('r1');
+      const started = await store.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: T0 + 5, log_path: '/w/.ringmaster/logs/r1/iteration-1.log' });
+      expect(started).toMatchObject({ number: 1, status: 'running', started_at: T0 + 5, completed_at: null, cost_usd: null, tokens_in: null, completion_signal_found: false });
+      const done = await store.completeIteration('r1', 1, end({
+        status: 'complete', exit_code: 0, exit_signal: null, duration_ms: 1234.4, completion_signal_found: true, session_id: 'sess-1', model: 'm1', completed_at: T0 + 1239,
+      }));
+      expect(done).toEqual({
+        run_id: 'r1', number: 1, agent: 'claude', status: 'complete', started_at: T0 + 5, completed_at: T0 + 1239, duration_ms: 1234,
+        exit_code: 0, exit_signal: null, tokens_in: 100, tokens_out: 20, cache_read: 5, cache_write: 1, cost_usd: 0.25,
+        completion_signal_found: true, failure_signal_found: false, error_kind: 'none', error_message: null,
+        session_id: 'sess-1', model: 'm1', log_path: '/w/.ringmaster/logs/r1/iteration-1.log',
+      });
+      expect(await store.listIterations('r1')).toEqual([done]);
+      expect(await store.getIteration('r1', 1)).toEqual(done);
+      expect(await store.getIteration('r1', 2)).toBeNull();
+    });
+
+    it('rejects a duplicate iteration number and completing a row twice or a missing row', async () => {
+      await newRun('r1');
+      await store.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: T0, log_path: null });
+      await expect(store.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: T0, log_path: null })).rejects.toBeInstanceOf(StoreError);
+      await store.completeIteration('r1', 1, end());
+      await expect(store.completeIteration('r1', 1, end())).rejects.toThrow('iteration 1 of run r1 is already success');
+      await expect(store.completeIteration('r1', 9, end())).rejects.toThrow('run r1 has no iteration 9');
+      await expect(store.updateIteration('r1', 1, { tokens_in: 5 })).rejects.toBeInstanceOf(StoreError);
+      expect(await store.listIterations('r1')).toHaveLength(1);
+    });
+
+    it('keeps failed, timed-out and unknown-cost iterations in the totals', async () => {
+      await newRun('r1');
+      const rows: Array<Partial<IterationEnd>> = [
+        { status: 'failure', exit_code: 1, cost_usd: 0.1, tokens_in: 10, tokens_out: 1, error_kind: 'exit_nonzero', error_message: 'exit 1' },
+        { status: 'failure', exit_code: null, exit_signal: 'SIGKILL', cost_usd: 0.2, tokens_in: 20, tokens_out: 2, error_kind: 'iteration_timeout' },
+        { status: 'success', cost_usd: null, tokens_in: null, tokens_out: null, cache_read: null, cache_write: null },
+        { status: 'failure', cost_usd: 0.3, tokens_in: 30, tokens_out: 3, cache_read: 0, cache_write: 0 },
+        { status: 'failure', cost_usd: 0.4, tokens_in: 40, tokens_out: 4, cache_read: 0, cache_write: 0 },
+      ];
+      for (const [i, row] of rows.entries()) {
+        await store.startIteration({ run_id: 'r1', number: i + 1, agent: 'claude', started_at: T0 + i * 1000, log_path: null });
+        await store.completeIteration('r1', i + 1, end({ duration_ms: 100, completed_at: T0 + i * 1000 + 100, ...row }));
+      }
+      const totals = await store.runTotals('r1');
+      expect(totals).toMatchObject({
+        iterations: 5, last_iteration: 5, cost_usd: 1, cost_unknown: true, tokens_in: 100, tokens_out: 10,
+        duration_ms: 500, consecutive_failures: 2,
+      });
+      const listed = await store.listIterations('r1');
+      expect(listed.reduce((sum, r) => sum + (r.cost_usd ?? 0), 0)).toBeCloseTo(totals.cost_usd, 9);
+      expect(listed.map((r) => r.error_kind)).toEqual(['exit_nonzero', 'iteration_timeout', 'none', 'none', 'none']);
+      expect(listed[1]?.exit_signal).toBe('SIGKILL');
+    });
+
+    it('claims an orphaned run: interrupts its running iteration, keeps its partial usage, counts runtime to the last heartbeat', async () => {
+      await newRun('r1', T0);
+      await store.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: T0 + 100, log_path: null });
+      await store.completeIteration('r1', 1, end({ completed_at: T0 + 1100 }));
+      await store.startIteration({ run_id: 'r1', number: 2, agent: 'claude', started_at: T0 + 2000, log_path: null });
+      await store.updateIteration('r1', 2, { tokens_in: 7, tokens_out: 3, cost_usd: 0.05, session_id: 's2' });
+      expect(await store.heartbeat('r1', OWNER, T0 + 4000)).toBe(true);
+      // The owner dies here; another process claims the run much later.
+      const next: Owner = { pid: 5151, host: 'host-a' };
+      const claim = await store.claimRun('r1', next, T0 + 60_000);
+      expect(claim.interrupted).toEqual([2]);
+      expect(claim.previous).toEqual({ pid: 4242, host: 'host-a', heartbeat_at: T0 + 4000 });
+      expect(claim.run).toMatchObject({ status: 'running', owner_pid: 5151, heartbeat_at: T0 + 60_000 });
+      const second = await store.getIteration('r1', 2);
+      expect(second).toMatchObject({
+        status: 'interrupted', error_kind: 'interrupted', completed_at: T0 + 4000, duration_ms: 2000,
+        tokens_in: 7, tokens_out: 3, cost_usd: 0.05, session_id: 's2',
+      });
+      expect(await store.heartbeat('r1', OWNER, T0 + 61_000)).toBe(false);
+      expect(await store.heartbeat('r1', next, T0 + 65_000)).toBe(true);
+      await expect(store.completeIteration('r1', 2, end())).rejects.toBeInstanceOf(StoreError);
+      const totals = await store.runTotals('r1');
+      expect(totals).toMatchObject({ iterations: 2, last_iteration: 2, cost_usd: 0.3, runtime_ms: 4000 + 5000 });
+    });
+
+    it('finishes a run: status, stop reason, end time, owner closed, stray running rows interrupted', async () => {
+      await newRun('r1', T0);
+      await store.updateRunStatus('r1', 'waiting', T0 + 10);
+      expect((await store.getRun('r1'))?.status).toBe('waiting');
+      await store.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: T0 + 20, log_path: null });
+      const run = await store.finishRun('r1', { status: 'stopped', stop_reason: 'user_stop', now: T0 + 500 });
+      expect(run).toMatchObject({ status: 'stopped', stop_reason: 'user_stop', ended_at: T0 + 500, updated_at: T0 + 500, owner_pid: null, heartbeat_at: null });
+      expect((await store.getIteration('r1', 1))?.status).toBe('interrupted');
+      expect((await store.runTotals('r1')).runtime_ms).toBe(500);
+      await expect(store.updateRunStatus('nope', 'running', T0)).rejects.toBeInstanceOf(StoreError);
+    });
+
+    it('numbers events per run from 1 and lists them in order', async () => {
+      await newRun('a');
+      await newRun('b');
+      const e1 = await store.appendEvent({ run_id: 'a', type: 'iteration_started', payload: { n: 1 }, at: T0, iteration: 1 });
+      await store.appendEvent({ run_id: 'b', type: 'run_started', payload: null, at: T0 });
+      const e2 = await store.appendEvent({ run_id: 'a', type: 'text', payload: { text: 'héllo\n' }, at: T0 + 1, iteration: 1 });
+      const e3 = await store.appendEvent({ run_id: 'a', type: 'run_finished', payload: { reason: 'max_iterations' }, at: T0 + 2 });
+      expect([e1.seq, e2.seq, e3.seq]).toEqual([1, 2, 3]);
+      expect(await store.listEvents('a')).toEqual([
+        { run_id: 'a', seq: 1, at: T0, type: 'iteration_started', iteration: 1, payload: { n: 1 } },
+        { run_id: 'a', seq: 2, at: T0 + 1, type: 'text', iteration: 1, payload: { text: 'héllo\n' } },
+        { run_id: 'a', seq: 3, at: T0 + 2, type: 'run_finished', iteration: null, payload: { reason: 'max_iterations' } },
+      ]);
+      expect((await store.listEvents('a', { afterSeq: 1, limit: 1 })).map((e) => e.seq)).toEqual([2]);
+      expect((await store.listEvents('b')).map((e) => e.seq)).toEqual([1]);
+    });
+
+    it('records checkpoints and errors', async () => {
+      await newRun('r1');
+      const c = await store.recordCheckpoint({ run_id: 'r1', iteration: 5, commit_sha: 'a'.repeat(40), state: 'committed', message: '[ringmaster] checkpoint run r1 iteration 5', created_at: T0 });
+      await store.recordCheckpoint({ run_id: 'r1', iteration: 10, commit_sha: null, state: 'failed', created_at: T0 + 1 });
+      expect(c).toMatchObject({ run_id: 'r1', iteration: 5, state: 'committed' });
+      expect((await store.listCheckpoints('r1')).map((r) => [r.iteration, r.state, r.commit_sha])).toEqual([
+        [5, 'committed', 'a'.repeat(40)],
+        [10, 'failed', null],
+      ]);
+      await store.recordError({ run_id: 'r1', iteration: 2, kind: 'spawn_failed', message: 'ENOENT', context: { binary: 'claude' }, created_at: T0 });
+      await store.recordError({ run_id: 'r1', kind: 'git', message: 'checkpoint failed', created_at: T0 + 1 });
+      expect((await store.listErrors('r1')).map((e) => [e.iteration, e.kind, e.message, e.context])).toEqual([
+        [2, 'spawn_failed', 'ENOENT', { binary: 'claude' }],
+        [null, 'git', 'checkpoint failed', null],
+      ]);
+    });
+
+    it('answers the metrics queries: cost per run, average iterations to completion, cost by hour', async () => {
+      const hour = 3_600_000;
+      const h0 = Math.floor(T0 / hour) * hour;
+      await newRun('r1', T0);
+      await newRun('r2', T0 + 1);
+      await newRun('r3', T0 + 2);
+      const plan: Array<[string, number, number, number | null, boolean]> = [
+        ['r1', 1, h0 + 10, 0.5, false],
+        ['r1', 2, h0 + hour + 10, 0.25, true],
+        ['r2', 1, h0 + 20, 1, false],
+        ['r2', 2, h0 + 30, 1, false],
+        ['r2', 3, h0 + 2 * hour, null, false],
+        ['r2', 4, h0 + 2 * hour + 5, 2, true],
+      ];
+      for (const [run, n, at, cost, signal] of plan) {
+        await store.startIteration({ run_id: run, number: n, agent: 'claude', started_at: at, log_path: null });
+        await store.completeIteration(run, n, end({ cost_usd: cost, completion_signal_found: signal, completed_at: at + 1 }));
+      }
+      const stats = await store.stats();
+      expect(stats.cost_per_run).toEqual([
+        { run_id: 'r3', status: 'running', iterations: 0, cost_usd: 0, cost_unknown: false },
+        { run_id: 'r2', status: 'running', iterations: 4, cost_usd: 4, cost_unknown: true },
+        { run_id: 'r1', status: 'running', iterations: 2, cost_usd: 0.75, cost_unknown: false },
+      ]);
+      expect(stats.avg_iterations_to_completion).toBe(3);
+      expect(stats.completed_runs).toBe(2);
+      expect(stats.cost_by_hour).toEqual([
+        { hour: h0, iterations: 3, cost_usd: 2.5 },
+        { hour: h0 + hour, iterations: 1, cost_usd: 0.25 },
+        { hour: h0 + 2 * hour, iterations: 2, cost_usd: 2 },
+      ]);
+      expect([stats.total_cost_usd, stats.total_iterations]).toEqual([4.75, 6]);
+      const one = await store.stats({ runId: 'r1' });
+      expect([one.cost_per_run.length, one.avg_iterations_to_completion, one.total_cost_usd]).toEqual([1, 2, 0.75]);
+    });
+  });
+}
