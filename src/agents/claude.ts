@@ -90,7 +90,7 @@ function classifyAssistantError(code: string, text: string, status: number | nul
   }
 }
 
-/** A fresh parser of one Claude run's stdout. */
+/** A fresh parser of one Claude run's stdout (also Amp's, which streams the same SDKMessage shapes). */
 export function createClaudeParser(deps: AdapterDeps = defaultDeps()): StreamParser {
   const toolNames = new Map<string, string>();
   const messageUsage = new Map<string, Usage>();
@@ -152,8 +152,9 @@ export function createClaudeParser(deps: AdapterDeps = defaultDeps()): StreamPar
           sawAssistantText = true;
           events.push({ type: 'text', text: message.content });
         }
-        if (message?.usage && message.id !== undefined) {
-          messageUsage.set(message.id, toUsage(message.usage));
+        if (message?.usage) {
+          // Claude repeats one message id over its content-block lines; Amp sends whole messages without ids.
+          messageUsage.set(message.id ?? `line-${messageUsage.size}`, toUsage(message.usage));
           events.push(runningUsage());
         }
         return events;
@@ -188,7 +189,7 @@ export function createClaudeParser(deps: AdapterDeps = defaultDeps()): StreamPar
         const text = line.result ?? null;
         if (!isError && text !== null && text !== '' && !sawAssistantText) events.push({ type: 'text', text });
         if (isError && !classifiedError) {
-          const message = text ?? line.errors?.join('; ') ?? line.subtype ?? 'error';
+          const message = text ?? (typeof line.error === 'string' ? line.error : undefined) ?? line.errors?.join('; ') ?? line.subtype ?? 'error';
           events.push(errorEvent(shortMessage(message), line.api_error_status ?? null, deps.clock()));
         }
         events.push({ type: 'result', isError, text });

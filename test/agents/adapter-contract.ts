@@ -51,17 +51,29 @@ export function summarize(events: readonly AgentEvent[]): StreamSummary {
   return s;
 }
 
+/** Exceptions an adapter may declare (each one must be documented in the adapter). */
+export interface ContractOptions {
+  /** The CLI only takes its prompt as an argument: it must then be one argv element after `--`, stdin null. */
+  promptInArgv?: boolean;
+}
+
 /** Registers the contract tests for one adapter. */
-export function adapterContract(adapter: AgentAdapter, fixtures: ContractFixtures): void {
+export function adapterContract(adapter: AgentAdapter, fixtures: ContractFixtures, options: ContractOptions = {}): void {
   describe(`agent adapter contract: ${adapter.name}`, () => {
     const prompt = `Fix the bug in "src/a b.ts"; then say <promise>COMPLETE</promise> $(rm -rf /) ${'x'.repeat(200_000)}`;
     const base = invocationOptions({ prompt, cwd: '/tmp', env: { PATH: '/usr/bin', SECRET_TOKEN: 'kept' } });
 
     it('puts the prompt on stdin, never in argv, and keeps the environment', () => {
       const inv = adapter.buildInvocation(base);
-      expect(inv.stdin).toBe(prompt);
-      for (const arg of inv.args) expect(arg.includes('<promise>')).toBe(false);
-      expect(inv.args.join(' ').length).toBeLessThan(10_000);
+      if (options.promptInArgv) {
+        expect(inv.stdin).toBeNull();
+        expect(inv.args.slice(-2)).toEqual(['--', prompt]);
+        for (const arg of inv.args.slice(0, -1)) expect(arg.includes('<promise>')).toBe(false);
+      } else {
+        expect(inv.stdin).toBe(prompt);
+        for (const arg of inv.args) expect(arg.includes('<promise>')).toBe(false);
+        expect(inv.args.join(' ').length).toBeLessThan(10_000);
+      }
       expect(inv.env.SECRET_TOKEN).toBe('kept');
       expect(inv.command.length).toBeGreaterThan(0);
     });
@@ -69,7 +81,8 @@ export function adapterContract(adapter: AgentAdapter, fixtures: ContractFixture
     it('passes model and extra args through argv', () => {
       const inv = adapter.buildInvocation({ ...base, model: 'model-xyz', extraArgs: ['--extra-flag', 'v'] });
       expect(inv.args).toContain('model-xyz');
-      expect(inv.args.slice(-2)).toEqual(['--extra-flag', 'v']);
+      const args = options.promptInArgv ? inv.args.slice(0, -2) : inv.args;
+      expect(args.slice(-2)).toEqual(['--extra-flag', 'v']);
     });
 
     it('maps permission mode to different argv', () => {
