@@ -1,7 +1,11 @@
 // Agent name -> adapter. One line per agent CLI; `command` and `scripted` need no external binary.
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../core/errors.js';
+import { ampAdapter } from './amp.js';
+import { claudeAdapter } from './claude.js';
+import { codexAdapter } from './codex.js';
 import { commandAdapter } from './command.js';
+import { cursorAdapter } from './cursor.js';
 import type { AgentAdapter } from './types.js';
 
 /** What the registry needs to build an adapter (from the resolved config). */
@@ -14,6 +18,10 @@ export interface AgentSpec {
 type Factory = (spec: AgentSpec) => AgentAdapter;
 
 const FACTORIES: Record<string, Factory> = {
+  claude: () => claudeAdapter,
+  codex: () => codexAdapter,
+  amp: () => ampAdapter,
+  cursor: () => cursorAdapter,
   command: (spec) => {
     if (!spec.command || spec.command.length === 0) {
       throw new UsageError("agent 'command' needs --agent-command \"path args...\" or agent.command (an argv list) in config");
