@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { UsageError } from '../core/errors.js';
 import { ampAdapter } from './amp.js';
 import { claudeAdapter } from './claude.js';
-import { codexAdapter } from './codex.js';
+import { createCodexAdapter } from './codex.js';
 import { commandAdapter } from './command.js';
 import { cursorAdapter } from './cursor.js';
 import type { AgentAdapter } from './types.js';
@@ -19,7 +19,7 @@ type Factory = (spec: AgentSpec) => AgentAdapter;
 
 const FACTORIES: Record<string, Factory> = {
   claude: () => claudeAdapter,
-  codex: () => codexAdapter,
+  codex: () => createCodexAdapter(), // fresh per run: it remembers the model of its last invocation
   amp: () => ampAdapter,
   cursor: () => cursorAdapter,
   command: (spec) => {
