@@ -161,7 +161,10 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
       if (!killing) killing = killGroup(child.pid, options.killGraceMs);
     }
     await killing;
-    await Promise.race([Promise.all([stdoutDone, stderrDone]), new Promise((r) => setTimeout(r, 2000))]);
+    // A process that escaped the group could hold the pipes open: do not wait for them forever.
+    let pipeTimer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all([stdoutDone, stderrDone]), new Promise((r) => (pipeTimer = setTimeout(r, 2000)))]);
+    clearTimeout(pipeTimer);
     return {
       reason,
       exitCode: code,

@@ -6,6 +6,12 @@ import { VERSION } from '../version.js';
 
 /** Builds the real-process CliIO. */
 export function processIO(): CliIO {
+  // A closed pipe (e.g. `ringmaster run | head`) must not crash a loop that is driving an agent.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
   return {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -68,11 +68,11 @@ function readYamlFile(file: string): Record<string, unknown> {
   } catch (e) {
     throw new ConfigError(file, '(file)', `cannot read: ${(e as Error).message}`);
   }
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = parseDocument(text);
   const first = doc.errors[0];
   if (first) {
     const line = first.linePos?.[0]?.line;
-    throw new ConfigError(file, line === undefined ? '(yaml)' : `line ${line}`, `invalid YAML: ${first.message.split('\n')[0]}`);
+    throw new ConfigError(file, line === undefined ? '(yaml)' : `line ${line}`, `invalid YAML: ${first.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
   }
   const data: unknown = doc.toJS();
   if (data === null || data === undefined) return {};
