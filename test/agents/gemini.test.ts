@@ -104,6 +104,12 @@ describe('gemini adapter', () => {
     expect(apiErrorStatus('no status here')).toBeNull();
   });
 
+  it('reads every recorded stream without a malformed line', async () => {
+    for (const name of ['write-file', 'complete', 'signal-in-tool-output', 'auth-401', 'quota-429']) {
+      expect([name, summarize(parseAll(adapter, await fixture(name))).malformed]).toEqual([name, 0]);
+    }
+  });
+
   it('classifies exits: missing binary, known codes, else null', () => {
     expect(adapter.classifyExit(127, 'sh: gemini: command not found')?.kind).toBe('missing_binary');
     expect(adapter.classifyExit(53, '')).toEqual({ kind: 'agent_error', message: 'Gemini CLI reached its session turn limit' });

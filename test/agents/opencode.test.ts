@@ -93,6 +93,12 @@ describe('opencode adapter', () => {
     expect(errors).toEqual([{ type: 'error', kind: 'auth', message: 'Incorrect API key provided: sk-fake.', status: 401 }]);
   });
 
+  it('reads every recorded stream without a malformed line', async () => {
+    for (const name of ['write-file', 'complete', 'signal-in-tool-output', 'auth-401', 'rate-429']) {
+      expect([name, summarize(parseAll(adapter, await fixture(name))).malformed]).toEqual([name, 0]);
+    }
+  });
+
   it('classifies exits from the output tail', () => {
     expect(adapter.classifyExit(127, 'opencode: command not found')?.kind).toBe('missing_binary');
     expect(adapter.classifyExit(1, 'Error: 503 Service Unavailable')?.kind).toBe('overloaded');
