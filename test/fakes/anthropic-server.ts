@@ -33,7 +33,8 @@
 //                                                            {type:'error',error:{type,message}} for the status);
 //                                                            e.g. 401, 429 with {'retry-after':'3600',
 //                                                            'anthropic-ratelimit-unified-reset': '<epoch s>'}, 529
-//   every Turn takes `delayMs` (wait before answering) and text/tool_use take `usage` (token counts).
+//   every Turn takes `delayMs` (wait before answering) and `waitFor` (a promise to await before answering,
+//   e.g. "until the other session finished"); text/tool_use take `usage` (token counts).
 //
 // Tests of the claude CLI usually also want CLAUDE_CODE_MAX_RETRIES=0 when they script errors.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -49,7 +50,7 @@ export interface FakeUsage {
 
 /** What the model "says" at one step. */
 export type FakeTurn =
-  | { type: 'text'; text: string; usage?: FakeUsage; delayMs?: number }
+  | { type: 'text'; text: string; usage?: FakeUsage; delayMs?: number; waitFor?: Promise<unknown> }
   | {
       type: 'tool_use';
       name: string;
@@ -58,8 +59,9 @@ export type FakeTurn =
       id?: string;
       usage?: FakeUsage;
       delayMs?: number;
+      waitFor?: Promise<unknown>;
     }
-  | { type: 'error'; status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number };
+  | { type: 'error'; status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number; waitFor?: Promise<unknown> };
 
 /** Facts about the request being answered, for turns written as functions. */
 export interface FakeRequestContext {
@@ -391,6 +393,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
         timers.add(timer);
       });
     }
+    if (turn.waitFor !== undefined) await turn.waitFor.catch(() => undefined);
     if (!res.destroyed) sendTurn(res, turn, model, id);
   }
 

@@ -127,10 +127,12 @@ describe('hook mode with the real claude CLI', () => {
 
   it('never blocks a second session while the loop belongs to another one', async () => {
     await runCli(['loop', 'start', 'Write hello.txt', '--max-iterations', '5', '--completion-marker', 'DONE'], { cwd: project });
+    let bDone = (): void => undefined;
+    const bFinished = new Promise<void>((resolvePromise) => (bDone = resolvePromise));
     server = await startFakeAnthropic({
       conversations: [
-        // Session A: blocked once (claims the loop), then answers slowly while session B runs.
-        [{ type: 'text', text: 'A: first.' }, { type: 'text', text: 'A: done <promise>DONE</promise>', delayMs: 6000 }],
+        // Session A: blocked once (claims the loop), then answers only after session B has finished.
+        [{ type: 'text', text: 'A: first.' }, { type: 'text', text: 'A: done <promise>DONE</promise>', waitFor: bFinished }],
         // Session B: one answer, must be allowed to stop at once.
         [{ type: 'text', text: 'B: hello.' }],
       ],
@@ -138,7 +140,7 @@ describe('hook mode with the real claude CLI', () => {
     const a = claude(server.url, 'config-a', 'Write hello.txt');
     const fake = server;
     await expect.poll(() => fake.mainRequests().length, { timeout: 30_000, interval: 50 }).toBe(2);
-    const b = await claude(server.url, 'config-b', 'Say hello');
+    const b = await claude(server.url, 'config-b', 'Say hello').finally(bDone);
     expect(b.exitCode).toBe(0);
     expect(b.lines.find((l) => l.type === 'result')?.result).toBe('B: hello.');
     const runA = await a;
