@@ -5,6 +5,9 @@ import { ampAdapter } from './amp.js';
 import { claudeAdapter } from './claude.js';
 import { createCodexAdapter } from './codex.js';
 import { commandAdapter } from './command.js';
+import { createCopilotAdapter } from './copilot.js';
+import { createGeminiAdapter } from './gemini.js';
+import { createOpencodeAdapter } from './opencode.js';
 import { cursorAdapter } from './cursor.js';
 import type { AgentAdapter } from './types.js';
 
@@ -28,6 +31,9 @@ const FACTORIES: Record<string, Factory> = {
     }
     return commandAdapter(spec.command);
   },
+  gemini: () => createGeminiAdapter(),
+  opencode: () => createOpencodeAdapter(),
+  copilot: () => createCopilotAdapter(),
   scripted: () =>
     commandAdapter([process.execPath, fileURLToPath(new URL('./scripted-agent.js', import.meta.url))], 'scripted'),
 };
