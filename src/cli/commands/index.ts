@@ -2,9 +2,10 @@
 import type { Command } from '../command.js';
 import { configCommand } from './config.js';
 import { demoCommand } from './demo.js';
+import { doctorCommand } from './doctor.js';
 import { runCommand } from './run.js';
 import { hookCliCommand } from './hook.js';
 import { loopCliCommand } from './loop.js';
 
 /** Every `ringmaster` subcommand. */
-export const COMMANDS: readonly Command[] = [runCommand, demoCommand, configCommand, loopCliCommand, hookCliCommand];
+export const COMMANDS: readonly Command[] = [runCommand, demoCommand, configCommand, loopCliCommand, hookCliCommand, doctorCommand];

@@ -1,0 +1,120 @@
+// `ringmaster doctor`: which agent CLIs are installed, their versions and credentials (names only), and
+// `--install NAME` to install a missing one from npm, only with the user's consent (--yes or a y/N on a TTY).
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { AGENT_CLIS, PACKAGE_BIN_DIR, diagnoseAgents, findAgentCli, type AgentCli, type AgentReport } from '../../agents/doctor.js';
+import { EXIT, UsageError } from '../../core/errors.js';
+import type { CliIO, Command } from '../command.js';
+
+function render(reports: readonly AgentReport[]): string {
+  const width = Math.max(...reports.map((r) => r.name.length));
+  const lines: string[] = [];
+  for (const r of reports) {
+    if (r.found) {
+      lines.push(`${r.name.padEnd(width)}  found    ${r.version ?? '(version unknown)'}  ${r.path ?? ''}`);
+      lines.push(`${' '.repeat(width)}  auth: ${r.auth}`);
+    } else {
+      lines.push(`${r.name.padEnd(width)}  missing  install: ${r.install}`);
+    }
+    for (const note of r.notes) lines.push(`${' '.repeat(width)}  note: ${note}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function ask(io: CliIO, question: string): Promise<string> {
+  io.stderr.write(question);
+  const rl = createInterface({ input: io.stdin });
+  return new Promise((resolve) => {
+    let answered = false;
+    rl.once('line', (line) => {
+      answered = true;
+      rl.close();
+      resolve(line.trim());
+    });
+    rl.once('close', () => {
+      if (!answered) resolve('');
+    });
+  });
+}
+
+function runNpm(io: CliIO, pkg: string): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn('npm', ['install', '-g', pkg], { env: { ...io.env }, cwd: io.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.setEncoding('utf8').on('data', (c: string) => io.stderr.write(c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => io.stderr.write(c));
+    child.on('error', (error) => {
+      io.stderr.write(`ringmaster doctor: could not run npm: ${error.message}\n`);
+      resolve(EXIT.failure);
+    });
+    child.on('close', (code) => resolve(code === 0 ? EXIT.success : EXIT.failure));
+  });
+}
+
+async function install(cli: AgentCli, yes: boolean, io: CliIO): Promise<number> {
+  if (cli.npmPackage === null) {
+    throw new UsageError(`${cli.name} is not installed from npm; install it by hand: ${cli.installHint}`);
+  }
+  const interactive = (io.stdin as { isTTY?: boolean }).isTTY === true && io.stderr.isTTY === true;
+  if (!yes) {
+    if (!interactive) {
+      throw new UsageError(`installing ${cli.npmPackage} needs your consent: run 'ringmaster doctor --install ${cli.name} --yes'`);
+    }
+    const answer = await ask(io, `Install ${cli.displayName} with 'npm install -g ${cli.npmPackage}'? [y/N] `);
+    if (!/^y(es)?$/i.test(answer)) {
+      io.stderr.write('Not installed.\n');
+      return EXIT.failure;
+    }
+  }
+  io.stderr.write(`Running: npm install -g ${cli.npmPackage}\n`);
+  const code = await runNpm(io, cli.npmPackage);
+  io.stderr.write(code === EXIT.success ? `Installed ${cli.displayName}.\n` : `npm install -g ${cli.npmPackage} failed.\n`);
+  return code;
+}
+
+async function doctor(args: string[], io: CliIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { json: { type: 'boolean' }, install: { type: 'string' }, yes: { type: 'boolean', short: 'y' } },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.install !== undefined) {
+    const cli = findAgentCli(values.install);
+    if (!cli) throw new UsageError(`unknown agent '${values.install}' (known: ${AGENT_CLIS.map((a) => a.name).join(', ')})`);
+    return install(cli, values.yes === true, io);
+  }
+  const clis = positionals.length === 0 ? AGENT_CLIS : positionals.map((name) => {
+    const cli = findAgentCli(name);
+    if (!cli) throw new UsageError(`unknown agent '${name}' (known: ${AGENT_CLIS.map((a) => a.name).join(', ')})`);
+    return cli;
+  });
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const reports = await diagnoseAgents(clis, { env: io.env, isRoot, extraBinDirs: [PACKAGE_BIN_DIR] });
+  io.stdout.write(values.json === true ? `${JSON.stringify(reports, null, 2)}\n` : render(reports));
+  return EXIT.success;
+}
+
+/** The `doctor` command. */
+export const doctorCommand: Command = {
+  name: 'doctor',
+  summary: 'check which agent CLIs are installed, their versions and credentials; install a missing one',
+  usage: `Usage: ringmaster doctor [AGENT...] [--json]
+       ringmaster doctor --install AGENT [--yes]
+
+For each agent CLI (${AGENT_CLIS.map((a) => a.name).join(', ')}): found or missing (PATH, then this
+package's node_modules/.bin), its version, and the credentials it would use (environment variable
+names and login files; values are never printed). As root it notes that claude needs IS_SANDBOX=1 for
+--dangerously-skip-permissions.
+
+--install AGENT  runs 'npm install -g <package>' after asking y/N on a terminal; without a terminal
+                 it refuses unless --yes is given.
+--json           prints an array of reports.
+`,
+  run: doctor,
+};
