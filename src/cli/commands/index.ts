@@ -6,6 +6,11 @@ import { doctorCommand } from './doctor.js';
 import { runCommand } from './run.js';
 import { hookCliCommand } from './hook.js';
 import { loopCliCommand } from './loop.js';
+import { runsCommand } from './runs.js';
+import { showCommand } from './show.js';
+import { logsCommand } from './logs.js';
+import { statsCommand } from './stats.js';
+import { rollbackCliCommand } from './rollback.js';
 
 /** Every `ringmaster` subcommand. */
-export const COMMANDS: readonly Command[] = [runCommand, demoCommand, configCommand, loopCliCommand, hookCliCommand, doctorCommand];
+export const COMMANDS: readonly Command[] = [runCommand, demoCommand, configCommand, runsCommand, showCommand, logsCommand, statsCommand, rollbackCliCommand, loopCliCommand, hookCliCommand, doctorCommand];

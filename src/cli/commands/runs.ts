@@ -1,0 +1,61 @@
+// `ringmaster runs`: the workspace's runs, newest first, with totals and where each one works.
+import { EXIT, UsageError } from '../../core/errors.js';
+import { displayStatus } from '../../store/liveness.js';
+import type { CliIO, Command } from '../command.js';
+import { HISTORY_OPTIONS, localProbe, openWorkspaceStore, parseHistoryArgs, runJson } from './history-common.js';
+import { localTime, table, usd } from './history-format.js';
+
+async function runs(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseHistoryArgs('runs', args, { ...HISTORY_OPTIONS, limit: { type: 'string' } });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (see 'ringmaster runs --help')`);
+  let limit: number | undefined;
+  if (values.limit !== undefined) {
+    limit = Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit: expected a positive integer, got '${values.limit}'`);
+  }
+  const { workspace, store } = openWorkspaceStore(values.cwd, io);
+  try {
+    const list = await store.listRuns(limit === undefined ? {} : { limit });
+    const probe = localProbe();
+    const items = list.map((run) => runJson(run, run.totals, displayStatus(run, probe)));
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
+      return EXIT.success;
+    }
+    if (items.length === 0) {
+      io.stdout.write(`no runs in ${workspace}\n`);
+      return EXIT.success;
+    }
+    const rows = list.map((run, i) => [
+      run.id,
+      items[i]?.status ?? run.status,
+      run.stop_reason ?? '-',
+      String(run.totals.iterations),
+      usd(run.totals.cost_usd, run.totals.cost_unknown),
+      localTime(run.created_at),
+      run.worktree ? `${run.worktree} (${run.branch ?? 'worktree'})` : run.workspace,
+    ]);
+    io.stdout.write(table(['ID', 'STATUS', 'STOP REASON', 'ITER', 'COST', 'STARTED', 'WHERE'], rows, ['left', 'left', 'left', 'right', 'right']));
+    return EXIT.success;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The `runs` command. */
+export const runsCommand: Command = {
+  name: 'runs',
+  summary: 'list the runs of a workspace, newest first',
+  usage: `Usage: ringmaster runs [--cwd DIR] [--limit N] [--json]
+
+Lists the runs recorded in DIR/.ringmaster/ringmaster.db, newest first: status, stop reason,
+iterations, cost and where the run works (its worktree and branch with --worktree).
+A run whose process is gone while it was running shows as 'orphaned': resume or stop it.
+
+  --cwd DIR    workspace directory (default: the current directory)
+  --limit N    show only the N newest runs
+  --json       print a JSON array (snake_case fields: id, status, stop_reason, iterations,
+               cost_usd, workspace, worktree, branch, ...)
+`,
+  run: runs,
+};

@@ -1,0 +1,92 @@
+// `ringmaster show <run>`: one run's summary, its iterations table and its checkpoints.
+import { EXIT } from '../../core/errors.js';
+import { displayStatus } from '../../store/liveness.js';
+import type { CliIO, Command } from '../command.js';
+import {
+  HISTORY_OPTIONS,
+  checkpointJson,
+  iterationJson,
+  localProbe,
+  openWorkspaceStore,
+  parseHistoryArgs,
+  requireRun,
+  runIdArgument,
+  runJson,
+} from './history-common.js';
+import { count, duration, localTime, table, usd } from './history-format.js';
+
+async function show(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseHistoryArgs('show', args, HISTORY_OPTIONS);
+  const id = runIdArgument('show', positionals);
+  const { workspace, store } = openWorkspaceStore(values.cwd, io);
+  try {
+    const run = await requireRun(store, id, workspace);
+    const [totals, iterations, checkpoints] = await Promise.all([
+      store.runTotals(run.id),
+      store.listIterations(run.id),
+      store.listCheckpoints(run.id),
+    ]);
+    const status = displayStatus(run, localProbe());
+    if (values.json) {
+      const out = {
+        run: { ...runJson(run, totals, status), spec: run.spec, last_iteration: totals.last_iteration, duration_ms: totals.duration_ms },
+        iterations: iterations.map(iterationJson),
+        checkpoints: checkpoints.map(checkpointJson),
+      };
+      io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+      return EXIT.success;
+    }
+    const lines = [
+      `run ${run.id}: ${status}${run.stop_reason ? ` (${run.stop_reason})` : ''}`,
+      `agent: ${run.agent}`,
+      `workspace: ${run.workspace}`,
+      ...(run.worktree ? [`worktree: ${run.worktree} (branch ${run.branch ?? '?'})`] : []),
+      `started: ${localTime(run.created_at)}   ended: ${localTime(run.ended_at)}   runtime: ${duration(totals.runtime_ms)}`,
+      `iterations: ${totals.iterations}   cost: ${usd(totals.cost_usd, totals.cost_unknown)}   tokens: ${totals.tokens_in} in / ${totals.tokens_out} out`,
+      '',
+    ];
+    io.stdout.write(lines.join('\n') + '\n');
+    if (iterations.length === 0) {
+      io.stdout.write('no iterations yet\n');
+    } else {
+      const rows = iterations.map((it) => [
+        String(it.number),
+        it.status,
+        it.exit_code === null ? (it.exit_signal ?? '-') : String(it.exit_code),
+        duration(it.duration_ms),
+        count(it.tokens_in),
+        count(it.tokens_out),
+        usd(it.cost_usd),
+        it.completion_signal_found ? 'yes' : '-',
+        it.error_kind && it.error_kind !== 'none' ? `${it.error_kind}${it.error_message ? `: ${it.error_message}` : ''}` : '',
+      ]);
+      io.stdout.write(
+        table(['#', 'STATUS', 'EXIT', 'DURATION', 'TOKENS IN', 'TOKENS OUT', 'COST', 'SIGNAL', 'ERROR'], rows, [
+          'right', 'left', 'right', 'right', 'right', 'right', 'right', 'left', 'left',
+        ]),
+      );
+    }
+    if (checkpoints.length > 0) {
+      const list = checkpoints.map((c) => `${c.iteration} ${c.commit_sha ? c.commit_sha.slice(0, 12) : '-'} (${c.state})`);
+      io.stdout.write(`\ncheckpoints: ${list.join(', ')}\n`);
+    }
+    return EXIT.success;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The `show` command. */
+export const showCommand: Command = {
+  name: 'show',
+  summary: "show one run: summary, iterations table, checkpoints",
+  usage: `Usage: ringmaster show <run> [--cwd DIR] [--json]
+
+<run> is a run id or a unique prefix of one (see 'ringmaster runs').
+
+  --cwd DIR    workspace directory (default: the current directory)
+  --json       print {"run": {...}, "iterations": [{"number", "status", "exit_code", "duration_ms",
+               "tokens_in", "tokens_out", "cost_usd", "completion_signal_found", ...}], "checkpoints": [...]}
+`,
+  run: show,
+};

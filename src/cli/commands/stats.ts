@@ -1,0 +1,53 @@
+// `ringmaster stats`: cost per run, average iterations to completion, cost by hour.
+import { EXIT, UsageError } from '../../core/errors.js';
+import type { CliIO, Command } from '../command.js';
+import { HISTORY_OPTIONS, iso, openWorkspaceStore, parseHistoryArgs, requireRun } from './history-common.js';
+import { localTime, table, usd } from './history-format.js';
+
+async function stats(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseHistoryArgs('stats', args, { ...HISTORY_OPTIONS, run: { type: 'string' } });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (see 'ringmaster stats --help')`);
+  const { workspace, store } = openWorkspaceStore(values.cwd, io);
+  try {
+    const runId = values.run === undefined ? undefined : (await requireRun(store, values.run, workspace)).id;
+    const s = await store.stats(runId === undefined ? {} : { runId });
+    if (values.json) {
+      const out = { ...s, cost_by_hour: s.cost_by_hour.map((h) => ({ ...h, hour: iso(h.hour) })) };
+      io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+      return EXIT.success;
+    }
+    const unknown = s.cost_per_run.some((r) => r.cost_unknown);
+    const avg = s.avg_iterations_to_completion === null ? 'none completed yet' : `${s.avg_iterations_to_completion.toFixed(1)} (${s.completed_runs} completed runs)`;
+    io.stdout.write(
+      `runs: ${s.cost_per_run.length}   iterations: ${s.total_iterations}   total cost: ${usd(s.total_cost_usd, unknown)}\n` +
+        `average iterations to completion: ${avg}\n`,
+    );
+    if (s.cost_per_run.length > 0) {
+      io.stdout.write('\ncost per run:\n');
+      const rows = s.cost_per_run.map((r) => [r.run_id, r.status, String(r.iterations), usd(r.cost_usd, r.cost_unknown)]);
+      io.stdout.write(table(['RUN', 'STATUS', 'ITER', 'COST'], rows, ['left', 'left', 'right', 'right']));
+    }
+    if (s.cost_by_hour.length > 0) {
+      io.stdout.write('\ncost by hour:\n');
+      const rows = s.cost_by_hour.map((h) => [localTime(h.hour).slice(0, 16), String(h.iterations), usd(h.cost_usd)]);
+      io.stdout.write(table(['HOUR', 'ITER', 'COST'], rows, ['left', 'right', 'right']));
+    }
+    return EXIT.success;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The `stats` command. */
+export const statsCommand: Command = {
+  name: 'stats',
+  summary: 'cost per run, average iterations to completion, cost by hour',
+  usage: `Usage: ringmaster stats [--run <run>] [--cwd DIR] [--json]
+
+  --run RUN    only this run
+  --cwd DIR    workspace directory (default: the current directory)
+  --json       print {"cost_per_run": [...], "avg_iterations_to_completion", "completed_runs",
+               "cost_by_hour": [{"hour", "iterations", "cost_usd"}], "total_cost_usd", "total_iterations"}
+`,
+  run: stats,
+};
