@@ -1,9 +1,10 @@
 // Type-aware lint: unawaited promises around child processes are where orchestrators lose data.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-check/**', 'node_modules/**', 'bench/results/**', 'bin/**', 'test/fixtures/**/*.js', 'test/fixtures/**/*.mjs'] },
+  { ignores: ['eslint.config.js', 'dist/**', 'dist-check/**', 'node_modules/**', 'bench/results/**', 'bin/**', 'test/fixtures/**/*.js', 'test/fixtures/**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -18,7 +19,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js'],
+    files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { ...globals.node } },
   },
 );

@@ -139,8 +139,8 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     child.on('exit', (code, signal) => resolve({ code, signal }));
   });
 
-  const stdoutDone = pipeStream(child.stdout, options.onStdout);
-  const stderrDone = pipeStream(child.stderr, options.onStderr ?? (() => undefined));
+  const stdoutDone = pipeStream(child.stdout, (text) => options.onStdout(text));
+  const stderrDone = pipeStream(child.stderr, (text) => options.onStderr?.(text));
 
   if (child.pid !== undefined) {
     options.onSpawn?.(child.pid);

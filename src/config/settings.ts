@@ -72,7 +72,7 @@ function stringList(splitter: (s: string) => string[]): (raw: unknown) => Parsed
       }
     }
     if (!Array.isArray(raw) || !raw.every((x) => typeof x === 'string')) return bad(`expected a list of strings, got ${JSON.stringify(raw)}`);
-    return ok(raw as string[]);
+    return ok(raw);
   };
 }
 
@@ -100,7 +100,7 @@ const commaList = (s: string): string[] => s.split(',').map((x) => x.trim()).fil
 
 /** Erases a setting's value type so settings of different types share one list. */
 function def<T>(d: SettingDef<T>): SettingDef<unknown> {
-  return d as unknown as SettingDef<unknown>;
+  return d;
 }
 
 /** Every scalar setting, in the order `config show` prints them. */

@@ -191,7 +191,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     decision = limitReached(state, limits, deps.now(), deps.stopRequested?.() ?? false);
   }
 
-  const final = decision as Extract<Decision, { kind: 'stop' }>;
+  const final = decision;
   if (deps.beforeFinish) {
     try {
       await deps.beforeFinish(runId, state, final.status, final.reason);

@@ -6,7 +6,7 @@ import { SETTINGS } from '../../config/settings.js';
 import type { CliIO, Command } from '../command.js';
 import { parseRunArgs, runFlagsFrom, workspaceFrom } from './run.js';
 
-async function config(args: string[], io: CliIO): Promise<number> {
+function config(args: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'show') throw new UsageError(`expected 'config show', got ${sub === undefined ? 'nothing' : `'config ${sub}'`}`);
   const { values } = parseRunArgs(rest);
@@ -28,7 +28,7 @@ async function config(args: string[], io: CliIO): Promise<number> {
       procedures: Object.fromEntries([...loaded.procedures].map(([n, p]) => [n, { ...p }])),
     };
     io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-    return EXIT.success;
+    return Promise.resolve(EXIT.success);
   }
   io.stdout.write(`workspace: ${workspace}\n`);
   io.stdout.write(`config files: ${loaded.files.length ? loaded.files.join(', ') : `none (global: ${globalConfigPath(io.env)}, workspace: ringmaster.yml)`}\n`);
@@ -36,7 +36,7 @@ async function config(args: string[], io: CliIO): Promise<number> {
   const kw = Math.max(...rows.map((r) => r.key.length));
   const vw = Math.max(...rows.map((r) => r.value.length));
   for (const r of rows) io.stdout.write(`${r.key.padEnd(kw)}  ${r.value.padEnd(vw)}  (${r.source})\n`);
-  return EXIT.success;
+  return Promise.resolve(EXIT.success);
 }
 
 /** The `config` command. */
