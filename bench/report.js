@@ -1,0 +1,103 @@
+// Turns bench/results/*.json into the human summary bench/results/RESULTS.md (plus bench/FINDINGS.md if any).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const read = (dir, name) => {
+  const file = join(dir, `${name}.json`);
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
+};
+const verdict = (pass) => (pass ? '**PASS**' : '**FAIL**');
+const range = (s, unit = '') => `${s.median}${unit} (min ${s.min}, max ${s.max}, n=${s.n})`;
+
+function overheadSection(r) {
+  return [
+    `## Orchestration overhead per iteration — ${verdict(r.pass)}`,
+    '',
+    `${r.rounds} interleaved rounds of ${r.iterations} iterations, no-op agent \`${r.agent}\`. Medians over rounds.`,
+    '',
+    '| | ms per iteration |',
+    '|---|---|',
+    `| bare bash loop (\`while ...; do agent < PROMPT.md; done\`) | ${range(r.bash_loop_ms_per_iteration)} |`,
+    `| bash loop writing a log file per iteration | ${range(r.bash_loop_logged_ms_per_iteration)} |`,
+    `| ringmaster, in the loop (run_started → run_finished) | ${range(r.ringmaster_ms_per_iteration_in_loop)} |`,
+    `| ringmaster, whole process / iterations | ${range(r.ringmaster_ms_per_iteration_whole_process)} |`,
+    '',
+    `- **Ratio (ringmaster in-loop / bare bash loop, per iteration): ${r.ratio_per_iteration}x** — target ≤ 2x.`,
+    `- Ratio against the bash loop that also writes per-iteration log files: ${r.ratio_vs_logged_loop}x.`,
+    `- Whole-process ratio for ${r.iterations} iterations (includes ringmaster's one-off startup and exit): ${r.ratio_whole_process}x.`,
+    `- Ringmaster fixed cost per run (process wall − loop time: Node startup, module loading, config, exit): ${range(r.ringmaster_fixed_ms_startup_and_exit, ' ms')}.`,
+    '',
+  ];
+}
+
+function bigSection(r) {
+  return [
+    `## 1 GiB agent output — ${verdict(r.pass)}`,
+    '',
+    `${r.rounds} interleaved rounds; the agent writes ${r.bytes_total} bytes, the completion signal is the last line. Peak RSS from ${r.peak_rss_source}.`,
+    '',
+    '| | median (min–max) |',
+    '|---|---|',
+    `| ringmaster peak RSS | ${r.ringmaster_peak_rss_mb.median} MiB (${r.ringmaster_peak_rss_mb.min}–${r.ringmaster_peak_rss_mb.max}) |`,
+    `| ringmaster wall time | ${r.ringmaster_wall_s.median} s (${r.ringmaster_wall_s.min}–${r.ringmaster_wall_s.max}) |`,
+    r.ringmaster_cpu_s ? `| ringmaster CPU (user+sys, incl. agent) | ${r.ringmaster_cpu_s.median} s |` : null,
+    `| ringmaster throughput, whole process | ${r.ringmaster_throughput_mb_s_whole_process.median} MB/s (${r.ringmaster_throughput_mb_s_whole_process.min}–${r.ringmaster_throughput_mb_s_whole_process.max}) |`,
+    `| ringmaster throughput, the iteration | ${r.ringmaster_throughput_mb_s_iteration.median} MB/s |`,
+    `| baseline \`agent > /dev/null\` | ${r.baseline_dev_null_throughput_mb_s.median} MB/s (${r.baseline_dev_null_throughput_mb_s.min}–${r.baseline_dev_null_throughput_mb_s.max}) |`,
+    `| baseline \`agent > file\` | ${r.baseline_file_throughput_mb_s.median} MB/s (${r.baseline_file_throughput_mb_s.min}–${r.baseline_file_throughput_mb_s.max}) |`,
+    '',
+    `- Exit codes: ${r.exit_codes.join(', ')}; completion signal found at the very end every run: ${r.signal_found_every_run ? 'yes' : 'NO'}; iteration log complete (all bytes): ${r.log_file_complete ? 'yes' : 'NO'}.`,
+    `- Target: peak RSS < 150 MB (checked as < 150 MiB) with the signal found. Throughput in MB/s = 10^6 bytes/s.`,
+    '',
+  ].filter((l) => l !== null);
+}
+
+function stopSection(r) {
+  const h = r.honours_sigterm;
+  const i = r.ignores_sigterm;
+  return [
+    `## Stop latency — ${verdict(r.pass)}`,
+    '',
+    'SIGINT sent to the ringmaster process once the agent (a shell plus a grandchild `sleep`, in its own process group) runs; the agent tree counts as gone when neither pid nor any member of its process group is alive (zombies count as gone).',
+    '',
+    '| agent | SIGINT → agent tree gone | SIGINT → ringmaster exited | exit codes |',
+    '|---|---|---|---|',
+    `| honours SIGTERM (grace ${h.kill_grace}) | median ${h.tree_gone_ms.median} ms, max ${h.tree_gone_ms.max} ms (n=${h.tree_gone_ms.n}) | median ${h.ringmaster_exit_ms.median} ms, max ${h.ringmaster_exit_ms.max} ms | ${[...new Set(h.exit_codes)].join(', ')} |`,
+    `| ignores SIGTERM (${i.env}) | median ${i.tree_gone_ms.median} ms, max ${i.tree_gone_ms.max} ms (n=${i.tree_gone_ms.n}) | median ${i.ringmaster_exit_ms.median} ms, max ${i.ringmaster_exit_ms.max} ms | ${[...new Set(i.exit_codes)].join(', ')} |`,
+    '',
+    `- Target: tree gone < 500 ms (max) for an agent honouring SIGTERM, exit code 130.`,
+    '',
+  ];
+}
+
+/** Writes RESULTS.md from the JSON results present in `dir`; returns its path. */
+export function writeReport(dir) {
+  const overhead = read(dir, 'overhead');
+  const big = read(dir, 'big-output');
+  const stop = read(dir, 'stop-latency');
+  const first = overhead ?? big ?? stop;
+  const m = first?.machine ?? {};
+  const dates = [...new Set([overhead, big, stop].filter(Boolean).map((r) => r.date.slice(0, 16).replace('T', ' ')))];
+  const src = first?.source ?? {};
+  const lines = [
+    '# Ringmaster benchmark results',
+    '',
+    `Generated by \`npm run bench\` (bench/run.js). Date (UTC): ${dates.join(', ')}. Code: dist/ built from commit ${src.commit}${src.src_dirty ? ' plus uncommitted src/ changes of that moment' : ''}.`,
+    `Machine: ${m.nproc} CPUs (${m.cpu}), ${m.memTotalMb} MB RAM, Linux ${m.kernel}, Node ${m.node} (${m.platform}).`,
+    '',
+    '| benchmark | result | target | verdict |',
+    '|---|---|---|---|',
+  ];
+  if (overhead) lines.push(`| overhead per iteration | ${overhead.ratio_per_iteration}x the bare bash loop (${overhead.ringmaster_ms_per_iteration_in_loop.median} vs ${overhead.bash_loop_ms_per_iteration.median} ms) | ≤ 2x | ${verdict(overhead.pass)} |`);
+  if (big) lines.push(`| 1 GiB output | peak RSS ${big.ringmaster_peak_rss_mb.max} MiB (max), ${big.ringmaster_throughput_mb_s_whole_process.median} MB/s, signal found: ${big.signal_found_every_run ? 'yes' : 'no'} | < 150 MB | ${verdict(big.pass)} |`);
+  if (stop) lines.push(`| stop latency | agent tree gone in ${stop.honours_sigterm.tree_gone_ms.median} ms median, ${stop.honours_sigterm.tree_gone_ms.max} ms max; ringmaster exits in ${stop.honours_sigterm.ringmaster_exit_ms.median} ms | < 500 ms | ${verdict(stop.pass)} |`);
+  lines.push('');
+  if (overhead) lines.push(...overheadSection(overhead));
+  if (big) lines.push(...bigSection(big));
+  if (stop) lines.push(...stopSection(stop));
+  const findings = join(dir, '..', 'FINDINGS.md');
+  if (existsSync(findings)) lines.push(readFileSync(findings, 'utf8').trimEnd(), '');
+  const path = join(dir, 'RESULTS.md');
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}

@@ -1,0 +1,50 @@
+// Runs the benchmarks (all, or those named as arguments), writes bench/results/<name>.json and RESULTS.md.
+// Usage: npm run bench [-- overhead big-output stop-latency]; sizes via BENCH_* env (see bench/README.md).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { benchBigOutput } from './big-output.js';
+import { benchOverhead } from './overhead.js';
+import { ROOT, machine } from './lib/proc.js';
+import { writeReport } from './report.js';
+import { benchStopLatency } from './stop-latency.js';
+
+const RESULTS = join(ROOT, 'bench', 'results');
+const int = (name, fallback) => (process.env[name] ? Number.parseInt(process.env[name], 10) : fallback);
+
+const BENCHES = {
+  overhead: () => benchOverhead({ rounds: int('BENCH_ROUNDS', 7), iterations: int('BENCH_ITERATIONS', 100) }),
+  'big-output': () => benchBigOutput({ rounds: int('BENCH_BIG_ROUNDS', 3), bytes: int('BENCH_BYTES', 1024 ** 3) }),
+  'stop-latency': () => benchStopLatency({ honourRuns: int('BENCH_STOP_RUNS', 10), ignoreRuns: int('BENCH_STOP_IGNORE_RUNS', 5), ignoreGraceMs: int('BENCH_STOP_GRACE_MS', 500) }),
+};
+
+const wanted = process.argv.slice(2);
+for (const name of wanted) {
+  if (!(name in BENCHES)) {
+    process.stderr.write(`unknown benchmark '${name}' (known: ${Object.keys(BENCHES).join(', ')})\n`);
+    process.exit(64);
+  }
+}
+
+mkdirSync(RESULTS, { recursive: true });
+const started = Date.now();
+const git = (...args) => {
+  try {
+    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+};
+// The code measured is dist/ as built from the working tree: record the commit and whether src/ was dirty.
+const source = { commit: git('rev-parse', '--short', 'HEAD'), src_dirty: (git('status', '--porcelain', '--', 'src') ?? '') !== '' };
+const info = { date: new Date().toISOString(), machine: machine(), source };
+for (const name of wanted.length ? wanted : Object.keys(BENCHES)) {
+  process.stderr.write(`${name}...\n`);
+  const t = Date.now();
+  const result = await BENCHES[name]();
+  const record = { ...info, duration_s: Math.round((Date.now() - t) / 100) / 10, ...result };
+  writeFileSync(join(RESULTS, `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);
+  process.stderr.write(`  ${result.pass ? 'PASS' : 'FAIL'} (${record.duration_s}s) -> bench/results/${name}.json\n`);
+}
+const path = writeReport(RESULTS);
+process.stderr.write(`total ${Math.round((Date.now() - started) / 1000)}s; summary in ${path}\n`);
