@@ -57,7 +57,7 @@ class Tail {
   push(chunk: Buffer): void {
     if (this.max <= 0) return;
     const piece = chunk.length > this.max ? chunk.subarray(chunk.length - this.max) : chunk;
-    this.chunks.push(Buffer.from(piece));
+    this.chunks.push(piece);
     this.size += piece.length;
     while (this.size - (this.chunks[0]?.length ?? 0) >= this.max) {
       this.size -= this.chunks.shift()?.length ?? 0;

@@ -40,19 +40,24 @@ export interface SignalScanner {
 
 /** Creates a scanner for the given signals that holds at most a small carry-over in memory. */
 export function createSignalScanner(signals: readonly string[]): SignalScanner {
-  const patterns = signals.filter((s) => s.trim() !== '').map(signalPattern);
+  const sources = signals.filter((s) => s.trim() !== '').map((s) => `(?:${signalPattern(s).source})`);
+  // One regex for all signals: one pass per chunk whatever the number of signals.
+  const pattern = sources.length === 0 ? null : new RegExp(sources.join('|'), 'i');
   let carry = '';
   let found = false;
   return {
     feed(chunk: string): boolean {
-      if (found || patterns.length === 0 || chunk === '') return found;
-      const window = carry + chunk;
-      if (patterns.some((p) => p.test(window))) {
-        found = true;
-        carry = '';
+      if (found || pattern === null || chunk === '') return found;
+      if (chunk.length >= CARRY) {
+        // Test the seam (a signal split across chunks) and the chunk itself, without building carry + chunk.
+        found = pattern.test(carry + chunk.slice(0, CARRY)) || pattern.test(chunk);
+        carry = chunk.slice(chunk.length - CARRY);
       } else {
+        const window = carry + chunk;
+        found = pattern.test(window);
         carry = window.length > CARRY ? window.slice(window.length - CARRY) : window;
       }
+      if (found) carry = '';
       return found;
     },
     get found() {

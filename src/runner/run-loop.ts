@@ -24,6 +24,10 @@ export interface RunDeps {
   stopRequested?(): boolean;
   /** Stream the agent's output as agent_output events (--verbose). */
   streamOutput: boolean;
+  /** Awaited before each agent process starts (the store writes the iteration row here). */
+  beforeIteration?(runId: string, iteration: number, agent: string, logPath: string): Promise<void>;
+  /** Called with the agent's pid (= its process group id) once it is spawned. */
+  onAgentSpawn?(runId: string, iteration: number, pid: number): void;
   /** Called after each iteration (checkpoints, heartbeat); errors become warnings. */
   afterIteration?(runId: string, iteration: number, state: LoopState): Promise<void>;
   /** Called once at the end, before run_finished. */
@@ -100,6 +104,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     const logPath = iterationLogPath(spec.workspace, runId, iteration);
     const prompt = composePrompt(spec.prompt, spec.context);
     emit({ type: 'iteration_started', time: deps.now(), iteration, max_iterations: displayMax(), agent: adapter.name, log_path: logPath });
+    if (deps.beforeIteration) await deps.beforeIteration(runId, iteration, adapter.name, logPath);
     const resumeId = !spec.freshContext && adapter.supportsResume ? lastSessionId : null;
     const outcome = await runIteration({
       adapter,
@@ -120,6 +125,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       killGraceMs: spec.killGraceMs,
       prices: spec.prices,
       signal: deps.signal,
+      onSpawn: deps.onAgentSpawn ? (pid) => deps.onAgentSpawn?.(runId, iteration, pid) : undefined,
       onOutput: deps.streamOutput ? (stream, text) => emit({ type: 'agent_output', time: deps.now(), iteration, stream, text }) : null,
     });
     const { result } = outcome;
@@ -191,7 +197,9 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     decision = limitReached(state, limits, deps.now(), deps.stopRequested?.() ?? false);
   }
 
-  const final = decision;
+  // An interrupt that `ringmaster stop` asked for is a user stop, not a crash-like interruption.
+  const final: Extract<Decision, { kind: 'stop' }> =
+    decision.reason === 'interrupted' && deps.stopRequested?.() ? { kind: 'stop', reason: 'user_stop', status: 'stopped' } : decision;
   if (deps.beforeFinish) {
     try {
       await deps.beforeFinish(runId, state, final.status, final.reason);

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../core/errors.js';
 import { resolveRun } from '../../config/resolve.js';
-import { runLoop } from '../../runner/run-loop.js';
+import { newRunId } from '../../core/ids.js';
+import { driveRun } from '../drive.js';
 import type { CliIO, Command } from '../command.js';
-import { cliRunDeps, exitCodeFor } from './run.js';
 
 const TODO = `# TODO
 
@@ -46,16 +46,10 @@ async function demo(args: string[], io: CliIO): Promise<number> {
   }
   const workspace = createDemoWorkspace(values.dir ?? tmpdir());
   if (!values.json) io.stdout.write(`Demo workspace: ${workspace}\n(the scripted agent checks off one TODO.md task per iteration, then signals completion)\n\n`);
-  const { spec } = resolveRun(workspace, {}, { settings: [{ key: 'agent.name', flag: '--agent', raw: 'scripted' }], maxIterations: '5' });
-  const controller = new AbortController();
-  const remove = io.onSignal(() => controller.abort());
-  try {
-    const summary = await runLoop(spec, cliRunDeps(io, { json: values.json, verbose: values.verbose ?? true }, spec, controller.signal));
-    if (!values.json) io.stdout.write(`\nLook at the result: cd ${workspace} && cat TODO.md && ls work/\n`);
-    return exitCodeFor(summary.stopReason);
-  } finally {
-    remove();
-  }
+  const { spec } = resolveRun(workspace, {}, { settings: [{ key: 'agent.name', flag: '--agent', raw: 'scripted' }, { key: 'loop.checkpoint_interval', flag: '--checkpoint-interval', raw: '1' }], maxIterations: '5' });
+  const code = await driveRun(io, { workspace, runId: newRunId(Date.now(), Math.random), spec, json: values.json, verbose: values.verbose ?? true });
+  if (!values.json) io.stdout.write(`\nLook at the result: cd ${workspace} && cat TODO.md && ls work/ && git log --oneline\n`);
+  return code;
 }
 
 /** The `demo` command. */

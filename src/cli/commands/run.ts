@@ -1,6 +1,6 @@
 // `ringmaster run`: resolve config and flags into a RunSpec, run the loop, render progress, map the exit code.
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getAdapter } from '../../agents/registry.js';
 import { EXIT, UsageError } from '../../core/errors.js';
@@ -8,7 +8,9 @@ import { newRunId } from '../../core/ids.js';
 import type { StopReason } from '../../core/types.js';
 import { resolveRun, SETTING_FLAGS, type RunFlags } from '../../config/resolve.js';
 import { composePrompt } from '../../prompt/compose.js';
-import { abortableSleep, runLoop, type RunDeps } from '../../runner/run-loop.js';
+import { abortableSleep, type RunDeps } from '../../runner/run-loop.js';
+import { createWorktree } from '../../git/index.js';
+import { driveRun } from '../drive.js';
 import type { RunSpec } from '../../runner/spec.js';
 import type { CliIO, Command } from '../command.js';
 import { humanRenderer, jsonRenderer, useColor } from '../render.js';
@@ -51,6 +53,7 @@ export const RUN_OPTIONS = {
   'idle-timeout': { type: 'string' },
   'iteration-timeout': { type: 'string' },
   'checkpoint-interval': { type: 'string' },
+  worktree: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   verbose: { type: 'boolean', short: 'v' },
   json: { type: 'boolean' },
@@ -138,20 +141,18 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const { spec } = resolveRun(workspace, io.env, runFlagsFrom(values));
   if (values['dry-run']) return dryRun(spec, io);
   getAdapter({ name: spec.agent.name, command: spec.agent.command });
-
-  const controller = new AbortController();
-  const removeSignal = io.onSignal((signal) => {
-    if (!controller.signal.aborted) {
-      if (!values.json) io.stderr.write(`\nReceived ${signal}: stopping the agent...\n`);
-      controller.abort();
+  const runId = newRunId(Date.now(), Math.random);
+  let worktree: { path: string; branch: string } | null = null;
+  if (values.worktree) {
+    const created = await createWorktree(workspace, runId);
+    worktree = { path: created.path, branch: created.branch };
+    spec.workspace = created.workdir;
+    if (spec.prompt.kind === 'file') spec.prompt = { kind: 'file', path: join(created.workdir, relative(workspace, spec.prompt.path)) };
+    if (!values.json) {
+      io.stdout.write(`Worktree: ${created.path} (branch ${created.branch})${created.sourceDirty ? ' — uncommitted changes of your checkout are not in it' : ''}\n`);
     }
-  });
-  try {
-    const summary = await runLoop(spec, cliRunDeps(io, values, spec, controller.signal));
-    return exitCodeFor(summary.stopReason);
-  } finally {
-    removeSignal();
   }
+  return driveRun(io, { workspace, runId, spec, json: values.json, verbose: values.verbose, worktree });
 }
 
 /** The `run` command. */
@@ -187,6 +188,7 @@ Limits (config keys in parentheses):
 
 Output:
   --cwd DIR                 workspace directory (default: the current directory)
+  --worktree                run in a fresh git worktree on branch ringmaster/<run-id>; your checkout is untouched
   --dry-run                 print the agent command and the assembled prompt, run nothing
   --verbose, -v             stream the agent's output live
   --json                    one JSON event per line on stdout instead of progress lines
