@@ -22,7 +22,10 @@ export interface Turn {
   usage?: { input: number; output: number };
   /** Milliseconds to wait before answering. */
   delayMs?: number;
-  /** Errors served, one per request, before this turn is answered (retries of the same request). */
+  /**
+   * Errors served, one per request, before this turn is answered (retries of the same request). A first
+   * turn with errors only ends its conversation after the last error: list exactly the CLI's attempts.
+   */
   failFirst?: ErrorSpec[];
 }
 
@@ -69,13 +72,19 @@ export class TurnScript {
     return { kind: 'turn', conversation, turn: modelTurns, reply: turn };
   }
 
-  /** True while the current conversation's first turn has not been answered successfully yet. */
+  /**
+   * True while the current conversation's first turn still expects a retry: it has errors left to serve,
+   * or all were served and it has an answer. A turn of errors only ends its conversation after the last
+   * one (give it exactly as many errors as the CLI makes attempts).
+   */
   private firstTurnPending(): boolean {
     if (this.current < 0) return false;
     const first = this.conversations[this.current]?.[0];
     if (first === undefined) return false;
     const attempt = this.attempts.get(0) ?? 0;
-    return attempt <= (first.failFirst?.length ?? 0) && attempt > 0;
+    const errors = first.failFirst?.length ?? 0;
+    const hasAnswer = first.text !== undefined || (first.toolCalls?.length ?? 0) > 0;
+    return attempt > 0 && (attempt < errors || (attempt === errors && hasAnswer));
   }
 }
 
