@@ -1,0 +1,175 @@
+// kill -9 of the real CLI (ringmaster's process group and the agent's group) at random moments of `run` and
+// `resume`, then `resume` until the run ends: iterations 1..6 exactly once, no row left running, interrupted
+// rows recorded as interrupted, totals equal the sum of the rows, lock released. The agent is a fake `claude`
+// (test/fixtures/bin-claude/claude) first on PATH, so cost and tokens are real numbers. Needs `npm run build`.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/open-store.js';
+import { removeDir, sh, tempRepo } from '../git/git-repo.js';
+import { BIN, cleanEnv, ROOT, runCli } from '../helpers/cli.js';
+
+const TRIALS = 20;
+const PARALLEL = 4;
+const MAX_ITERATIONS = 6;
+const FAKE_BIN = join(ROOT, 'test', 'fixtures', 'bin-claude');
+
+/** Deterministic PRNG (mulberry32) so a failing trial can be replayed with the same seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function env(): Record<string, string> {
+  return cleanEnv({ PATH: `${FAKE_BIN}:${process.env.PATH ?? ''}`, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
+}
+
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** The id of the trial's run, if `run` got as far as creating it. */
+async function findRunId(dir: string): Promise<string | null> {
+  if (!existsSync(join(dir, '.ringmaster', 'ringmaster.db'))) return null;
+  const store = openStore(dir, { create: false });
+  try {
+    const runs = await store.listRuns();
+    expect(runs.length).toBeLessThanOrEqual(1);
+    return runs[0]?.id ?? null;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Runs the CLI in its own process group; after `killAfterMs` SIGKILLs that group and the agent's group. */
+function crashable(dir: string, args: string[], killAfterMs: number | null): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: env(), detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const timer = killAfterMs === null ? null : setTimeout(() => {
+    killGroup(child.pid ?? 0);
+    // The agent runs in its own process group: kill it too, as a power cut would.
+    const runs = join(dir, '.ringmaster', 'runs');
+    try {
+      for (const id of readdirNames(runs)) {
+        const pidFile = join(runs, id, 'agent.pid');
+        if (existsSync(pidFile)) killGroup(Number(readFileSync(pidFile, 'utf8').trim()));
+      }
+    } catch {
+      // the files may vanish under us
+    }
+  }, killAfterMs);
+  return new Promise((done) => {
+    child.on('close', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      done({ code, signal, stderr });
+    });
+  });
+}
+
+function readdirNames(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+interface ShowJson {
+  run: { id: string; status: string; stop_reason: string | null; owner_pid: number | null; iterations: number; cost_usd: number; cost_unknown: boolean; tokens_in: number; tokens_out: number };
+  iterations: { number: number; status: string; error_kind: string; completed_at: string | null; cost_usd: number | null; tokens_in: number | null; tokens_out: number | null }[];
+}
+
+interface RunsRow { id: string; status: string; stop_reason: string | null; iterations: number; cost_usd: number; cost_unknown: boolean; tokens_in: number; tokens_out: number }
+
+async function trial(index: number, random: () => number, seed: number): Promise<{ kills: number; interrupted: number }> {
+  const dir = tempRepo({ 'README.md': `trial ${index}\n` });
+  dirs.push(dir);
+  const context = `trial ${index} (seed ${seed})`;
+  let kills = 0;
+  let runId: string | null = null;
+  for (let attempt = 0; ; attempt++) {
+    expect(attempt, `${context} never finished`).toBeLessThan(30);
+    const kill = attempt < 4 && random() < 0.85 ? Math.floor(random() * 1100) : null;
+    runId ??= await findRunId(dir);
+    const args = runId === null
+      ? ['run', '--prompt', 'do the next thing', '--agent', 'claude', '--max-iterations', String(MAX_ITERATIONS), '--checkpoint-interval', '2', '--json']
+      : ['resume', runId, '--json'];
+    const result = await crashable(dir, args, kill);
+    if (result.signal === 'SIGKILL') {
+      kills++;
+      continue;
+    }
+    expect(result, `${context} attempt ${attempt} ${args[0]}`).toMatchObject({ code: 2, signal: null });
+    break;
+  }
+  runId ??= await findRunId(dir);
+  expect(runId, context).not.toBeNull();
+  const id = runId ?? '';
+  const ctx = `${context}, ${kills} kills, run ${id}`;
+  const show = await runCli(['show', id, '--json'], { cwd: dir, env: env() });
+  expect(show.code, `${ctx}: ${show.stderr}`).toBe(0);
+  const shown = JSON.parse(show.stdout) as ShowJson;
+  expect(shown.run, ctx).toMatchObject({ status: 'completed', stop_reason: 'max_iterations', owner_pid: null, iterations: MAX_ITERATIONS });
+  const rows = shown.iterations;
+  expect(rows.map((r) => r.number), ctx).toEqual([1, 2, 3, 4, 5, 6]);
+  for (const row of rows) {
+    expect(['success', 'interrupted'], ctx).toContain(row.status);
+    expect(row.completed_at, ctx).not.toBeNull();
+    if (row.status === 'interrupted') expect(row.error_kind, ctx).toBe('interrupted');
+    else {
+      // One fake-claude invocation: tokens_in 100n, tokens_out 10n, cost n/1000.
+      const n = (row.tokens_in ?? 0) / 100;
+      expect(Number.isInteger(n) && n >= 1, ctx).toBe(true);
+      expect([row.tokens_out, row.cost_usd], ctx).toEqual([10 * n, Number((n / 1000).toFixed(3))]);
+    }
+  }
+  const interrupted = rows.filter((r) => r.status === 'interrupted').length;
+  expect(interrupted, ctx).toBeLessThanOrEqual(kills);
+  const runs = await runCli(['runs', '--json'], { cwd: dir, env: env() });
+  expect(runs.code, ctx).toBe(0);
+  const listed = JSON.parse(runs.stdout) as RunsRow[];
+  expect(listed.length, ctx).toBe(1);
+  const sum = (key: 'cost_usd' | 'tokens_in' | 'tokens_out'): number => rows.reduce((s, r) => s + (r[key] ?? 0), 0);
+  expect(listed[0], ctx).toMatchObject({ id, status: 'completed', stop_reason: 'max_iterations', iterations: MAX_ITERATIONS, tokens_in: sum('tokens_in'), tokens_out: sum('tokens_out'), cost_unknown: interrupted > 0 });
+  expect(listed[0]?.cost_usd, ctx).toBeCloseTo(sum('cost_usd'), 9);
+  expect(shown.run.cost_usd, ctx).toBeCloseTo(sum('cost_usd'), 9);
+  expect(existsSync(join(dir, '.ringmaster', 'lock')), ctx).toBe(false);
+  // The final checkpoint is a commit on the user's branch with the agreed subject.
+  expect(sh(dir, ['log', '-1', '--format=%s']).trim(), ctx).toBe(`[ringmaster] checkpoint run ${id} iteration ${MAX_ITERATIONS}`);
+  return { kills, interrupted };
+}
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) removeDir(dir);
+});
+
+describe('kill -9 of the real CLI, then resume', () => {
+  it.skipIf(!existsSync(join(ROOT, 'dist', 'cli', 'main.js')))(`keeps iterations 1..${MAX_ITERATIONS} exactly once over ${TRIALS} trials`, async () => {
+    const seed = Number(process.env.RINGMASTER_CRASH_SEED ?? 20251122);
+    let totalKills = 0;
+    let totalInterrupted = 0;
+    for (let start = 0; start < TRIALS; start += PARALLEL) {
+      const batch = [];
+      for (let i = start; i < Math.min(TRIALS, start + PARALLEL); i++) batch.push(trial(i, prng(seed + i), seed + i));
+      for (const r of await Promise.all(batch)) {
+        totalKills += r.kills;
+        totalInterrupted += r.interrupted;
+      }
+    }
+    console.log(`CLI kill -9 trials: ${TRIALS}, kills: ${totalKills}, interrupted iterations recorded: ${totalInterrupted} (seed ${seed})`);
+    expect(totalKills).toBeGreaterThanOrEqual(TRIALS);
+  }, 120_000);
+});
