@@ -90,7 +90,7 @@ export async function startOpenAiChatServer(options: OpenAiChatServerOptions): P
     const id = `chatcmpl-fake-${counter}`;
     if (isTitleRequest(body)) {
       requests.push({ ...entry, answered: 'title', conversation: null, turn: null });
-      await reply(res, id, model, stream, { text: options.title ?? 'Fake title', usage: { input: 20, output: 3 } });
+      await reply(res, id, model, stream, includeUsage(body), { text: options.title ?? 'Fake title', usage: { input: 20, output: 3 } });
       return;
     }
     const answer = script.next(assistantTurns);
@@ -100,13 +100,18 @@ export async function startOpenAiChatServer(options: OpenAiChatServerOptions): P
       return;
     }
     const turn: Turn = answer.kind === 'turn' ? answer.reply : { text: 'The fake model script is exhausted.' };
-    await reply(res, id, model, stream, turn);
+    await reply(res, id, model, stream, includeUsage(body), turn);
   });
   return { ...server, baseUrl: `${server.url}/v1`, requests };
 }
 
-/** Writes one turn as SSE chunks (or one JSON completion when not streaming). */
-async function reply(res: ServerResponse, id: string, model: string, stream: boolean, turn: Turn): Promise<void> {
+/** True when a streaming client asked for usage in a final chunk (`stream_options.include_usage`). */
+function includeUsage(body: ChatRequest): boolean {
+  return body.stream_options?.include_usage === true;
+}
+
+/** Writes one turn as SSE chunks (or one JSON completion when not streaming); usage last when asked. */
+async function reply(res: ServerResponse, id: string, model: string, stream: boolean, withUsage: boolean, turn: Turn): Promise<void> {
   if (turn.delayMs !== undefined) await sleep(turn.delayMs);
   const usageNumbers = turn.usage ?? DEFAULT_USAGE;
   const usage = { prompt_tokens: usageNumbers.input, completion_tokens: usageNumbers.output, total_tokens: usageNumbers.input + usageNumbers.output };
@@ -141,7 +146,7 @@ async function reply(res: ServerResponse, id: string, model: string, stream: boo
   if (turn.text !== undefined) for (const piece of splitDeltas(turn.text)) sendSse(res, chunk({ content: piece }, null));
   for (const call of toolCalls) sendSse(res, chunk({ tool_calls: [call] }, null));
   sendSse(res, chunk({}, finishReason));
-  sendSse(res, { id, object: 'chat.completion.chunk', created, model, choices: [], usage });
+  if (withUsage) sendSse(res, { id, object: 'chat.completion.chunk', created, model, choices: [], usage });
   sendSse(res, '[DONE]');
   res.end();
 }
