@@ -1,6 +1,6 @@
 // Wires a run to the Store and git: iteration rows before the agent starts, events, heartbeats,
 // checkpoints every N iterations and at the end. The runner stays ignorant of both.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkpoint } from '../git/index.js';
 import type { IterationStatus, Owner, Store } from '../store/index.js';
@@ -166,6 +166,9 @@ export function createRecorder(options: RecorderOptions): Recorder {
     async close() {
       clearInterval(heartbeat);
       await chain;
+      // The agent's group is gone once the loop returns: a stale pid file could make a later resume or stop
+      // SIGKILL an unrelated process group that reused the id.
+      rmSync(agentPidPath(options.workspace, runId), { force: true });
     },
   };
 }
