@@ -31,7 +31,7 @@ describe('ringmaster run (seed 001 examples)', () => {
         '',
       ].join('\n'),
     );
-    expect(r.stderr).toBe('');
+    expect(r.stderr).toBe(`WARNING: ${dir} is not a git repository: checkpoints are off\n`);
     expect(r.code).toBe(2);
   });
 
@@ -215,6 +215,8 @@ describe('prompts, dry run and JSON', () => {
   it('--json prints one JSON event per line and nothing else', async () => {
     const r = await runCli(['run', '--agent-command', planAgent('ok,complete'), '--max-iterations', '3', '--json', ...fast], { cwd: dir, env: env() });
     const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events[0]).toMatchObject({ type: 'warning', message: `${dir} is not a git repository: checkpoints are off` });
+    events.shift();
     expect(events.map((e) => e.type)).toEqual(['run_started', 'iteration_started', 'iteration_completed', 'iteration_started', 'iteration_completed', 'run_finished']);
     expect(events[2]).toMatchObject({ iteration: 1, outcome: 'success', exit_code: 0, completion_signal_found: false, cost_usd: null });
     expect(events[4]).toMatchObject({ iteration: 2, outcome: 'complete', completion_signal_found: true });

@@ -141,6 +141,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const { spec } = resolveRun(workspace, io.env, runFlagsFrom(values));
   if (values['dry-run']) return dryRun(spec, io);
   getAdapter({ name: spec.agent.name, command: spec.agent.command });
+  composePrompt(spec.prompt, spec.context); // a missing prompt file is a usage error before anything starts
   const runId = newRunId(Date.now(), Math.random);
   let worktree: { path: string; branch: string } | null = null;
   if (values.worktree) {
