@@ -149,7 +149,7 @@ async function trial(index: number, random: () => number, seed: number): Promise
   // The end-of-run checkpoint is attempted; a kill inside `git commit` can leave .git/index.lock behind, so a
   // checkpoint may be recorded as failed (counted and printed), but every committed one has the agreed subject.
   const store = openStore(dir, { create: false });
-  let failed: string[] = [];
+  let failed: string[];
   try {
     const checkpoints = await store.listCheckpoints(id);
     expect(checkpoints.at(-1)?.iteration, ctx).toBe(MAX_ITERATIONS);
