@@ -56,7 +56,8 @@ afterAll(async () => {
 const adapter = createGeminiAdapter();
 
 function run(prompt: string, resumeSessionId: string | null = null) {
-  const env = { PATH: process.env.PATH, HOME: home, GEMINI_API_KEY: 'fake-gemini-key', GOOGLE_GEMINI_BASE_URL: server.url };
+  // TMPDIR: gemini writes an error report file to the temp dir on every API error.
+  const env = { PATH: process.env.PATH, HOME: home, TMPDIR: root, GEMINI_API_KEY: 'fake-gemini-key', GOOGLE_GEMINI_BASE_URL: server.url };
   return runAdapter(adapter, invocationOptions({ prompt, cwd: work, env, model: 'gemini-2.5-pro', resumeSessionId }), 120_000);
 }
 
