@@ -7,6 +7,12 @@ export interface ResetClock {
   timeZone: string;
 }
 
+/**
+ * How long after a named clock time it still means "now". Clock texts have minute precision (Codex prints
+ * "try again at 3:07 PM" for 15:07:40) and arrive a little late, so a time just past is not tomorrow.
+ */
+const RECENT_PAST_MS = 5 * 60_000;
+
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 const UNIT_MS: Record<string, number> = {
@@ -98,9 +104,17 @@ function relativeReset(text: string, nowMs: number): number | null {
   return total > 0 ? nowMs + Math.round(total) : null;
 }
 
+// A named clock time as the next reset: itself when ahead, now when just past, else the next occurrence.
+function upcoming(candidate: number, nowMs: number, next: () => number): number {
+  if (candidate > nowMs) return candidate;
+  if (nowMs - candidate <= RECENT_PAST_MS) return nowMs;
+  return next();
+}
+
 /**
  * Finds a reset time in an agent's message and returns it as epoch ms, or null when the text names none.
- * A clock time already past today (in the named or local zone) means tomorrow.
+ * A clock time already past today (in the named or local zone) means tomorrow, except one within the last
+ * few minutes, which means now (the text's minute precision, not a day's wait).
  */
 export function parseResetTime(text: string, clock: ResetClock): number | null {
   const iso = /\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))\b/.exec(text);
@@ -111,12 +125,13 @@ export function parseResetTime(text: string, clock: ResetClock): number | null {
   const relative = relativeReset(text, clock.nowMs);
   if (relative !== null) return relative;
 
-  // "resets 5pm", "resets at 5:30 pm", "resets Nov 12, 5pm", "try again at 9:45 AM", "resets 17:00".
+  // "resets 5pm", "resets at 5:30 pm", "resets Nov 12, 5pm", "try again at 9:45 AM", "resets 17:00",
+  // "try again at Nov 23rd, 2026 9:45 AM" (Codex, for a reset on another day).
   const clockRe =
-    /\b(?:resets?|reset at|try again(?: at| after)?|available again at|until)\s+(?:at\s+|on\s+)?(?:([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*\(([A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)*)\))?/i;
+    /\b(?:resets?|reset at|try again(?: at| after)?|available again at|until)\s+(?:at\s+|on\s+)?(?:([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:(\d{4}),?\s+)?(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*\(([A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)*)\))?/i;
   const m = clockRe.exec(text);
   if (!m) return null;
-  const [, monthName, dayText, hourText, minuteText, meridiemRaw, zoneText] = m;
+  const [, monthName, dayText, yearText, hourText, minuteText, meridiemRaw, zoneText] = m;
   const meridiem = meridiemRaw?.replace(/\./g, '');
   if (minuteText === undefined && meridiem === undefined) return null; // a bare number is not a time
   const hour = to24h(Number(hourText), meridiem);
@@ -129,14 +144,16 @@ export function parseResetTime(text: string, clock: ResetClock): number | null {
     const monthIndex = MONTHS.indexOf(monthName.slice(0, 3).toLowerCase());
     if (monthIndex >= 0) {
       const month = monthIndex + 1;
-      let candidate = zonedTimeToEpochMs({ year: today.year, month, day: Number(dayText), hour, minute }, zone);
-      if (candidate <= clock.nowMs) {
-        candidate = zonedTimeToEpochMs({ year: today.year + 1, month, day: Number(dayText), hour, minute }, zone);
-      }
-      return candidate;
+      const day = Number(dayText);
+      const year = yearText === undefined ? today.year : Number(yearText);
+      const candidate = zonedTimeToEpochMs({ year, month, day, hour, minute }, zone);
+      // An explicit year is taken as written; without one, a date well past means next year.
+      if (yearText !== undefined) return upcoming(candidate, clock.nowMs, () => candidate);
+      return upcoming(candidate, clock.nowMs, () => zonedTimeToEpochMs({ year: year + 1, month, day, hour, minute }, zone));
     }
   }
   const sameDay = zonedTimeToEpochMs({ year: today.year, month: today.month, day: today.day, hour, minute }, zone);
-  if (sameDay > clock.nowMs) return sameDay;
-  return zonedTimeToEpochMs({ year: today.year, month: today.month, day: today.day + 1, hour, minute }, zone);
+  return upcoming(sameDay, clock.nowMs, () =>
+    zonedTimeToEpochMs({ year: today.year, month: today.month, day: today.day + 1, hour, minute }, zone),
+  );
 }

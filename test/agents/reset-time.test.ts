@@ -20,6 +20,20 @@ describe('parseResetTime', () => {
       Date.UTC(2026, 10, 22, 14, 45),
     );
   });
+  it('a time within the last few minutes means now, not tomorrow (minute precision)', () => {
+    // Codex prints "try again at 1:00 PM" for a reset at 13:00:40; read at 13:00:05 that is not a day away.
+    const justAfter = { nowMs: NOW + 5_000, timeZone: 'UTC' };
+    expect(parseResetTime("You've hit your usage limit. Try again at 1:00 PM.", justAfter)).toBe(NOW + 5_000);
+    expect(parseResetTime('try again at 12:56 PM', utc)).toBe(NOW);
+    expect(parseResetTime('resets 1pm', { nowMs: NOW + 5 * 60_000, timeZone: 'UTC' })).toBe(NOW + 5 * 60_000);
+    expect(parseResetTime('try again at 12:54 PM', utc)).toBe(Date.UTC(2026, 10, 23, 12, 54));
+    expect(parseResetTime('resets Nov 22, 12:58pm', utc)).toBe(NOW);
+  });
+  it('reads Codex\'s other-day form with ordinal and year', () => {
+    expect(parseResetTime("You've hit your usage limit. Try again at Nov 23rd, 2026 9:45 AM.", utc)).toBe(Date.UTC(2026, 10, 23, 9, 45));
+    expect(parseResetTime('try again at Dec 1st, 2026 12:05 AM', paris)).toBe(Date.UTC(2026, 10, 30, 23, 5));
+    expect(parseResetTime('try again at Nov 22nd, 2026 12:57 PM', utc)).toBe(NOW);
+  });
   it('reads 12am/12pm and 24-hour times with minutes', () => {
     expect(parseResetTime('resets 12am', utc)).toBe(Date.UTC(2026, 10, 23, 0, 0));
     expect(parseResetTime('resets 12pm', utc)).toBe(Date.UTC(2026, 10, 23, 12, 0));
