@@ -4,7 +4,7 @@ import type { RunEvent, RunEventSink } from '../runner/events.js';
 
 /** Output streams a renderer writes to. */
 export interface RenderTarget {
-  out: { write(chunk: string): unknown };
+  out: { write(chunk: string): unknown; isTTY?: boolean };
   err: { write(chunk: string): unknown };
 }
 
@@ -73,10 +73,20 @@ export interface HumanOptions {
 /** Renders events as the human progress lines of seed 001. */
 export function humanRenderer(target: RenderTarget, options: HumanOptions): RunEventSink {
   const c = options.color;
+  // On a terminal a wait shows a live countdown on its own line, cleared by the next event.
+  let countdown: NodeJS.Timeout | null = null;
+  const stopCountdown = (): void => {
+    if (countdown) {
+      clearInterval(countdown);
+      countdown = null;
+      target.out.write('\r\u001b[2K');
+    }
+  };
   const line = (time: number, text: string): void => {
     target.out.write(`${paint(c, '2', `[${clock(time)}]`)} ${text}\n`);
   };
   return (e) => {
+    stopCountdown();
     switch (e.type) {
       case 'run_started':
         line(e.time, `Starting procedure: ${e.label} (${e.max_iterations === null ? 'unlimited' : `max ${plural(e.max_iterations, 'iteration')}`})`);
@@ -99,6 +109,14 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
       case 'waiting': {
         const wait = Math.max(0, e.until - e.time);
         line(e.time, `Waiting until ${clock(e.until)} (${formatElapsed(wait)}) for the ${e.reason.replace('_', ' ')} to clear...`);
+        if (target.out.isTTY === true) {
+          const tick = (): void => {
+            target.out.write(`\r\u001b[2K  ${formatElapsed(Math.max(0, e.until - Date.now()))} left (Ctrl+C stops the run)`);
+          };
+          tick();
+          countdown = setInterval(tick, 1000);
+          countdown.unref();
+        }
         break;
       }
       case 'agent_switched':

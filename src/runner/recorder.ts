@@ -1,7 +1,8 @@
 // Wires a run to the Store and git: iteration rows before the agent starts, events, heartbeats,
 // checkpoints every N iterations and at the end. The runner stays ignorant of both.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { checkpoint } from '../git/index.js';
 import type { IterationStatus, Owner, Store } from '../store/index.js';
 import { HEARTBEAT_INTERVAL_MS } from '../store/index.js';
@@ -70,6 +71,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
     );
   };
 
+  const pidPath = agentPidPath(options.workspace, runId);
+  mkdirSync(dirname(pidPath), { recursive: true });
   const heartbeat = setInterval(() => enqueue('heartbeat', () => store.heartbeat(runId, options.owner, options.now())), HEARTBEAT_INTERVAL_MS);
   heartbeat.unref();
 
@@ -143,9 +146,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
         await store.startIteration({ run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath });
       },
       onAgentSpawn(_runId, _iteration, pid) {
-        const path = agentPidPath(options.workspace, runId);
-        mkdirSync(join(path, '..'), { recursive: true });
-        writeFileSync(path, `${pid}\n`);
+        // Queued, not synchronous: a sync write here costs more than the rest of an iteration's bookkeeping.
+        enqueue('agent pid', () => writeFile(pidPath, `${pid}\n`));
       },
       async afterIteration(_runId, iteration) {
         await chain;
