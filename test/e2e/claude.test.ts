@@ -1,66 +1,44 @@
 // End-to-end: `ringmaster run --agent claude` drives the real Claude Code CLI against the fake Anthropic API:
 // a two-iteration loop (file written by claude's Write tool, then the signal), a 401 that stops the run at
-// once, and a usage limit with a reset time that makes the run wait and then continue.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// once, a usage limit with a reset time that makes the run wait and then continue, an overload (529) that
+// is retried without counting as a failure, and a usage limit that switches to the fallback agent (codex).
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/runner/events.js';
 import { claudeFakeEnv, startFakeAnthropic, type FakeAnthropicServer } from '../fakes/anthropic-server.js';
-import { cleanEnv, ROOT, runCli } from '../helpers/cli.js';
+import { codexFakeEnv, startFakeResponses, writeCodexHome, type FakeResponsesServer } from '../fakes/openai-responses-server.js';
+import { runCli } from '../helpers/cli.js';
+import { agentEnv, completedIterations, createSandbox, runArgs, runEvents, type Sandbox } from './real-cli.js';
 
-const PROMPT = 'Create hello.txt in this directory. When everything is done, print <promise>COMPLETE</promise>.\n';
-let root: string;
+let sandbox: Sandbox;
 let repo: string;
 let home: string;
 let server: FakeAnthropicServer | null = null;
-
-function git(cwd: string, ...args: string[]): void {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-}
+let responses: FakeResponsesServer | null = null;
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'ringmaster-e2e-claude-'));
-  repo = join(root, 'repo');
-  home = join(root, 'home');
-  git(root, 'init', '-q', repo);
-  git(repo, 'config', 'user.email', 'e2e@example.invalid');
-  git(repo, 'config', 'user.name', 'e2e');
-  writeFileSync(join(repo, 'PROMPT.md'), PROMPT);
-  git(repo, 'add', 'PROMPT.md');
-  git(repo, 'commit', '-q', '-m', 'prompt');
-  spawnSync('mkdir', ['-p', home]);
+  sandbox = createSandbox('claude');
+  ({ repo, home } = sandbox);
 });
 afterEach(async () => {
   await server?.close();
+  await responses?.close();
   server = null;
-  rmSync(root, { recursive: true, force: true });
+  responses = null;
+  sandbox.cleanup();
 });
 
-function env(url: string): Record<string, string> {
-  return cleanEnv({
-    PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-    HOME: home,
-    ...claudeFakeEnv(url, join(home, '.claude')),
-    CLAUDE_CODE_MAX_RETRIES: '0',
-    RINGMASTER_LOOP_BACKOFF: '0s',
-  });
+function env(url: string, extra: Record<string, string> = {}): Record<string, string> {
+  return agentEnv(home, { ...claudeFakeEnv(url, join(home, '.claude')), CLAUDE_CODE_MAX_RETRIES: '0', ...extra });
 }
 
-function events(stdout: string): RunEvent[] {
-  return stdout
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as RunEvent);
+/** The run's event types in order, without the agent's raw output lines. */
+function eventTypes(all: readonly RunEvent[]): string[] {
+  return all.filter((e) => e.type !== 'agent_output').map((e) => e.type);
 }
 
-function completed(all: RunEvent[]) {
-  return all.filter((e): e is Extract<RunEvent, { type: 'iteration_completed' }> => e.type === 'iteration_completed');
-}
-
-const ARGS = ['run', '--agent', 'claude', '--max-iterations', '4', '--cooldown', '0s', '--json'];
+const ARGS = runArgs('claude', null);
 
 it('claude: writes the file in iteration 1, completes in iteration 2, tokens and cost per iteration', { timeout: 180_000 }, async () => {
   server = await startFakeAnthropic({
@@ -76,13 +54,13 @@ it('claude: writes the file in iteration 1, completes in iteration 2, tokens and
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   expect(readFileSync(join(repo, 'hello.txt'), 'utf8')).toBe('hello from claude\n');
-  const all = events(r.stdout);
-  const rows = completed(all).map((e) => ({ n: e.iteration, outcome: e.outcome, signal: e.completion_signal_found, error: e.error_kind, tokens: [e.tokens_in, e.tokens_out] }));
+  const all = runEvents(r.stdout);
+  const rows = completedIterations(all).map((e) => ({ n: e.iteration, outcome: e.outcome, signal: e.completion_signal_found, error: e.error_kind, tokens: [e.tokens_in, e.tokens_out] }));
   expect(rows).toEqual([
     { n: 1, outcome: 'success', signal: false, error: 'none', tokens: [2100, expect.any(Number) as number] },
     { n: 2, outcome: 'complete', signal: true, error: 'none', tokens: [900, expect.any(Number) as number] },
   ]);
-  for (const e of completed(all)) {
+  for (const e of completedIterations(all)) {
     expect(e.cost_usd).toBeGreaterThan(0);
     expect(e.session_id).toMatch(/^[0-9a-f-]{36}$/);
   }
@@ -93,8 +71,8 @@ it('claude: a 401 stops the run at once with a clear message', { timeout: 180_00
   server = await startFakeAnthropic({ conversations: [[{ type: 'error', status: 401 }], [{ type: 'error', status: 401 }]] });
   const r = await runCli(ARGS, { cwd: repo, env: env(server.url) });
   expect(r.code).toBe(1);
-  const all = events(r.stdout);
-  expect(completed(all).map((e) => [e.iteration, e.error_kind])).toEqual([[1, 'auth']]);
+  const all = runEvents(r.stdout);
+  expect(completedIterations(all).map((e) => [e.iteration, e.error_kind])).toEqual([[1, 'auth']]);
   expect(all.at(-1)).toMatchObject({ type: 'run_finished', stop_reason: 'fatal_error', iterations: 1 });
   expect(JSON.stringify(all.at(-1))).toContain('Invalid API key');
 });
@@ -108,12 +86,64 @@ it('claude: a usage limit with a reset time waits, then the loop continues', { t
   });
   const r = await runCli(ARGS, { cwd: repo, env: env(server.url) });
   expect(r.code).toBe(0);
-  const all = events(r.stdout);
-  expect(completed(all).map((e) => [e.iteration, e.outcome, e.error_kind])).toEqual([
+  const all = runEvents(r.stdout);
+  expect(completedIterations(all).map((e) => [e.iteration, e.outcome, e.error_kind])).toEqual([
     [1, 'waiting', 'usage_limit'],
     [2, 'complete', 'none'],
   ]);
   const waiting = all.find((e) => e.type === 'waiting');
   expect(waiting).toMatchObject({ type: 'waiting', reason: 'usage_limit' });
   expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'success_signal' });
+});
+
+it('claude: an overload (529) is retried after a backoff and does not count as a failure', { timeout: 180_000 }, async () => {
+  server = await startFakeAnthropic({
+    conversations: [[{ type: 'error', status: 529 }], [{ type: 'text', text: 'Done. <promise>COMPLETE</promise>' }]],
+  });
+  const r = await runCli([...ARGS, '--failure-threshold', '1'], { cwd: repo, env: env(server.url, { RINGMASTER_LOOP_BACKOFF: '200ms' }) });
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  const all = runEvents(r.stdout);
+  expect(eventTypes(all)).toEqual(['run_started', 'iteration_started', 'iteration_completed', 'waiting', 'iteration_started', 'iteration_completed', 'run_finished']);
+  expect(completedIterations(all).map((e) => [e.iteration, e.outcome, e.error_kind, e.consecutive_failures, e.agent])).toEqual([
+    [1, 'waiting', 'overloaded', 0, 'claude'],
+    [2, 'complete', 'none', 0, 'claude'],
+  ]);
+  const waiting = all.find((e) => e.type === 'waiting');
+  expect(waiting).toMatchObject({ type: 'waiting', iteration: 1, reason: 'overloaded' });
+  expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'success_signal', iterations: 2, consecutive_failures: 0 });
+  // Iteration 2 was a fresh request to the model after the overload answer.
+  expect(server.mainRequests().map((q) => [q.conversation, q.step, q.turn?.type])).toEqual([
+    [0, 0, 'error'],
+    [1, 0, 'text'],
+  ]);
+});
+
+it('claude: a usage limit switches to the fallback agent (codex), which completes', { timeout: 180_000 }, async () => {
+  server = await startFakeAnthropic({
+    conversations: [[{ type: 'error', status: 429, body: { type: 'error', error: { type: 'rate_limit_error', message: "You've hit your limit · resets in 2 hours" } } }]],
+  });
+  responses = await startFakeResponses({ conversations: [[{ type: 'text', text: 'Done. <promise>COMPLETE</promise>' }]] });
+  const codexHome = await writeCodexHome(join(home, '.codex'), responses.url);
+  const r = await runCli(ARGS, { cwd: repo, env: env(server.url, { ...codexFakeEnv(codexHome), RINGMASTER_AGENT_FALLBACK: 'codex' }) });
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  const all = runEvents(r.stdout);
+  expect(eventTypes(all)).toEqual([
+    'run_started',
+    'iteration_started',
+    'iteration_completed',
+    'agent_switched',
+    'iteration_started',
+    'iteration_completed',
+    'run_finished',
+  ]);
+  expect(all.find((e) => e.type === 'agent_switched')).toMatchObject({ from: 'claude', to: 'codex' });
+  expect(JSON.stringify(all.find((e) => e.type === 'agent_switched'))).toContain("You've hit your limit");
+  expect(all.filter((e) => e.type === 'iteration_started').map((e) => e.agent)).toEqual(['claude', 'codex']);
+  expect(completedIterations(all).map((e) => [e.iteration, e.agent, e.outcome, e.error_kind])).toEqual([
+    [1, 'claude', 'waiting', 'usage_limit'],
+    [2, 'codex', 'complete', 'none'],
+  ]);
+  expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'success_signal', iterations: 2 });
 });
