@@ -3,7 +3,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { checkpoint } from '../git/index.js';
+import { checkpoint, clearStaleIndexLock } from '../git/index.js';
 import type { IterationStatus, Owner, Store } from '../store/index.js';
 import { HEARTBEAT_INTERVAL_MS } from '../store/index.js';
 import type { IterationOutcome } from '../core/types.js';
@@ -131,7 +131,15 @@ export function createRecorder(options: RecorderOptions): Recorder {
     lastCheckpoint = iteration;
     const at = options.now();
     try {
-      const result = await checkpoint(options.agentDir, runId, iteration);
+      let result;
+      try {
+        result = await checkpoint(options.agentDir, runId, iteration);
+      } catch (error) {
+        // A git killed mid-commit (a crash of an earlier ringmaster) leaves index.lock behind: clear it once.
+        if (!String((error as Error).message).includes('index.lock') || (await clearStaleIndexLock(options.agentDir)) === null) throw error;
+        warn({ type: 'warning', time: options.now(), message: 'removed a stale .git/index.lock left by a killed git process' });
+        result = await checkpoint(options.agentDir, runId, iteration);
+      }
       await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: result.sha, state: result.committed ? 'committed' : 'unchanged', message: result.message, created_at: at });
     } catch (error) {
       await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: null, state: 'failed', message: (error as Error).message, created_at: at });
