@@ -170,7 +170,8 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
 
   const finalUsage = cumulativeUsage ?? usage;
   let cost: number | null = null;
-  if (cumulativeCost !== null) cost = Math.max(0, cumulativeCost - (input.resumeSessionId ? input.resumeCostBaseline : 0));
+  // A resumed session reports its whole total: subtract what it had before (rounded to drop float noise).
+  if (cumulativeCost !== null) cost = Math.max(0, Math.round((cumulativeCost - (input.resumeSessionId ? input.resumeCostBaseline : 0)) * 1e10) / 1e10);
   else if (costIncrements !== null) cost = costIncrements;
   else if (finalUsage) cost = computeCostUsd(model, finalUsage, input.prices);
 
