@@ -1,0 +1,29 @@
+// Terminal rendering: colors only on a TTY without NO_COLOR; JSON lines with ISO times.
+import { expect, it } from 'vitest';
+import { humanRenderer, jsonRenderer, useColor } from '../../src/cli/render.js';
+
+it('uses colors only on a TTY, never with NO_COLOR or TERM=dumb', () => {
+  expect(useColor({ isTTY: true }, {})).toBe(true);
+  expect(useColor({ isTTY: false }, {})).toBe(false);
+  expect(useColor({}, {})).toBe(false);
+  expect(useColor({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+  expect(useColor({ isTTY: true }, { TERM: 'dumb' })).toBe(false);
+});
+
+it('colors the failure line only when asked to', () => {
+  const event = {
+    type: 'iteration_completed' as const, time: Date.UTC(2026, 10, 22, 10, 0, 0), iteration: 4, max_iterations: 10, outcome: 'failure' as const,
+    duration_ms: 15_000, exit_code: 1, exit_signal: null, consecutive_failures: 1, failure_threshold: 3, completion_signal_found: false,
+    failure_signal_found: false, error_kind: 'exit_nonzero' as const, error_message: null, tokens_in: null, tokens_out: null, cache_read: null,
+    cache_write: null, cost_usd: null, session_id: null, model: null, malformed_lines: 0, agent: 'command',
+  };
+  let plain = '';
+  humanRenderer({ out: { write: (s: string) => (plain += s) }, err: { write: () => true } }, { color: false, maxRuntimeMs: null, maxCostUsd: null })(event);
+  expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\] Iteration 4\/10 completed in 15\.0s \(failure, consecutive: 1\/3\)\n$/);
+  let colored = '';
+  humanRenderer({ out: { write: (s: string) => (colored += s) }, err: { write: () => true } }, { color: true, maxRuntimeMs: null, maxCostUsd: null })(event);
+  expect(colored).toContain('\u001b[33mIteration 4/10 completed in 15.0s (failure, consecutive: 1/3)\u001b[0m');
+  let json = '';
+  jsonRenderer({ out: { write: (s: string) => (json += s) }, err: { write: () => true } })(event);
+  expect(JSON.parse(json)).toMatchObject({ type: 'iteration_completed', time: '2026-11-22T10:00:00.000Z', iteration: 4 });
+});
