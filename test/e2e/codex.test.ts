@@ -1,71 +1,51 @@
 // End-to-end: `ringmaster run --agent codex` drives the real Codex CLI against the fake OpenAI Responses API:
 // a two-iteration loop (file written by codex's own shell tool, then the signal; cost from tokens x the
-// price table), a 401 that stops the run at once, an overload that is retried, and fallback to claude.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// price table), a 401 that stops the run at once, an overload that is retried, fallback to claude, and a
+// usage limit whose reset time ("try again at 3:07 PM", minute precision) makes the run wait and continue.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/runner/events.js';
 import { claudeFakeEnv, startFakeAnthropic, type FakeAnthropicServer } from '../fakes/anthropic-server.js';
 import { codexFakeEnv, startFakeResponses, writeCodexHome, type FakeResponsesServer } from '../fakes/openai-responses-server.js';
-import { cleanEnv, ROOT, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { agentEnv, completedIterations, createSandbox, runArgs, runEvents, type Sandbox } from './real-cli.js';
 
-const PROMPT = 'Create hello.txt in this directory. When everything is done, print <promise>COMPLETE</promise>.\n';
-let root: string;
+let sandbox: Sandbox;
 let repo: string;
 let home: string;
 let server: FakeResponsesServer | null = null;
 let anthropic: FakeAnthropicServer | null = null;
 
-function git(cwd: string, ...args: string[]): void {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-}
-
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'ringmaster-e2e-codex-'));
-  repo = join(root, 'repo');
-  home = join(root, 'home');
-  git(root, 'init', '-q', repo);
-  git(repo, 'config', 'user.email', 'e2e@example.invalid');
-  git(repo, 'config', 'user.name', 'e2e');
-  writeFileSync(join(repo, 'PROMPT.md'), PROMPT);
-  git(repo, 'add', 'PROMPT.md');
-  git(repo, 'commit', '-q', '-m', 'prompt');
-  spawnSync('mkdir', ['-p', home]);
+  sandbox = createSandbox('codex');
+  ({ repo, home } = sandbox);
 });
 afterEach(async () => {
   await server?.close();
   await anthropic?.close();
   server = null;
   anthropic = null;
-  rmSync(root, { recursive: true, force: true });
+  sandbox.cleanup();
 });
 
 async function env(extra: Record<string, string> = {}): Promise<Record<string, string>> {
   const codexHome = await writeCodexHome(join(home, '.codex'), server!.url);
-  return cleanEnv({
-    PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-    HOME: home,
-    ...codexFakeEnv(codexHome),
-    RINGMASTER_LOOP_BACKOFF: '0s',
-    ...extra,
-  });
+  return agentEnv(home, { ...codexFakeEnv(codexHome), ...extra });
 }
 
-function events(stdout: string): RunEvent[] {
-  return stdout
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as RunEvent);
+/** The run's event types in order, without the agent's raw output lines. */
+function eventTypes(all: readonly RunEvent[]): string[] {
+  return all.filter((e) => e.type !== 'agent_output').map((e) => e.type);
 }
 
-function completed(all: RunEvent[]) {
-  return all.filter((e): e is Extract<RunEvent, { type: 'iteration_completed' }> => e.type === 'iteration_completed');
-}
+const ARGS = runArgs('codex', null);
 
-const ARGS = ['run', '--agent', 'codex', '--max-iterations', '4', '--cooldown', '0s', '--json'];
+/** An event's `time` as --json prints it (ISO 8601), in epoch ms. */
+function printedTime(time: unknown): number {
+  if (typeof time !== 'string') throw new Error(`not an ISO time: ${String(time)}`);
+  return Date.parse(time);
+}
 
 it('codex: writes the file in iteration 1, completes in iteration 2, tokens and cost per iteration', { timeout: 180_000 }, async () => {
   server = await startFakeResponses({
@@ -81,8 +61,8 @@ it('codex: writes the file in iteration 1, completes in iteration 2, tokens and 
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   expect(readFileSync(join(repo, 'hello.txt'), 'utf8')).toBe('hello from codex\n');
-  const all = events(r.stdout);
-  const rows = completed(all).map((e) => ({
+  const all = runEvents(r.stdout);
+  const rows = completedIterations(all).map((e) => ({
     n: e.iteration,
     outcome: e.outcome,
     signal: e.completion_signal_found,
@@ -95,7 +75,7 @@ it('codex: writes the file in iteration 1, completes in iteration 2, tokens and 
     { n: 2, outcome: 'complete', signal: true, error: 'none', tokens: [900, 15, 0, 0], model: 'gpt-5.5' },
   ]);
   // No CLI cost: tokens x the dated price table (gpt-5.5: $5 in / $30 out / $0.50 cache read per million).
-  const costs = completed(all).map((e) => e.cost_usd);
+  const costs = completedIterations(all).map((e) => e.cost_usd);
   expect(costs[0]).toBeCloseTo(1300 * 5e-6 + 52 * 30e-6 + 800 * 0.5e-6, 12);
   expect(costs[1]).toBeCloseTo(900 * 5e-6 + 15 * 30e-6, 12);
   expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'success_signal', iterations: 2 });
@@ -105,8 +85,8 @@ it('codex: a 401 stops the run at once with a clear message', { timeout: 180_000
   server = await startFakeResponses({ conversations: [[{ type: 'error', status: 401 }], [{ type: 'error', status: 401 }]] });
   const r = await runCli(ARGS, { cwd: repo, env: await env() });
   expect(r.code).toBe(1);
-  const all = events(r.stdout);
-  expect(completed(all).map((e) => [e.iteration, e.error_kind])).toEqual([[1, 'auth']]);
+  const all = runEvents(r.stdout);
+  expect(completedIterations(all).map((e) => [e.iteration, e.error_kind])).toEqual([[1, 'auth']]);
   expect(all.at(-1)).toMatchObject({ type: 'run_finished', stop_reason: 'fatal_error', iterations: 1 });
   expect(JSON.stringify(all.at(-1))).toContain('401 Unauthorized');
 });
@@ -117,8 +97,8 @@ it('codex: an overload is retried and does not count as a failure', { timeout: 1
   });
   const r = await runCli([...ARGS, '--failure-threshold', '1'], { cwd: repo, env: await env() });
   expect(r.code).toBe(0);
-  const all = events(r.stdout);
-  expect(completed(all).map((e) => [e.iteration, e.outcome, e.error_kind])).toEqual([
+  const all = runEvents(r.stdout);
+  expect(completedIterations(all).map((e) => [e.iteration, e.outcome, e.error_kind])).toEqual([
     [1, 'waiting', 'overloaded'],
     [2, 'complete', 'none'],
   ]);
@@ -134,10 +114,42 @@ it('codex: a usage limit switches to the fallback agent (claude)', { timeout: 18
     env: await env({ ...claudeFakeEnv(anthropic.url, join(home, '.claude')), RINGMASTER_AGENT_FALLBACK: 'claude' }),
   });
   expect(r.code).toBe(0);
-  const all = events(r.stdout);
+  const all = runEvents(r.stdout);
   expect(all.find((e) => e.type === 'agent_switched')).toMatchObject({ from: 'codex', to: 'claude' });
-  expect(completed(all).map((e) => [e.iteration, e.agent, e.error_kind])).toEqual([
+  expect(completedIterations(all).map((e) => [e.iteration, e.agent, e.error_kind])).toEqual([
     [1, 'codex', 'usage_limit'],
     [2, 'claude', 'none'],
   ]);
+});
+
+it('codex: a usage limit with a reset time waits until then, then the loop continues', { timeout: 180_000 }, async () => {
+  // Codex prints the reset as local wall-clock time to the minute ("try again at 3:07 PM", seconds cut off),
+  // so a reset seconds ahead may read as the current minute, already begun: that means now, not tomorrow.
+  const resetsAtMs = (Math.floor(Date.now() / 1000) + 3) * 1000;
+  server = await startFakeResponses({
+    conversations: [
+      [{ type: 'error', status: 429, body: { error: { type: 'usage_limit_reached', message: 'limit', plan_type: 'plus', resets_at: resetsAtMs / 1000 } } }],
+      [{ type: 'text', text: 'Done. <promise>COMPLETE</promise>' }],
+    ],
+  });
+  const r = await runCli(ARGS, { cwd: repo, env: await env({ RINGMASTER_LOOP_BACKOFF: '200ms' }) });
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  const all = runEvents(r.stdout);
+  expect(eventTypes(all)).toEqual(['run_started', 'iteration_started', 'iteration_completed', 'waiting', 'iteration_started', 'iteration_completed', 'run_finished']);
+  expect(completedIterations(all).map((e) => [e.iteration, e.agent, e.outcome, e.error_kind])).toEqual([
+    [1, 'codex', 'waiting', 'usage_limit'],
+    [2, 'codex', 'complete', 'none'],
+  ]);
+  expect(completedIterations(all)[0]?.error_message).toMatch(/^You[’']ve hit your usage limit\..* try again at (?:[A-Z][a-z]{2} \d{1,2}[a-z]{2}, \d{4} )?\d{1,2}:\d{2} [AP]M\.$/);
+  const waiting = all.find((e) => e.type === 'waiting');
+  expect(waiting).toMatchObject({ type: 'waiting', iteration: 1, reason: 'usage_limit' });
+  // The wait ends at the named minute or, when that minute has begun, after the short backoff: never a day.
+  if (waiting?.type !== 'waiting') throw new Error('no waiting event');
+  const waitedAt = printedTime(waiting.time);
+  expect(waiting.until).toBeGreaterThan(waitedAt);
+  expect(waiting.until).toBeLessThanOrEqual(Math.max(resetsAtMs, waitedAt + 1000));
+  const second = all.filter((e) => e.type === 'iteration_started')[1];
+  expect(printedTime(second?.time)).toBeGreaterThanOrEqual(waiting.until);
+  expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'success_signal', iterations: 2 });
 });
