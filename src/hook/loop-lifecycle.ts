@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { bareMarker, markerInBody } from '../core/hook-decision.js';
 import { withFileLock } from './file-lock.js';
+import { createHookRun, finishHookRun, hasStore, hookRunSpec } from './store-record.js';
 import { DEFAULT_TRACKER_BODY, readTracker, RINGMASTER_DIR, trackerPath, writeTracker, type Tracker } from './tracker.js';
 
 /** Default completion marker: the same word as the process loop's default `<promise>COMPLETE</promise>`. */
@@ -25,6 +26,18 @@ export interface StartLoopOptions {
   /** Replace an active loop. */
   force: boolean;
   now: Date;
+  /** Told when the store could not record the loop (the loop starts anyway, recorded in the log file). */
+  warn?: (message: string) => void;
+}
+
+/** Ends the store run of a loop that stops outside the hook (cancel, replaced); store errors only warn. */
+async function endRun(projectDir: string, runId: unknown, now: Date, warn: ((message: string) => void) | undefined): Promise<void> {
+  if (typeof runId !== 'string' || !hasStore(projectDir)) return;
+  try {
+    await finishHookRun(projectDir, runId, 'stopped', 'user_stop', now.getTime());
+  } catch (error) {
+    warn?.(`cannot end run ${runId} in the store: ${(error as Error).message}`);
+  }
 }
 
 async function ensureGitignore(projectDir: string): Promise<void> {
@@ -36,7 +49,7 @@ async function ensureGitignore(projectDir: string): Promise<void> {
   }
 }
 
-/** Creates the tracker of a new loop. Throws UsageError when a loop is active (without force) or the template is unusable. */
+/** Creates the tracker of a new loop, and its run when the project has a store. Throws UsageError when a loop is active (without force) or the template is unusable. */
 export async function startLoop(options: StartLoopOptions): Promise<Tracker> {
   const marker = bareMarker(options.completionMarker);
   if (marker === '') throw new UsageError('--completion-marker must not be empty');
@@ -62,6 +75,7 @@ export async function startLoop(options: StartLoopOptions): Promise<Tracker> {
       continue_message: options.continueMessage,
       ended_at: null,
       stop_reason: null,
+      run_id: null,
     },
     body: body.endsWith('\n') ? body : `${body}\n`,
   };
@@ -73,14 +87,21 @@ export async function startLoop(options: StartLoopOptions): Promise<Tracker> {
         `a loop is already active in ${trackerPath(options.projectDir)}; run 'ringmaster loop cancel' first or pass --force`,
       );
     }
+    if (existing?.frontmatter.active === true) await endRun(options.projectDir, existing.frontmatter.run_id, options.now, options.warn);
+    try {
+      const spec = hookRunSpec(tracker.frontmatter, trackerPath(options.projectDir));
+      tracker.frontmatter.run_id = await createHookRun(options.projectDir, spec, options.now.getTime());
+    } catch (error) {
+      options.warn?.(`cannot record the loop in the store: ${(error as Error).message}`);
+    }
     await writeTracker(options.projectDir, tracker);
     await ensureGitignore(options.projectDir);
     return tracker;
   });
 }
 
-/** Deactivates the active loop (stop reason user_stop); returns the tracker, or null when there was no active loop. */
-export async function cancelLoop(projectDir: string, now: Date): Promise<Tracker | null> {
+/** Deactivates the active loop (stop reason user_stop; its store run ends stopped/user_stop); returns the tracker, or null when there was no active loop. */
+export async function cancelLoop(projectDir: string, now: Date, warn?: (message: string) => void): Promise<Tracker | null> {
   const path = trackerPath(projectDir);
   try {
     await access(path);
@@ -95,6 +116,7 @@ export async function cancelLoop(projectDir: string, now: Date): Promise<Tracker
       body: tracker.body,
     };
     await writeTracker(projectDir, next);
+    await endRun(projectDir, next.frontmatter.run_id, now, warn);
     return next;
   });
 }

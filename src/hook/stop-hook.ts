@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decideStop, hasPromise, type HookDecision } from '../core/hook-decision.js';
 import { appendDecision, type HookDecisionRecord } from './decision-log.js';
+import { hasStore, recordInStore } from './store-record.js';
 import { withFileLock, type FileLockOptions } from './file-lock.js';
 import { parseStopHookInput, type StopHookInput } from './hook-input.js';
 import { readCurrentTurnText } from './transcript.js';
@@ -57,6 +58,29 @@ async function record(projectDir: string, rec: HookDecisionRecord): Promise<stri
   }
 }
 
+/** Records in the store when the loop has a run there; any store error falls back to the log file. */
+async function recordDecision(projectDir: string, rec: HookDecisionRecord, outcome: LockedOutcome, nowMs: number): Promise<string | null> {
+  if (outcome.runId !== null && hasStore(projectDir)) {
+    const d = outcome.decision;
+    try {
+      await recordInStore(projectDir, {
+        runId: outcome.runId,
+        record: rec,
+        blockNumber: d.kind === 'block' ? d.iteration : null,
+        stopReason: d.kind === 'allow' ? d.stopReason : null,
+        turnNumber: outcome.blocksBefore + 1,
+        now: nowMs,
+      });
+      return null;
+    } catch (error) {
+      const warning = `cannot record the decision in the store: ${message(error)}`;
+      const logWarning = await record(projectDir, { ...rec, warning: [rec.warning, warning].filter((w) => w !== null).join('; ') });
+      return [warning, logWarning].filter((w) => w !== null).join('; ');
+    }
+  }
+  return record(projectDir, rec);
+}
+
 async function assistantTextOf(input: StopHookInput, marker: string): Promise<{ text: string; warning: string | null }> {
   const last = input.last_assistant_message ?? '';
   if (hasPromise(last, marker) || !input.transcript_path) return { text: last, warning: null };
@@ -74,18 +98,24 @@ interface LockedOutcome {
   iteration: number | null;
   maxIterations: number | null;
   warning: string | null;
+  /** The loop's run in the store, when the loop was active and has one. */
+  runId: string | null;
+  /** Blocks before this decision. */
+  blocksBefore: number;
 }
 
 async function decideLocked(input: StopHookInput, projectDir: string, ctx: StopHookContext): Promise<LockedOutcome> {
   const tracker = await readTracker(projectDir);
   if (tracker === null) {
-    return { decision: decideStop(null, toEvent(input, '')), stdout: '', iteration: null, maxIterations: null, warning: null };
+    const decision = decideStop(null, toEvent(input, ''));
+    return { decision, stdout: '', iteration: null, maxIterations: null, warning: null, runId: null, blocksBefore: 0 };
   }
   const f = tracker.frontmatter;
   const needsText = f.active && (f.session_id === null || f.session_id === input.session_id);
   const { text, warning } = needsText ? await assistantTextOf(input, f.completion_marker) : { text: '', warning: null };
   const decision = decideStop(loopStateOf(tracker), toEvent(input, text));
   const now = ctx.now().toISOString();
+  const runId = f.active && typeof f.run_id === 'string' ? f.run_id : null;
   if (decision.kind === 'block') {
     const next = {
       frontmatter: { ...f, iteration: decision.iteration, session_id: decision.sessionId },
@@ -99,6 +129,8 @@ async function decideLocked(input: StopHookInput, projectDir: string, ctx: StopH
       iteration: decision.iteration,
       maxIterations: f.max_iterations,
       warning,
+      runId,
+      blocksBefore: f.iteration,
     };
   }
   if (decision.stopReason !== null) {
@@ -107,7 +139,7 @@ async function decideLocked(input: StopHookInput, projectDir: string, ctx: StopH
       body: tracker.body,
     });
   }
-  return { decision, stdout: '', iteration: f.iteration, maxIterations: f.max_iterations, warning };
+  return { decision, stdout: '', iteration: f.iteration, maxIterations: f.max_iterations, warning, runId, blocksBefore: f.iteration };
 }
 
 function toEvent(input: StopHookInput, assistantText: string): { sessionId: string; stopHookActive: boolean; assistantText: string } {
@@ -129,16 +161,21 @@ export async function runStopHook(stdinText: string, ctx: StopHookContext): Prom
     const logWarning =
       outcome.decision.kind === 'allow' && outcome.decision.reason === 'no_loop'
         ? null
-        : await record(projectDir, {
-            ...base,
+        : await recordDecision(
+            projectDir,
+            {
+              ...base,
             session_id: input.session_id,
             stop_hook_active: input.stop_hook_active,
             decision: outcome.decision.kind,
             reason,
             iteration: outcome.iteration,
-            max_iterations: outcome.maxIterations,
-            warning: outcome.warning,
-          });
+              max_iterations: outcome.maxIterations,
+              warning: outcome.warning,
+            },
+            outcome,
+            ctx.now().getTime(),
+          );
     const warning = [outcome.warning, logWarning].filter((w) => w !== null).join('; ') || null;
     return { stdout: outcome.stdout, decision: outcome.decision.kind, reason, warning };
   } catch (error) {

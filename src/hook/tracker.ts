@@ -25,6 +25,8 @@ export const trackerFrontmatterSchema = z.looseObject({
   continue_message: z.string().nullable().default(null),
   ended_at: z.string().nullable().default(null),
   stop_reason: z.string().nullable().default(null),
+  /** The loop's run in the project's store (null when the project has no store). */
+  run_id: z.string().min(1).nullable().default(null),
 });
 
 /** Frontmatter of a tracker. */

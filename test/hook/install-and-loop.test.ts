@@ -111,6 +111,7 @@ describe('loop commands', () => {
     expect(io.out()).toBe(
       `Loop started: ${path}\n  max iterations: 4, completion marker: FIXED\n` +
         '  session: the first Claude Code session that stops in this project\n' +
+        `  decisions recorded in ${join(project, '.ringmaster', 'hook-decisions.log')} (no store in this project)\n` +
         "  warning: the Stop hook is not installed here; run 'ringmaster hook install'\n",
     );
     const second = memoryIO(project);

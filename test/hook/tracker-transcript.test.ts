@@ -18,6 +18,7 @@ const TRACKER: Tracker = {
     continue_message: null,
     ended_at: null,
     stop_reason: null,
+    run_id: null,
   },
   body: '# E2E Test Progress\n\n## Criteria\n- [ ] All tests passing\n',
 };
@@ -30,7 +31,7 @@ describe('tracker', () => {
       const text = await readFile(join(dir, '.ringmaster', 'loop-tracker.md'), 'utf8');
       expect(text).toBe(
         '---\niteration: 2\nmax_iterations: 15\ncompletion_marker: E2E_COMPLETE\nactive: true\nstarted_at: 2026-02-25T10:00:00Z\n' +
-          'session_id: null\ntask: Add e2e tests\ncontinue_message: null\nended_at: null\nstop_reason: null\n---\n' +
+          'session_id: null\ntask: Add e2e tests\ncontinue_message: null\nended_at: null\nstop_reason: null\nrun_id: null\n---\n' +
           '# E2E Test Progress\n\n## Criteria\n- [ ] All tests passing\n',
       );
       expect(await readTracker(dir)).toEqual(TRACKER);

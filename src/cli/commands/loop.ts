@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError, UserError } from '../../core/errors.js';
+import { decisionLogPath } from '../../hook/decision-log.js';
 import { cancelLoop, DEFAULT_COMPLETION_MARKER, DEFAULT_MAX_ITERATIONS, startLoop } from '../../hook/loop-lifecycle.js';
 import { installedCommands, settingsPath } from '../../hook/settings-install.js';
 import { readTracker, trackerPath, TrackerError, type Tracker } from '../../hook/tracker.js';
@@ -104,11 +105,17 @@ async function start(a: LoopArgs, io: CliIO, projectDir: string): Promise<number
     continueMessage: a.continueMessage ?? null,
     force: a.force,
     now: new Date(),
+    warn: (message) => io.stderr.write(`ringmaster loop start: warning: ${message}\n`),
   });
   const f = tracker.frontmatter;
   io.stdout.write(`Loop started: ${trackerPath(projectDir)}\n`);
   io.stdout.write(`  max iterations: ${f.max_iterations}, completion marker: ${f.completion_marker}\n`);
   io.stdout.write(`  session: ${f.session_id ?? 'the first Claude Code session that stops in this project'}\n`);
+  io.stdout.write(
+    f.run_id !== null
+      ? `  run: ${f.run_id} (decisions recorded in the store: ringmaster show ${f.run_id})\n`
+      : `  decisions recorded in ${decisionLogPath(projectDir)} (no store in this project)\n`,
+  );
   if ((await installedCommands(settingsPath(projectDir, 'claude'))).length === 0) {
     io.stdout.write("  warning: the Stop hook is not installed here; run 'ringmaster hook install'\n");
   }
@@ -124,6 +131,7 @@ function describe(tracker: Tracker, path: string): string {
     `session: ${f.session_id ?? 'unclaimed'}`,
     `started: ${f.started_at}`,
   ];
+  if (typeof f.run_id === 'string') lines.push(`run: ${f.run_id}`);
   if (f.ended_at) lines.push(`ended: ${f.ended_at}`);
   lines.push(`tracker: ${path}`);
   return `${lines.join('\n')}\n`;
@@ -149,7 +157,7 @@ async function status(a: LoopArgs, io: CliIO, projectDir: string): Promise<numbe
 }
 
 async function cancel(io: CliIO, projectDir: string): Promise<number> {
-  const tracker = await cancelLoop(projectDir, new Date());
+  const tracker = await cancelLoop(projectDir, new Date(), (message) => io.stderr.write(`ringmaster loop cancel: warning: ${message}\n`));
   if (tracker === null) io.stdout.write('No active loop.\n');
   else io.stdout.write(`Loop cancelled after ${tracker.frontmatter.iteration} continuation(s): ${trackerPath(projectDir)}\n`);
   return EXIT.success;
