@@ -33,6 +33,12 @@ async function ringmasterRound(n, cwd) {
   return { wallMs: r.ms, loopMs, exitCode: r.code, agentMedianMs: median(completed.map((e) => e.duration_ms)) };
 }
 
+async function libraryRound(n, cwd) {
+  const r = await run(NODE, [join(import.meta.dirname, 'loop-no-store.js'), String(n), AGENT, cwd], { cwd, capture: true });
+  if (r.code !== 0) throw new Error(`library loop exited ${r.code}\n${r.stderr}`);
+  return JSON.parse(r.stdout).loop_ms;
+}
+
 /** Runs `rounds` interleaved rounds of `n` iterations each and returns the result object. */
 export async function benchOverhead({ rounds, iterations: n }) {
   const rows = [];
@@ -42,10 +48,11 @@ export async function benchOverhead({ rounds, iterations: n }) {
       writeFileSync(join(cwd, 'PROMPT.md'), PROMPT);
       const row = { round };
       // Alternate which side goes first so neither always gets the warm (or cold) slot.
-      const order = round % 2 === 0 ? ['bash', 'logged', 'ringmaster'] : ['ringmaster', 'logged', 'bash'];
+      const order = round % 2 === 0 ? ['bash', 'logged', 'ringmaster', 'library'] : ['library', 'ringmaster', 'logged', 'bash'];
       for (const side of order) {
         if (side === 'bash') row.bashMs = await bashRound(BASH_LOOP, n, cwd);
         else if (side === 'logged') row.bashLoggedMs = await bashRound(BASH_LOOP_LOGGED, n, cwd);
+        else if (side === 'library') row.libraryLoopMs = await libraryRound(n, cwd);
         else row.ringmaster = await ringmasterRound(n, cwd);
       }
       rows.push(row);
@@ -74,6 +81,8 @@ export async function benchOverhead({ rounds, iterations: n }) {
     ringmaster_ms_per_iteration_in_loop: summary(rmLoopPerIt, 3),
     ringmaster_ms_per_iteration_whole_process: summary(rmWallPerIt, 3),
     ringmaster_fixed_ms_startup_and_exit: summary(rmFixed, 1),
+    library_loop_without_store_ms_per_iteration: summary(rows.map((r) => r.libraryLoopMs / n), 3),
+    store_cost_ms_per_iteration: Math.round((median(rmLoopPerIt) - median(rows.map((r) => r.libraryLoopMs / n))) * 1000) / 1000,
     ratio_per_iteration: Math.round(ratio * 100) / 100,
     ratio_vs_logged_loop: Math.round((median(rmLoopPerIt) / median(loggedPerIt)) * 100) / 100,
     ratio_whole_process: Math.round(ratioWall * 100) / 100,

@@ -21,7 +21,13 @@ function overheadSection(r) {
     `| bash loop writing a log file per iteration | ${range(r.bash_loop_logged_ms_per_iteration)} |`,
     `| ringmaster, in the loop (run_started → run_finished) | ${range(r.ringmaster_ms_per_iteration_in_loop)} |`,
     `| ringmaster, whole process / iterations | ${range(r.ringmaster_ms_per_iteration_whole_process)} |`,
+    ...(r.library_loop_without_store_ms_per_iteration
+      ? [`| the loop alone through the library (no store, lock or checkpoints) | ${range(r.library_loop_without_store_ms_per_iteration)} |`]
+      : []),
     '',
+    ...(r.store_cost_ms_per_iteration !== undefined
+      ? [`- Cost of the store (SQLite rows and events per iteration): ${r.store_cost_ms_per_iteration} ms per iteration (CLI in-loop median − library loop median).`]
+      : []),
     `- **Ratio (ringmaster in-loop / bare bash loop, per iteration): ${r.ratio_per_iteration}x** — target ≤ 2x.`,
     `- Ratio against the bash loop that also writes per-iteration log files: ${r.ratio_vs_logged_loop}x.`,
     `- Whole-process ratio for ${r.iterations} iterations (includes ringmaster's one-off startup and exit): ${r.ratio_whole_process}x.`,
