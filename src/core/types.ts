@@ -16,6 +16,9 @@ export type StopReason =
   | 'interrupted'
   | 'fatal_error';
 
+/** Agent name of runs driven by Claude Code's Stop hook (`ringmaster loop start`): no owner process between hook calls. */
+export const HOOK_AGENT = 'claude-hook';
+
 /** All stop reasons, for validation and documentation. */
 export const STOP_REASONS: readonly StopReason[] = [
   'success_signal',

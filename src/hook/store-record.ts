@@ -10,7 +10,8 @@ import { databasePath } from '../store/paths.js';
 import type { Store } from '../store/store.js';
 
 /** The agent name of hook-mode runs in the store. */
-export const HOOK_AGENT = 'claude-hook';
+export { HOOK_AGENT } from '../core/types.js';
+import { HOOK_AGENT } from '../core/types.js';
 /** The event type of one Stop-hook decision. */
 export const HOOK_DECISION_EVENT = 'hook_decision';
 

@@ -1,6 +1,6 @@
 // Derived run status: a run stored as running/waiting whose owner is gone is shown as `orphaned`,
 // never silently marked failed (resume or stop decide what happens to it).
-import type { RunStatus } from '../core/types.js';
+import { HOOK_AGENT, type RunStatus } from '../core/types.js';
 import type { RunRow } from './rows.js';
 
 /** A stored status, or `orphaned` (derived, never stored). */
@@ -25,6 +25,8 @@ const ACTIVE: readonly RunStatus[] = ['pending', 'running', 'waiting'];
 /** True when the run claims to be active but no live owner drives it. */
 export function isOrphaned(run: RunRow, probe: LivenessProbe): boolean {
   if (!ACTIVE.includes(run.status)) return false;
+  // A Stop-hook loop lives between hook calls of a Claude Code session: no process owns it in between.
+  if (run.agent === HOOK_AGENT) return false;
   if (run.owner_pid === null || run.heartbeat_at === null) return true;
   const stale = probe.now - run.heartbeat_at > (probe.staleAfterMs ?? DEFAULT_STALE_AFTER_MS);
   if (stale) return true;

@@ -2,6 +2,7 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError, UserError } from '../../core/errors.js';
+import { HOOK_AGENT } from '../../core/types.js';
 import { killLeftoverAgent } from '../../runner/leftover.js';
 import { isProcessAlive } from '../../runner/lock.js';
 import { stateFromRows } from '../../runner/resume-state.js';
@@ -35,6 +36,9 @@ async function resume(args: string[], io: CliIO): Promise<number> {
   try {
     const run = await probe.findRun(positionals[0] ?? '');
     if (!run) throw new UserError(`no run '${positionals[0]}' in ${workspace} (see 'ringmaster runs')`);
+    if (run.agent === HOOK_AGENT) {
+      throw new UserError(`run ${run.id} is a Stop-hook loop inside a Claude Code session: use 'ringmaster loop status' / 'ringmaster loop cancel'`);
+    }
     runId = run.id;
     const active = run.status === 'running' || run.status === 'waiting' || run.status === 'pending';
     if (active && run.owner_pid !== null && run.owner_host === hostname() && run.owner_pid !== process.pid && isProcessAlive(run.owner_pid)) {

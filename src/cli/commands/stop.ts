@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError, UserError } from '../../core/errors.js';
+import { HOOK_AGENT } from '../../core/types.js';
 import { killLeftoverAgent } from '../../runner/leftover.js';
 import { isProcessAlive } from '../../runner/lock.js';
 import { stopRequestPath } from '../../runner/recorder.js';
@@ -25,6 +26,9 @@ async function stop(args: string[], io: CliIO): Promise<number> {
   try {
     const run = await store.findRun(positionals[0] ?? '');
     if (!run) throw new UserError(`no run '${positionals[0]}' in ${workspace} (see 'ringmaster runs')`);
+    if (run.agent === HOOK_AGENT) {
+      throw new UserError(`run ${run.id} is a Stop-hook loop inside a Claude Code session: use 'ringmaster loop status' / 'ringmaster loop cancel'`);
+    }
     const active = run.status === 'running' || run.status === 'waiting' || run.status === 'pending' || run.status === 'paused';
     if (!active) {
       io.stdout.write(`run ${run.id} is not running (${run.status}${run.stop_reason ? `, ${run.stop_reason}` : ''})\n`);
