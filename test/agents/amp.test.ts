@@ -1,25 +1,19 @@
 // The Amp adapter against hand-written streams (test/fixtures/streams/amp, see the README) and the contract.
 import { describe, expect, it } from 'vitest';
 import { createAmpAdapter } from '../../src/agents/amp.js';
-import type { AdapterDeps } from '../../src/agents/adapter-deps.js';
-import { adapterContract, summarize } from './adapter-contract.js';
-import { invocationOptions, parseAll, readFixture } from './run-adapter.js';
+import { summarize } from './adapter-contract.js';
+import { fixedDeps, fixtureContract, fixtureReader } from './fixture-suite.js';
+import { invocationOptions, parseAll, SIGNAL } from './run-adapter.js';
 
-const deps: AdapterDeps = { clock: () => ({ nowMs: Date.UTC(2026, 10, 22, 13, 0), timeZone: 'UTC' }), isRoot: true };
-const adapter = createAmpAdapter(deps);
-const fixture = (name: string) => readFixture('amp', name);
+const adapter = createAmpAdapter(fixedDeps(true));
+const fixture = fixtureReader('amp');
 
-adapterContract(adapter, {
-  success: {
-    stdout: await fixture('success'),
-    sessionId: 'T-5c1e7a2b-0d4f-4a8e-9b6c-3f2a1d0e9c8b',
-    textIncludes: '<promise>COMPLETE</promise>',
-    usage: { tokensIn: 1260, tokensOut: 52, cacheRead: 1500, cacheWrite: 300 },
-  },
-  toolOutputSignal: { stdout: await fixture('tool-output-signal'), signal: '<promise>COMPLETE</promise>' },
+await fixtureContract(adapter, 'amp', {
+  success: { fixture: 'success', sessionId: 'T-5c1e7a2b-0d4f-4a8e-9b6c-3f2a1d0e9c8b', textIncludes: SIGNAL, usage: { tokensIn: 1260, tokensOut: 52, cacheRead: 1500, cacheWrite: 300 } },
+  toolOutputSignal: 'tool-output-signal',
   errors: [
-    { name: 'auth-error', stdout: await fixture('auth-error'), kind: 'auth' },
-    { name: 'usage-limit', stdout: await fixture('usage-limit'), kind: 'usage_limit', resetAtMs: null },
+    { name: 'auth-error', kind: 'auth' },
+    { name: 'usage-limit', kind: 'usage_limit', resetAtMs: null },
   ],
 });
 

@@ -1,28 +1,23 @@
 // The Claude adapter against recorded streams of the real CLI (test/fixtures/streams/claude) and the contract.
 import { describe, expect, it } from 'vitest';
 import { createClaudeAdapter, createClaudeParser } from '../../src/agents/claude.js';
-import type { AdapterDeps } from '../../src/agents/adapter-deps.js';
-import { adapterContract, summarize } from './adapter-contract.js';
-import { invocationOptions, parseAll, readFixture } from './run-adapter.js';
+import { summarize } from './adapter-contract.js';
+import { FIXTURE_NOW, fixedDeps, fixtureContract, fixtureReader } from './fixture-suite.js';
+import { invocationOptions, parseAll, SIGNAL } from './run-adapter.js';
 
-const NOW = Date.UTC(2026, 10, 22, 13, 0);
-const deps: AdapterDeps = { clock: () => ({ nowMs: NOW, timeZone: 'UTC' }), isRoot: false };
+const NOW = FIXTURE_NOW;
+const deps = fixedDeps(false);
 const adapter = createClaudeAdapter(deps);
-const fixture = (name: string) => readFixture('claude', name);
+const fixture = fixtureReader('claude');
 
-adapterContract(adapter, {
-  success: {
-    stdout: await fixture('success'),
-    sessionId: '7a83aec2-0e50-4c1f-ab2b-5b95bd14ca1c',
-    textIncludes: '<promise>COMPLETE</promise>',
-    usage: { tokensIn: 220, tokensOut: 35, cacheRead: 30, cacheWrite: 0 },
-  },
-  toolOutputSignal: { stdout: await fixture('tool-output-signal'), signal: '<promise>COMPLETE</promise>' },
+await fixtureContract(adapter, 'claude', {
+  success: { fixture: 'success', sessionId: '7a83aec2-0e50-4c1f-ab2b-5b95bd14ca1c', textIncludes: SIGNAL, usage: { tokensIn: 220, tokensOut: 35, cacheRead: 30, cacheWrite: 0 } },
+  toolOutputSignal: 'tool-output-signal',
   errors: [
-    { name: 'auth-401', stdout: await fixture('auth-401'), kind: 'auth' },
-    { name: 'overloaded-529', stdout: await fixture('overloaded-529'), kind: 'overloaded' },
-    { name: 'usage-limit-429', stdout: await fixture('usage-limit-429'), kind: 'usage_limit', resetAtMs: Date.UTC(2026, 10, 22, 17, 0) },
-    { name: 'rate-limit-429', stdout: await fixture('rate-limit-429'), kind: 'rate_limit', resetAtMs: null },
+    { name: 'auth-401', kind: 'auth' },
+    { name: 'overloaded-529', kind: 'overloaded' },
+    { name: 'usage-limit-429', kind: 'usage_limit', resetAtMs: Date.UTC(2026, 10, 22, 17, 0) },
+    { name: 'rate-limit-429', kind: 'rate_limit', resetAtMs: null },
   ],
 });
 

@@ -4,28 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codexConfiguredModel, createCodexAdapter, createCodexParser } from '../../src/agents/codex.js';
-import type { AdapterDeps } from '../../src/agents/adapter-deps.js';
-import { adapterContract, summarize } from './adapter-contract.js';
-import { invocationOptions, parseAll, readFixture } from './run-adapter.js';
+import { summarize } from './adapter-contract.js';
+import { fixedDeps, fixtureContract, fixtureReader } from './fixture-suite.js';
+import { invocationOptions, parseAll, SIGNAL } from './run-adapter.js';
 
-const NOW = Date.UTC(2026, 10, 22, 13, 0);
-const deps: AdapterDeps = { clock: () => ({ nowMs: NOW, timeZone: 'UTC' }), isRoot: true };
+const deps = fixedDeps(true);
 const adapter = createCodexAdapter(deps);
-const fixture = (name: string) => readFixture('codex', name);
+const fixture = fixtureReader('codex');
 
-adapterContract(adapter, {
-  success: {
-    stdout: await fixture('success'),
-    sessionId: '01a20360-488b-75c0-9128-44610d2fb4c5',
-    textIncludes: '<promise>COMPLETE</promise>',
-    usage: { tokensIn: 350, tokensOut: 70, cacheRead: 50, cacheWrite: 0 },
-  },
-  toolOutputSignal: { stdout: await fixture('tool-output-signal'), signal: '<promise>COMPLETE</promise>' },
+await fixtureContract(adapter, 'codex', {
+  success: { fixture: 'success', sessionId: '01a20360-488b-75c0-9128-44610d2fb4c5', textIncludes: SIGNAL, usage: { tokensIn: 350, tokensOut: 70, cacheRead: 50, cacheWrite: 0 } },
+  toolOutputSignal: 'tool-output-signal',
   errors: [
-    { name: 'auth-401', stdout: await fixture('auth-401'), kind: 'auth' },
-    { name: 'overloaded-500', stdout: await fixture('overloaded-500'), kind: 'overloaded' },
-    { name: 'usage-limit-429', stdout: await fixture('usage-limit-429'), kind: 'usage_limit', resetAtMs: Date.UTC(2026, 10, 22, 14, 9) },
-    { name: 'rate-limit-429', stdout: await fixture('rate-limit-429'), kind: 'rate_limit', resetAtMs: null },
+    { name: 'auth-401', kind: 'auth' },
+    { name: 'overloaded-500', kind: 'overloaded' },
+    { name: 'usage-limit-429', kind: 'usage_limit', resetAtMs: Date.UTC(2026, 10, 22, 14, 9) },
+    { name: 'rate-limit-429', kind: 'rate_limit', resetAtMs: null },
   ],
 });
 

@@ -2,29 +2,24 @@
 // contract; tokens come from the recorded session logs under test/fixtures/streams/copilot/session-state.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AdapterDeps } from '../../src/agents/adapter-deps.js';
 import { copilotSessionStateDir, createCopilotAdapter, createCopilotParser } from '../../src/agents/copilot.js';
 import { copilotUsageFromLog, readCopilotSessionUsage } from '../../src/agents/copilot-usage.js';
-import { adapterContract, summarize } from './adapter-contract.js';
-import { FIXTURES_DIR, invocationOptions, parseAll, readFixture } from './run-adapter.js';
+import { summarize } from './adapter-contract.js';
+import { FIXTURE_NOW, fixedDeps, fixtureContract, fixtureReader } from './fixture-suite.js';
+import { FIXTURES_DIR, invocationOptions, parseAll, SIGNAL } from './run-adapter.js';
 
-const NOW = Date.UTC(2026, 10, 22, 13, 0);
-const deps: AdapterDeps = { clock: () => ({ nowMs: NOW, timeZone: 'UTC' }), isRoot: false };
+const NOW = FIXTURE_NOW;
+const deps = fixedDeps(false);
 const STATE_DIR = join(FIXTURES_DIR, 'copilot', 'session-state');
 const adapter = createCopilotAdapter(deps, STATE_DIR);
-const fixture = (name: string) => readFixture('copilot', name);
+const fixture = fixtureReader('copilot');
 
-adapterContract(adapter, {
-  success: {
-    stdout: await fixture('complete'),
-    sessionId: '9cd6b1c2-1963-4d59-8e3b-18fa2936e166',
-    textIncludes: 'All tasks are done. <promise>COMPLETE</promise>',
-    usage: { tokensIn: 900, tokensOut: 15, cacheRead: 0, cacheWrite: 0 },
-  },
-  toolOutputSignal: { stdout: await fixture('signal-in-tool-output'), signal: '<promise>COMPLETE</promise>' },
+await fixtureContract(adapter, 'copilot', {
+  success: { fixture: 'complete', sessionId: '9cd6b1c2-1963-4d59-8e3b-18fa2936e166', textIncludes: `All tasks are done. ${SIGNAL}`, usage: { tokensIn: 900, tokensOut: 15, cacheRead: 0, cacheWrite: 0 } },
+  toolOutputSignal: 'signal-in-tool-output',
   errors: [
-    { name: 'auth-401', stdout: await fixture('auth-401'), kind: 'auth' },
-    { name: 'rate-429 after its own retries', stdout: await fixture('rate-429'), kind: 'rate_limit', resetAtMs: NOW + 20_000 },
+    { name: 'auth-401', kind: 'auth' },
+    { name: 'rate-429 after its own retries', fixture: 'rate-429', kind: 'rate_limit', resetAtMs: NOW + 20_000 },
   ],
 });
 

@@ -1,28 +1,22 @@
 // The Cursor adapter against hand-written streams (test/fixtures/streams/cursor, see the README) and the contract.
 import { describe, expect, it } from 'vitest';
 import { createCursorAdapter } from '../../src/agents/cursor.js';
-import type { AdapterDeps } from '../../src/agents/adapter-deps.js';
-import { adapterContract, summarize } from './adapter-contract.js';
-import { invocationOptions, parseAll, readFixture } from './run-adapter.js';
+import { summarize } from './adapter-contract.js';
+import { FIXTURE_NOW, fixedDeps, fixtureContract, fixtureReader } from './fixture-suite.js';
+import { invocationOptions, parseAll, SIGNAL } from './run-adapter.js';
 
-const NOW = Date.UTC(2026, 10, 22, 13, 0);
-const deps: AdapterDeps = { clock: () => ({ nowMs: NOW, timeZone: 'UTC' }), isRoot: true };
-const adapter = createCursorAdapter(deps);
-const fixture = (name: string) => readFixture('cursor', name);
+const adapter = createCursorAdapter(fixedDeps(true));
+const fixture = fixtureReader('cursor');
 
-adapterContract(
+await fixtureContract(
   adapter,
+  'cursor',
   {
-    success: {
-      stdout: await fixture('success'),
-      sessionId: 'c6b62c6f-7ead-4fd6-9922-e952131177ff',
-      textIncludes: '<promise>COMPLETE</promise>',
-      usage: null,
-    },
-    toolOutputSignal: { stdout: await fixture('tool-output-signal'), signal: '<promise>COMPLETE</promise>' },
+    success: { fixture: 'success', sessionId: 'c6b62c6f-7ead-4fd6-9922-e952131177ff', textIncludes: SIGNAL, usage: null },
+    toolOutputSignal: 'tool-output-signal',
     errors: [
-      { name: 'auth-error', stdout: await fixture('auth-error'), kind: 'auth' },
-      { name: 'usage-limit', stdout: await fixture('usage-limit'), kind: 'usage_limit', resetAtMs: NOW + 3 * 3_600_000 },
+      { name: 'auth-error', kind: 'auth' },
+      { name: 'usage-limit', kind: 'usage_limit', resetAtMs: FIXTURE_NOW + 3 * 3_600_000 },
     ],
   },
   { promptInArgv: true },

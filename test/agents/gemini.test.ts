@@ -1,26 +1,21 @@
 // The Gemini CLI adapter against streams recorded from the real CLI (test/fixtures/streams/gemini) and the contract.
 import { describe, expect, it } from 'vitest';
-import type { AdapterDeps } from '../../src/agents/adapter-deps.js';
 import { apiErrorStatus, createGeminiAdapter, createGeminiParser } from '../../src/agents/gemini.js';
-import { adapterContract, summarize } from './adapter-contract.js';
-import { invocationOptions, parseAll, readFixture } from './run-adapter.js';
+import { summarize } from './adapter-contract.js';
+import { FIXTURE_NOW, fixedDeps, fixtureContract, fixtureReader } from './fixture-suite.js';
+import { invocationOptions, parseAll, SIGNAL } from './run-adapter.js';
 
-const NOW = Date.UTC(2026, 10, 22, 13, 0);
-const deps: AdapterDeps = { clock: () => ({ nowMs: NOW, timeZone: 'UTC' }), isRoot: false };
+const NOW = FIXTURE_NOW;
+const deps = fixedDeps(false);
 const adapter = createGeminiAdapter(deps);
-const fixture = (name: string) => readFixture('gemini', name);
+const fixture = fixtureReader('gemini');
 
-adapterContract(adapter, {
-  success: {
-    stdout: await fixture('complete'),
-    sessionId: '72625092-350d-473e-9e9f-a7fb6d8d21f7',
-    textIncludes: 'All tasks are done. <promise>COMPLETE</promise>',
-    usage: { tokensIn: 900, tokensOut: 15, cacheRead: 0, cacheWrite: 0 },
-  },
-  toolOutputSignal: { stdout: await fixture('signal-in-tool-output'), signal: '<promise>COMPLETE</promise>' },
+await fixtureContract(adapter, 'gemini', {
+  success: { fixture: 'complete', sessionId: '72625092-350d-473e-9e9f-a7fb6d8d21f7', textIncludes: `All tasks are done. ${SIGNAL}`, usage: { tokensIn: 900, tokensOut: 15, cacheRead: 0, cacheWrite: 0 } },
+  toolOutputSignal: 'signal-in-tool-output',
   errors: [
-    { name: 'auth-401', stdout: await fixture('auth-401'), kind: 'auth' },
-    { name: 'quota-429', stdout: await fixture('quota-429'), kind: 'usage_limit', resetAtMs: NOW + 3600_000 },
+    { name: 'auth-401', kind: 'auth' },
+    { name: 'quota-429', kind: 'usage_limit', resetAtMs: NOW + 3600_000 },
     { name: 'exit 41 without output', stdout: '', kind: 'auth', exitCode: 41, stderr: 'When using Gemini API, you must specify the GEMINI_API_KEY environment variable.' },
     { name: 'exit 173 (HTTP 429)', stdout: '', kind: 'rate_limit', exitCode: 173, stderr: 'boom' },
     { name: 'exit 247 (HTTP 503)', stdout: '', kind: 'overloaded', exitCode: 247, stderr: 'boom' },

@@ -1,26 +1,21 @@
 // The opencode adapter against streams recorded from the real CLI (test/fixtures/streams/opencode) and the contract.
 import { describe, expect, it } from 'vitest';
-import type { AdapterDeps } from '../../src/agents/adapter-deps.js';
 import { createOpencodeAdapter, createOpencodeParser } from '../../src/agents/opencode.js';
-import { adapterContract, summarize } from './adapter-contract.js';
-import { invocationOptions, parseAll, readFixture } from './run-adapter.js';
+import { summarize } from './adapter-contract.js';
+import { FIXTURE_NOW, fixedDeps, fixtureContract, fixtureReader } from './fixture-suite.js';
+import { invocationOptions, parseAll, SIGNAL } from './run-adapter.js';
 
-const NOW = Date.UTC(2026, 10, 22, 13, 0);
-const deps: AdapterDeps = { clock: () => ({ nowMs: NOW, timeZone: 'UTC' }), isRoot: false };
+const NOW = FIXTURE_NOW;
+const deps = fixedDeps(false);
 const adapter = createOpencodeAdapter(deps);
-const fixture = (name: string) => readFixture('opencode', name);
+const fixture = fixtureReader('opencode');
 
-adapterContract(adapter, {
-  success: {
-    stdout: await fixture('complete'),
-    sessionId: 'ses_dfca2b742ffeo9saycdzC0jvMI',
-    textIncludes: 'All tasks are done. <promise>COMPLETE</promise>',
-    usage: { tokensIn: 900, tokensOut: 15, cacheRead: 0, cacheWrite: 0 },
-  },
-  toolOutputSignal: { stdout: await fixture('signal-in-tool-output'), signal: '<promise>COMPLETE</promise>' },
+await fixtureContract(adapter, 'opencode', {
+  success: { fixture: 'complete', sessionId: 'ses_dfca2b742ffeo9saycdzC0jvMI', textIncludes: `All tasks are done. ${SIGNAL}`, usage: { tokensIn: 900, tokensOut: 15, cacheRead: 0, cacheWrite: 0 } },
+  toolOutputSignal: 'signal-in-tool-output',
   errors: [
-    { name: 'auth-401', stdout: await fixture('auth-401'), kind: 'auth' },
-    { name: 'rate-429 after its own retries', stdout: await fixture('rate-429'), kind: 'rate_limit', resetAtMs: NOW + 20_000 },
+    { name: 'auth-401', kind: 'auth' },
+    { name: 'rate-429 after its own retries', fixture: 'rate-429', kind: 'rate_limit', resetAtMs: NOW + 20_000 },
   ],
 });
 

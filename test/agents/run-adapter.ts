@@ -8,6 +8,9 @@ import type { AgentAdapter, AgentEvent, InvocationOptions } from '../../src/agen
 /** This package's node_modules/.bin, where the real agent CLIs are installed. */
 export const BIN_DIR = resolve(import.meta.dirname, '../../node_modules/.bin');
 
+/** The completion signal the tests and recorded fixtures use. */
+export const SIGNAL = '<promise>COMPLETE</promise>';
+
 /** Root of the recorded stream fixtures. */
 export const FIXTURES_DIR = resolve(import.meta.dirname, '../fixtures/streams');
 
