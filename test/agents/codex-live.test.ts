@@ -1,24 +1,20 @@
 // The real `codex` CLI against the fake OpenAI Responses server, parsed by the Codex adapter. With
 // RECORD_STREAMS=1 it (re)writes test/fixtures/streams/codex/*.jsonl (see the README there).
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCodexAdapter } from '../../src/agents/codex.js';
-import { codexFakeEnv, startFakeResponses, writeCodexHome, type FakeResponsesServer } from '../fakes/openai-responses-server.js';
+import type { ErrorKind } from '../../src/core/types.js';
+import { codexFakeEnv, startFakeResponses, writeCodexHome } from '../fakes/openai-responses-server.js';
 import { summarize } from './adapter-contract.js';
-import { invocationOptions, maybeRecord, runAdapter } from './run-adapter.js';
+import { expectSignalOnlyInToolOutput, itClassifiesErrors, runLive, useLiveHarness } from './live-harness.js';
+import { maybeRecord, SIGNAL } from './run-adapter.js';
 
-const SIGNAL = '<promise>COMPLETE</promise>';
+let codexHome: string;
 
-let server: FakeResponsesServer;
-let work: string;
-let home: string;
-
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'rm-codex-work-'));
+const h = useLiveHarness('codex', async ({ work }) => {
   await writeFile(join(work, 'notes.txt'), `the done marker is ${SIGNAL}\n`);
-  server = await startFakeResponses({
+  const server = await startFakeResponses({
     conversations: [
       // 0: success: a shell command and apply_patch change files, then the signal.
       [
@@ -34,19 +30,14 @@ beforeAll(async () => {
       [{ type: 'error', status: 429 }],
     ],
   });
-  home = await writeCodexHome(join(work, '.codex-home'), server.url);
-});
-
-afterAll(async () => {
-  await server.close();
-  await rm(work, { recursive: true, force: true });
+  codexHome = await writeCodexHome(join(work, '.codex-home'), server.url);
+  return server;
 });
 
 const adapter = createCodexAdapter();
 
 function run(prompt: string, resumeSessionId: string | null = null) {
-  const env = { PATH: process.env.PATH, HOME: work, ...codexFakeEnv(home) };
-  return runAdapter(adapter, invocationOptions({ prompt, cwd: work, env, resumeSessionId }));
+  return runLive(adapter, h, { prompt, env: { HOME: h.work, ...codexFakeEnv(codexHome) }, resumeSessionId });
 }
 
 describe('codex (real CLI) through the adapter', () => {
@@ -56,8 +47,8 @@ describe('codex (real CLI) through the adapter', () => {
     const r = await run('Create hello.txt');
     await maybeRecord('codex', 'success', r.stdout);
     expect(r.exitCode).toBe(0);
-    expect(await readFile(join(work, 'hello.txt'), 'utf8')).toBe('hello\n');
-    expect(await readFile(join(work, 'patched.txt'), 'utf8')).toBe('patched\n');
+    expect(await readFile(join(h.work, 'hello.txt'), 'utf8')).toBe('hello\n');
+    expect(await readFile(join(h.work, 'patched.txt'), 'utf8')).toBe('patched\n');
     const s = summarize(r.events);
     expect(s.text).toBe(`Writing hello.txt.Done. ${SIGNAL}`);
     expect(s.usage).toEqual({ tokensIn: 350, tokensOut: 70, cacheRead: 50, cacheWrite: 0 });
@@ -70,27 +61,19 @@ describe('codex (real CLI) through the adapter', () => {
   it('does not take text from command output', async () => {
     const r = await run('Read the notes');
     await maybeRecord('codex', 'tool-output-signal', r.stdout);
-    expect(r.exitCode).toBe(0);
-    expect(r.stdout).toContain(SIGNAL);
-    expect(summarize(r.events).text).toBe('I read the notes.');
+    expectSignalOnlyInToolOutput(r, 'I read the notes.');
   });
 
-  it.each([
+  const cases: [string, ErrorKind][] = [
     ['auth-401', 'auth'],
     ['overloaded-500', 'overloaded'],
     ['usage-limit-429', 'usage_limit'],
     ['rate-limit-429', 'rate_limit'],
-  ] as const)('classifies %s as %s', async (name, kind) => {
-    const r = await run('Say hi');
-    await maybeRecord('codex', name, r.stdout);
-    expect(r.exitCode).toBe(1);
-    const s = summarize(r.events);
-    expect(s.errorKind).toBe(kind);
-    if (kind === 'usage_limit') {
-      // "try again at 2:09 PM": minute precision, so within an hour and a minute from now.
-      expect(s.resetAtMs! - Date.now()).toBeGreaterThan(3_500_000);
-      expect(s.resetAtMs! - Date.now()).toBeLessThanOrEqual(3_660_000);
-    }
+  ];
+  itClassifiesErrors('codex', cases, run, (s) => {
+    // "try again at 2:09 PM": minute precision, so within an hour and a minute from now.
+    expect(s.resetAtMs! - Date.now()).toBeGreaterThan(3_500_000);
+    expect(s.resetAtMs! - Date.now()).toBeLessThanOrEqual(3_660_000);
   });
 
   it('resumes the first session with `exec resume <id> -`', async () => {
@@ -99,7 +82,7 @@ describe('codex (real CLI) through the adapter', () => {
     expect(r.args.slice(-2)).toEqual([session, '-']);
     expect(r.exitCode).toBe(0);
     expect(summarize(r.events).sessionId).toBe(session);
-    const resumed = server.mainRequests().at(-1);
+    const resumed = h.server.mainRequests().at(-1);
     expect(resumed?.conversation).toBe(0);
     expect(resumed?.step).toBe(3);
   });

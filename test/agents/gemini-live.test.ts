@@ -1,34 +1,24 @@
 // The real `gemini` CLI against the fake Gemini API, through the Gemini adapter's own invocation. With
 // RECORD_STREAMS=1 it (re)writes test/fixtures/streams/gemini/*.jsonl (see the README there).
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createGeminiAdapter } from '../../src/agents/gemini.js';
-import { startGeminiServer, type GeminiServer } from '../fakes/gemini-server.js';
+import { startGeminiServer } from '../fakes/gemini-server.js';
 import { summarize } from './adapter-contract.js';
-import { invocationOptions, maybeRecord, runAdapter } from './run-adapter.js';
+import { itClassifies401, itTakesLongPromptOnStdin, runLive, runResumed, useLiveHarness } from './live-harness.js';
+import { maybeRecord, SIGNAL } from './run-adapter.js';
 
-const SIGNAL = '<promise>COMPLETE</promise>';
 const QUOTA = 'Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 0, model: gemini-2.5-pro. Please retry in 3600s.';
 const LONG_TAIL = 'END-OF-LONG-PROMPT-7f3a';
 
-let server: GeminiServer;
-let root: string;
-let work: string;
-let home: string;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'rm-gemini-live-'));
-  work = join(root, 'work');
-  home = join(root, 'home');
+const h = useLiveHarness('gemini', async ({ work, home }) => {
   await mkdir(join(home, '.gemini'), { recursive: true });
-  await mkdir(work);
   await writeFile(
     join(home, '.gemini', 'settings.json'),
     JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } }),
   );
-  server = await startGeminiServer({
+  return startGeminiServer({
     conversations: [
       // 0: write a file with the CLI's own tool, then say so.
       [
@@ -48,17 +38,12 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await server.close();
-  await rm(root, { recursive: true, force: true });
-});
-
 const adapter = createGeminiAdapter();
 
 function run(prompt: string, resumeSessionId: string | null = null) {
   // TMPDIR: gemini writes an error report file to the temp dir on every API error.
-  const env = { PATH: process.env.PATH, HOME: home, TMPDIR: root, GEMINI_API_KEY: 'fake-gemini-key', GOOGLE_GEMINI_BASE_URL: server.url };
-  return runAdapter(adapter, invocationOptions({ prompt, cwd: work, env, model: 'gemini-2.5-pro', resumeSessionId }), 120_000);
+  const env = { TMPDIR: h.root, GEMINI_API_KEY: 'fake-gemini-key', GOOGLE_GEMINI_BASE_URL: h.server.url };
+  return runLive(adapter, h, { prompt, env, model: 'gemini-2.5-pro', resumeSessionId }, 120_000);
 }
 
 describe('gemini (real CLI) through the adapter', () => {
@@ -68,7 +53,7 @@ describe('gemini (real CLI) through the adapter', () => {
     const r = await run('Write hello.txt containing: hello from gemini');
     await maybeRecord('gemini', 'write-file', r.stdout);
     expect(r.exitCode).toBe(0);
-    expect(await readFile(join(work, 'hello.txt'), 'utf8')).toBe('hello from gemini\n');
+    expect(await readFile(join(h.work, 'hello.txt'), 'utf8')).toBe('hello from gemini\n');
     const s = summarize(r.events);
     expect(s).toMatchObject({ text: 'I wrote hello.txt.', usage: { tokensIn: 2500, tokensOut: 52, cacheRead: 0, cacheWrite: 0 }, costUsd: null, errorKind: null, malformed: 0 });
     expect(s.sessionId).toMatch(/^[0-9a-f-]{36}$/);
@@ -84,22 +69,14 @@ describe('gemini (real CLI) through the adapter', () => {
   });
 
   it('resumes the previous session by id: the model sees the earlier turns', async () => {
-    expect(sessionWithTool).not.toBeNull();
-    const before = server.requests.length;
-    const r = await run('Go on.', sessionWithTool);
-    expect(r.args).toContain(sessionWithTool);
-    expect(r.exitCode).toBe(0);
+    const before = h.server.requests.length;
+    const r = await runResumed(run, sessionWithTool);
     expect(summarize(r.events)).toMatchObject({ sessionId: sessionWithTool, text: 'Resumed where I left off.' });
     // The resumed request carries the two model turns of the earlier run.
-    expect(server.requests.slice(before).map((q) => q.modelTurns)).toEqual([2]);
+    expect(h.server.requests.slice(before).map((q) => q.modelTurns)).toEqual([2]);
   });
 
-  it('classifies a 401 as auth (exit 145 = 401 mod 256)', async () => {
-    const r = await run('hi');
-    await maybeRecord('gemini', 'auth-401', r.stdout);
-    expect(r.exitCode).toBe(145);
-    expect(summarize(r.events).errorKind).toBe('auth');
-  });
+  itClassifies401('classifies a 401 as auth (exit 145 = 401 mod 256)', 'gemini', run, 145);
 
   it('classifies a terminal quota 429 as a usage limit with its reset time (exit 173)', async () => {
     const before = Date.now();
@@ -111,12 +88,5 @@ describe('gemini (real CLI) through the adapter', () => {
     expect(s.resetAtMs).toBeGreaterThanOrEqual(before + 3600_000);
   });
 
-  it('takes a long prompt on stdin (never argv)', async () => {
-    const prompt = `${'Context line that makes the prompt long.\n'.repeat(6000)}${LONG_TAIL}`;
-    const r = await run(prompt);
-    expect(r.exitCode).toBe(0);
-    expect(r.args.join(' ').length).toBeLessThan(200);
-    expect(summarize(r.events).text).toBe('Long prompt received.');
-    expect(JSON.stringify(server.requests.at(-1)?.body?.contents)).toContain(LONG_TAIL);
-  });
+  itTakesLongPromptOnStdin(run, LONG_TAIL, () => h.server.requests.at(-1)?.body?.contents);
 });
