@@ -2,41 +2,21 @@
 // `resume`, then `resume` until the run ends: iterations 1..6 exactly once, no row left running, interrupted
 // rows recorded as interrupted, totals equal the sum of the rows, lock released. The agent is a fake `claude`
 // (test/fixtures/bin-claude/claude) first on PATH, so cost and tokens are real numbers. Needs `npm run build`.
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.js';
 import { removeDir, sh, tempRepo } from '../git/git-repo.js';
 import { BIN, cleanEnv, ROOT, runCli } from '../helpers/cli.js';
+import { killGroup, prng, runKillable, type KillableResult } from '../helpers/crash.js';
 
 const TRIALS = 20;
 const PARALLEL = 4;
 const MAX_ITERATIONS = 6;
 const FAKE_BIN = join(ROOT, 'test', 'fixtures', 'bin-claude');
 
-/** Deterministic PRNG (mulberry32) so a failing trial can be replayed with the same seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function env(): Record<string, string> {
   return cleanEnv({ PATH: `${FAKE_BIN}:${process.env.PATH ?? ''}`, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
-}
-
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
 }
 
 /** The id of the trial's run, if `run` got as far as creating it. */
@@ -53,13 +33,9 @@ async function findRunId(dir: string): Promise<string | null> {
 }
 
 /** Runs the CLI in its own process group; after `killAfterMs` SIGKILLs that group and the agent's group. */
-function crashable(dir: string, args: string[], killAfterMs: number | null): Promise<{ code: number | null; signal: string | null; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: env(), detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  const timer = killAfterMs === null ? null : setTimeout(() => {
-    killGroup(child.pid ?? 0);
-    // The agent runs in its own process group: kill it too, as a power cut would.
+function crashable(dir: string, args: string[], killAfterMs: number | null): Promise<KillableResult> {
+  // The agent runs in its own process group: kill it too, as a power cut would.
+  const onKill = (): void => {
     const runs = join(dir, '.ringmaster', 'runs');
     try {
       for (const id of readdirNames(runs)) {
@@ -69,13 +45,8 @@ function crashable(dir: string, args: string[], killAfterMs: number | null): Pro
     } catch {
       // the files may vanish under us
     }
-  }, killAfterMs);
-  return new Promise((done) => {
-    child.on('close', (code, signal) => {
-      if (timer) clearTimeout(timer);
-      done({ code, signal, stderr });
-    });
-  });
+  };
+  return runKillable([BIN, ...args], { cwd: dir, env: env(), killAfterMs, onKill });
 }
 
 function readdirNames(dir: string): string[] {

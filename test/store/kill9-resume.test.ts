@@ -2,7 +2,6 @@
 // totals equal the sum of the rows, the interrupted iteration is recorded as interrupted.
 // The driver (test/fixtures/store-crash-driver.mjs) follows the runner's store protocol with a fake
 // agent process; it runs from dist/, so `npm run build` first (the `test` script does).
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -10,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.js';
 import { databasePath } from '../../src/store/paths.js';
 import { gitEnv, removeDir, sh, tempRepo } from '../git/git-repo.js';
+import { prng, runKillable, type KillableResult } from '../helpers/crash.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const DRIVER = join(ROOT, 'test', 'fixtures', 'store-crash-driver.mjs');
@@ -17,38 +17,9 @@ const TRIALS = 24;
 const MAX_ITERATIONS = 6;
 const CHECKPOINT_INTERVAL = 2;
 
-/** Deterministic PRNG (mulberry32) so a failing trial can be replayed with the same seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Runs the driver once; kills its whole process group (driver + agent) after `killAfterMs` if given. */
-function drive(dir: string, runId: string, killAfterMs: number | null): Promise<{ code: number | null; signal: string | null; stderr: string }> {
-  const child = spawn(process.execPath, [DRIVER, dir, runId, String(MAX_ITERATIONS), String(CHECKPOINT_INTERVAL)], {
-    cwd: dir, env: gitEnv(), detached: true, stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  const timer = killAfterMs === null ? null : setTimeout(() => {
-    try {
-      process.kill(-(child.pid ?? 0), 'SIGKILL');
-    } catch {
-      // already exited
-    }
-  }, killAfterMs);
-  return new Promise((done) => {
-    child.on('close', (code, signal) => {
-      if (timer) clearTimeout(timer);
-      done({ code, signal, stderr });
-    });
-  });
+function drive(dir: string, runId: string, killAfterMs: number | null): Promise<KillableResult> {
+  return runKillable([DRIVER, dir, runId, String(MAX_ITERATIONS), String(CHECKPOINT_INTERVAL)], { cwd: dir, env: gitEnv(), killAfterMs });
 }
 
 const dirs: string[] = [];
@@ -63,6 +34,13 @@ describe('kill -9 and resume', () => {
     let totalKills = 0;
     let totalInterrupted = 0;
     let failedCheckpoints = 0;
+    // Kill moments are drawn within the time an undisturbed run takes on this machine right now, so the
+    // number of kills does not depend on how fast (or loaded) the machine is.
+    const probeDir = tempRepo({ 'README.md': 'probe\n' });
+    dirs.push(probeDir);
+    const probeStart = Date.now();
+    expect(await drive(probeDir, 'probe', null)).toMatchObject({ code: 0 });
+    const runMs = Math.max(50, Date.now() - probeStart);
     for (let trial = 0; trial < TRIALS; trial++) {
       const dir = tempRepo({ 'README.md': `trial ${trial}\n` });
       dirs.push(dir);
@@ -70,7 +48,7 @@ describe('kill -9 and resume', () => {
       let kills = 0;
       for (let attempt = 0; ; attempt++) {
         expect(attempt, `trial ${trial} (seed ${seed}) never finished`).toBeLessThan(40);
-        const kill = attempt < 4 && random() < 0.85 ? Math.floor(random() * 900) : null;
+        const kill = attempt < 4 && random() < 0.85 ? Math.floor(random() * runMs * 0.9) : null;
         const result = await drive(dir, runId, kill);
         if (result.signal === 'SIGKILL') {
           kills++;
