@@ -2,23 +2,16 @@
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { checkpoint } from '../../src/git/checkpoint.js';
 import { ensureExcluded } from '../../src/git/repo.js';
 import { acquireLock } from '../../src/runner/lock.js';
 import { openStore } from '../../src/store/open-store.js';
 import { memoryIO } from '../hook/memory-io.js';
-import { removeDir, sh, snapshot, tempRepo, writeFiles } from '../git/git-repo.js';
+import { sh, snapshot, tempRepo, useTempRepos, writeFiles } from '../git/git-repo.js';
 
-const dirs: string[] = [];
-beforeAll(() => {
-  process.env.GIT_CONFIG_GLOBAL = '/dev/null';
-  process.env.GIT_CONFIG_NOSYSTEM = '1';
-});
-afterEach(() => {
-  for (const dir of dirs.splice(0)) removeDir(dir);
-});
+const dirs = useTempRepos();
 
 /** A repo with run r1 checkpointed at iterations 5 and 10; returns the files at each. */
 async function setup(): Promise<{ dir: string; at5: Record<string, string>; at10: Record<string, string>; sha5: string }> {

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { afterEach, beforeAll } from 'vitest';
 
 /** Env for git in tests: no global or system config, a fixed identity unless `withIdentity` is false. */
 export function gitEnv(withIdentity = true): NodeJS.ProcessEnv {
@@ -56,4 +57,17 @@ export function snapshot(dir: string, base = dir): Record<string, string> {
 /** Removes a temporary directory. */
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Registers this file's hooks: no global or system git config, and after each test the removal of every dir pushed on the returned list. */
+export function useTempRepos(): string[] {
+  const dirs: string[] = [];
+  beforeAll(() => {
+    process.env.GIT_CONFIG_GLOBAL = '/dev/null';
+    process.env.GIT_CONFIG_NOSYSTEM = '1';
+  });
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) removeDir(dir);
+  });
+  return dirs;
 }

@@ -1,19 +1,12 @@
 // --worktree: a fresh worktree on branch ringmaster/<run-id>, the user's checkout untouched.
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkpoint } from '../../src/git/checkpoint.js';
 import { createWorktree, defaultWorktreePath, removeWorktree } from '../../src/git/worktree.js';
-import { removeDir, sh, snapshot, tempRepo, writeFiles } from './git-repo.js';
+import { sh, snapshot, tempRepo, useTempRepos, writeFiles } from './git-repo.js';
 
-const dirs: string[] = [];
-beforeAll(() => {
-  process.env.GIT_CONFIG_GLOBAL = '/dev/null';
-  process.env.GIT_CONFIG_NOSYSTEM = '1';
-});
-afterEach(() => {
-  for (const dir of dirs.splice(0)) removeDir(dir);
-});
+const dirs = useTempRepos();
 
 describe('createWorktree', () => {
   it('creates a sibling worktree on ringmaster/<run-id>; checkpoints there leave the checkout alone', async () => {
