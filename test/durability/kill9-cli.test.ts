@@ -64,7 +64,7 @@ interface ShowJson {
 
 interface RunsRow { id: string; status: string; stop_reason: string | null; iterations: number; cost_usd: number; cost_unknown: boolean; tokens_in: number; tokens_out: number }
 
-async function trial(index: number, random: () => number, seed: number): Promise<{ kills: number; interrupted: number; failed: string[] }> {
+async function trial(index: number, random: () => number, seed: number, runMs: number): Promise<{ kills: number; interrupted: number; failed: string[] }> {
   const dir = tempRepo({ 'README.md': `trial ${index}\n` });
   dirs.push(dir);
   const context = `trial ${index} (seed ${seed})`;
@@ -72,7 +72,7 @@ async function trial(index: number, random: () => number, seed: number): Promise
   let runId: string | null = null;
   for (let attempt = 0; ; attempt++) {
     expect(attempt, `${context} never finished`).toBeLessThan(30);
-    const kill = attempt < 4 && random() < 0.85 ? Math.floor(random() * 1100) : null;
+    const kill = attempt < 4 && random() < 0.85 ? Math.floor(random() * runMs) : null;
     runId ??= await findRunId(dir);
     const args = runId === null
       ? ['run', '--prompt', 'do the next thing', '--agent', 'claude', '--max-iterations', String(MAX_ITERATIONS), '--checkpoint-interval', '2', '--json']
@@ -145,9 +145,16 @@ describe('kill -9 of the real CLI, then resume', () => {
     let totalKills = 0;
     let totalInterrupted = 0;
     const failed: string[] = [];
+    // Kill moments fall within the time an undisturbed run takes on this machine now (not a fixed guess).
+    const probe = tempRepo({ 'README.md': 'probe\n' });
+    dirs.push(probe);
+    const probeStart = Date.now();
+    const probed = await crashable(probe, ['run', '--prompt', 'p', '--agent', 'claude', '--max-iterations', String(MAX_ITERATIONS), '--checkpoint-interval', '2', '--json'], null);
+    expect(probed).toMatchObject({ code: 2 });
+    const runMs = Math.max(100, Date.now() - probeStart);
     for (let start = 0; start < TRIALS; start += PARALLEL) {
       const batch = [];
-      for (let i = start; i < Math.min(TRIALS, start + PARALLEL); i++) batch.push(trial(i, prng(seed + i), seed + i));
+      for (let i = start; i < Math.min(TRIALS, start + PARALLEL); i++) batch.push(trial(i, prng(seed + i), seed + i, runMs));
       for (const r of await Promise.all(batch)) {
         totalKills += r.kills;
         totalInterrupted += r.interrupted;
