@@ -14,7 +14,7 @@ const MISSING_BINARY = /^\S*:? ?command not found|: command not found|\bspawn \S
 const AUTH =
   /\b401\b|\b403\b|unauthori[sz]ed|authentication[_ ](?:failed|error|required)|invalid (?:x-)?api[ -_]?key|api key (?:is )?(?:invalid|missing|not (?:set|found))|missing api key|not logged in|please (?:run )?\/?login|please log ?in|login required|oauth token (?:has )?expired|invalid_api_key|no credentials|not authenticated/i;
 const USAGE_LIMIT =
-  /usage[_ ]limit|hit your (?:[a-z-]+ ){0,3}limit|limit reached|exhausted (?:your )?(?:daily |monthly )?quota|quota exceeded|insufficient_quota|out of (?:credits|extra usage)|credit balance is too low|insufficient (?:credit|balance|funds)|spending limit/i;
+  /usage[_ ]limit|hit your (?:[a-z-]+ ){0,3}limit|(?<!rate )limit reached|exhausted (?:your )?(?:daily |monthly )?quota|quota exceeded|insufficient_quota|out of (?:credits|extra usage)|credit balance is too low|insufficient (?:credit|balance|funds)|spending limit/i;
 const RATE_LIMIT = /\b429\b|rate[_ ]limit|too many requests|resource[_ ]exhausted/i;
 const OVERLOADED =
   /\b529\b|\b50[0234]\b|overloaded|server[_ ]error|internal server error|service unavailable|bad gateway|gateway timeout|temporarily unavailable|high demand|upstream connect error|ECONNRESET|ECONNREFUSED|socket hang up|stream disconnected/i;

@@ -46,3 +46,7 @@ describe('classifyStatus / classifyOutputTail', () => {
     expect(classifyOutputTail(1, 'cat: x: No such file or directory', clock)).toBeNull();
   });
 });
+
+it("OpenAI's 'Rate limit reached for requests' is a rate limit, not a usage limit", () => {
+  expect(classifyText('Rate limit reached for requests per min (RPM): Limit 500, Used 500', 429, clock)?.kind).toBe('rate_limit');
+});
