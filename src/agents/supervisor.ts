@@ -47,6 +47,8 @@ export interface SupervisedExit {
   /** Spawn error message (e.g. ENOENT) when reason is spawn_failed. */
   spawnError: string | null;
   bytesOut: number;
+  /** Settles once the log file is flushed and closed (not awaited here: it is off the iteration's critical path). */
+  logClosed: Promise<void>;
 }
 
 /** Keeps the last N bytes of a byte stream. */
@@ -73,8 +75,13 @@ class Tail {
 export async function supervise(options: SuperviseOptions): Promise<SupervisedExit> {
   const started = Date.now();
   mkdirSync(dirname(options.logPath), { recursive: true });
+  // Opened asynchronously: the agent starts while the file is being created (writes are buffered until then).
   const log = createWriteStream(options.logPath, { flags: 'a' });
   const tail = new Tail(options.tailBytes);
+  let closeLog: () => void = () => undefined;
+  const logClosed = new Promise<void>((resolve) => {
+    closeLog = () => log.end(resolve);
+  });
   let bytesOut = 0;
 
   const env: Record<string, string> = {};
@@ -173,6 +180,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
       tail: tail.text(),
       spawnError,
       bytesOut,
+      logClosed,
     };
   } finally {
     for (const t of timers) clearTimeout(t);
@@ -180,6 +188,6 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     options.signal?.removeEventListener('abort', onAbort);
     child.stdout.destroy();
     child.stderr.destroy();
-    await new Promise<void>((resolve) => log.end(resolve));
+    closeLog();
   }
 }

@@ -31,14 +31,33 @@ function processAlive(pid: number): boolean {
   }
 }
 
-async function isStale(path: string, staleMs: number): Promise<boolean> {
+/** A dead owner's lock is taken over only once it is this old: a lock that was just released and re-taken
+ * by another hook is always younger, so a hook that read the previous (finished) owner's pid never removes
+ * the new owner's lock. */
+const DEAD_OWNER_MIN_AGE_MS = 2000;
+
+/** The lock file's identity if it is stale (to be removed only if it is still that same file), else null. */
+async function staleIdentity(path: string, staleMs: number): Promise<{ ino: number; mtimeMs: number } | null> {
   try {
-    const [info, text] = await Promise.all([stat(path), readFile(path, 'utf8')]);
-    if (Date.now() - info.mtimeMs > staleMs) return true;
+    const info = await stat(path);
+    const age = Date.now() - info.mtimeMs;
+    if (age > staleMs) return { ino: info.ino, mtimeMs: info.mtimeMs };
+    if (age < DEAD_OWNER_MIN_AGE_MS) return null;
+    const text = await readFile(path, 'utf8');
     const pid = Number.parseInt(text.split('\n')[0] ?? '', 10);
-    return Number.isInteger(pid) && pid > 0 && !processAlive(pid);
+    return Number.isInteger(pid) && pid > 0 && !processAlive(pid) ? { ino: info.ino, mtimeMs: info.mtimeMs } : null;
   } catch {
-    return false;
+    return null;
+  }
+}
+
+/** Removes the lock file only if it is still the file judged stale (same inode and mtime). */
+async function removeIfSame(path: string, identity: { ino: number; mtimeMs: number }): Promise<void> {
+  try {
+    const now = await stat(path);
+    if (now.ino === identity.ino && now.mtimeMs === identity.mtimeMs) await rm(path, { force: true });
+  } catch {
+    // already gone
   }
 }
 
@@ -60,8 +79,9 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (await isStale(lockPath, staleMs)) {
-        await rm(lockPath, { force: true });
+      const stale = await staleIdentity(lockPath, staleMs);
+      if (stale) {
+        await removeIfSame(lockPath, stale);
         continue;
       }
       if (Date.now() - started >= timeoutMs) throw new LockTimeoutError(lockPath, Date.now() - started);

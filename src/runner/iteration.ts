@@ -40,6 +40,8 @@ export interface IterationOutcomeData {
   malformedLines: number;
   /** The session's cumulative cost as last reported (for the next resume), or null. */
   sessionCumulativeCost: number | null;
+  /** Settles when the iteration's log file is closed. */
+  logClosed: Promise<void>;
 }
 
 /** Error kinds by how much they explain a failure: a higher one wins when several are seen. */
@@ -219,6 +221,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   return {
     malformedLines: malformed,
     sessionCumulativeCost: cumulativeCost,
+    logClosed: exit.logClosed,
     result: {
       exitCode: exit.exitCode,
       exitSignal: exit.exitSignal,
@@ -239,6 +242,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     return {
       malformedLines: 0,
       sessionCumulativeCost: null,
+      logClosed: Promise.resolve(),
       result: {
         exitCode: null,
         exitSignal: null,

@@ -1,10 +1,9 @@
 // Wires a run to the Store and git: iteration rows before the agent starts, events, heartbeats,
 // checkpoints every N iterations and at the end. The runner stays ignorant of both.
-import { mkdirSync, rmSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { checkpoint, clearStaleIndexLock } from '../git/index.js';
-import type { IterationStatus, Owner, Store } from '../store/index.js';
+import type { IterationStatus, NewEvent, Owner, Store } from '../store/index.js';
 import { HEARTBEAT_INTERVAL_MS } from '../store/index.js';
 import type { IterationOutcome } from '../core/types.js';
 import type { RunEvent, RunEventSink } from './events.js';
@@ -71,15 +70,28 @@ export function createRecorder(options: RecorderOptions): Recorder {
     );
   };
 
+  // Events are written on the next turn of the event loop, i.e. while the next agent already runs: they stay
+  // in order but off the critical path between two iterations. Rows (the truth for totals) are not deferred.
+  const eventQueue: NewEvent[] = [];
+  let eventsScheduled: NodeJS.Immediate | null = null;
+  const flushEvents = (): void => {
+    eventsScheduled = null;
+    for (const event of eventQueue.splice(0)) enqueue(`event ${event.type}`, () => store.appendEvent(event));
+  };
+
   const pidPath = agentPidPath(options.workspace, runId);
   mkdirSync(dirname(pidPath), { recursive: true });
+  // One descriptor for the whole run, overwritten in place with a fixed-width line: one pwrite per iteration
+  // (creating a file per iteration cost more than the rest of the iteration's bookkeeping).
+  const pidFd = openSync(pidPath, 'w');
   const heartbeat = setInterval(() => enqueue('heartbeat', () => store.heartbeat(runId, options.owner, options.now())), HEARTBEAT_INTERVAL_MS);
   heartbeat.unref();
 
   const persist = (e: RunEvent): void => {
     if (e.type !== 'agent_output') {
       const iteration = 'iteration' in e ? e.iteration : null;
-      enqueue(`event ${e.type}`, () => store.appendEvent({ run_id: runId, type: e.type, payload: e, at: e.time, iteration }));
+      eventQueue.push({ run_id: runId, type: e.type, payload: e, at: e.time, iteration });
+      eventsScheduled ??= setImmediate(flushEvents);
     }
     switch (e.type) {
       case 'iteration_started':
@@ -154,8 +166,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
         await store.startIteration({ run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath });
       },
       onAgentSpawn(_runId, _iteration, pid) {
-        // Queued, not synchronous: a sync write here costs more than the rest of an iteration's bookkeeping.
-        enqueue('agent pid', () => writeFile(pidPath, `${pid}\n`));
+        writeSync(pidFd, `${String(pid).padEnd(11)}\n`, 0);
       },
       async afterIteration(_runId, iteration) {
         await chain;
@@ -175,9 +186,12 @@ export function createRecorder(options: RecorderOptions): Recorder {
     },
     async close() {
       clearInterval(heartbeat);
+      if (eventsScheduled) clearImmediate(eventsScheduled);
+      flushEvents();
       await chain;
       // The agent's group is gone once the loop returns: a stale pid file could make a later resume or stop
       // SIGKILL an unrelated process group that reused the id.
+      closeSync(pidFd);
       rmSync(agentPidPath(options.workspace, runId), { force: true });
     },
   };

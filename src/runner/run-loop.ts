@@ -82,7 +82,11 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   let adapter: AgentAdapter = getAdapter({ name: chain[0] ?? spec.agent.name, command: spec.agent.command });
   let lastSessionId: string | null = resume?.lastSessionId ?? null;
   const sessionCost = new Map<string, number>();
+  // Iteration logs still being flushed: awaited before the run reports its end, never between iterations.
+  const openLogs = new Set<Promise<void>>();
   const emit = (event: RunEvent): void => deps.onEvent(event);
+  // A plain copy: adapters spread the env into every invocation, and spreading process.env is slow.
+  const env = { ...deps.env };
   const displayMax = (): number | null => (limits.maxIterations === null ? null : limits.maxIterations + state.waitedIterations);
 
   // Validate the prompt before announcing the run: a missing prompt file is the user's error, not an iteration's.
@@ -116,7 +120,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       permissionMode: spec.agent.permissionMode,
       resumeSessionId: resumeId,
       resumeCostBaseline: resumeId ? (sessionCost.get(resumeId) ?? 0) : 0,
-      env: deps.env,
+      env,
       successSignals: spec.successSignals,
       failureSignal: spec.failureSignal,
       idleTimeoutMs: spec.idleTimeoutMs,
@@ -129,6 +133,8 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       onOutput: deps.streamOutput ? (stream, text) => emit({ type: 'agent_output', time: deps.now(), iteration, stream, text }) : null,
     });
     const { result } = outcome;
+    openLogs.add(outcome.logClosed);
+    void outcome.logClosed.then(() => openLogs.delete(outcome.logClosed));
     if (result.sessionId) {
       lastSessionId = result.sessionId;
       if (outcome.sessionCumulativeCost !== null) sessionCost.set(result.sessionId, outcome.sessionCumulativeCost);
@@ -198,6 +204,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   }
 
   // An interrupt that `ringmaster stop` asked for is a user stop, not a crash-like interruption.
+  await Promise.all(openLogs);
   const final: Extract<Decision, { kind: 'stop' }> =
     decision.reason === 'interrupted' && deps.stopRequested?.() ? { kind: 'stop', reason: 'user_stop', status: 'stopped' } : decision;
   if (deps.beforeFinish) {

@@ -16,6 +16,8 @@ export function prng(seed: number): () => number {
 
 /** SIGKILLs process group `pgid`, ignoring a group that is already gone. */
 export function killGroup(pgid: number): void {
+  // Never kill(-0) or kill(-1): an empty or partial pid file must not take the test runner down with it.
+  if (!Number.isInteger(pgid) || pgid <= 1) return;
   try {
     process.kill(-pgid, 'SIGKILL');
   } catch {

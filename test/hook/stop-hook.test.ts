@@ -1,5 +1,5 @@
 // `ringmaster hook stop`: fail-open paths, project resolution, the decision log, and concurrent Stops under the lock.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -107,7 +107,11 @@ describe('runStopHook', () => {
 
   it('takes over a lock left by a dead process', async () => {
     await start();
-    await writeFile(join(project, '.ringmaster', 'loop-tracker.md.lock'), '999999999\n');
+    const lock = join(project, '.ringmaster', 'loop-tracker.md.lock');
+    await writeFile(lock, '999999999\n');
+    // Left behind a few seconds ago: a dead owner's lock is only taken over once it is not brand new.
+    const past = new Date(Date.now() - 5000);
+    await utimes(lock, past, past);
     expect((await runStopHook(stdin(), ctx())).decision).toBe('block');
   });
 });
