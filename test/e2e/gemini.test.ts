@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startGeminiServer, type GeminiServer } from '../fakes/gemini-server.js';
 import { runCli } from '../helpers/cli.js';
-import { agentEnv, completedIterations, createSandbox, runArgs, runEvents, type Sandbox } from './real-cli.js';
+import { agentEnv, completedIterations, createSandbox, iterationSummary, runArgs, runEvents, type Sandbox } from './real-cli.js';
 
 let sandbox: Sandbox;
 let server: GeminiServer | null = null;
@@ -42,16 +42,7 @@ it('gemini: writes the file in iteration 1, completes in iteration 2, tokens and
   expect(r.code).toBe(0);
   expect(readFileSync(join(repo, 'hello.txt'), 'utf8')).toBe('hello from gemini\n');
   const events = runEvents(r.stdout);
-  const iterations = completedIterations(events).map((e) => ({
-    iteration: e.iteration,
-    outcome: e.outcome,
-    exit: e.exit_code,
-    signal: e.completion_signal_found,
-    error: e.error_kind,
-    tokens: [e.tokens_in, e.tokens_out, e.cache_read, e.cache_write],
-    model: e.model,
-    malformed: e.malformed_lines,
-  }));
+  const iterations = iterationSummary(events);
   expect(iterations).toEqual([
     { iteration: 1, outcome: 'success', exit: 0, signal: false, error: 'none', tokens: [2500, 52, 0, 0], model: 'gemini-2.5-pro', malformed: 0 },
     { iteration: 2, outcome: 'complete', exit: 0, signal: true, error: 'none', tokens: [900, 15, 0, 0], model: 'gemini-2.5-pro', malformed: 0 },

@@ -71,3 +71,26 @@ export function completedIterations(events: readonly RunEvent[]): Extract<RunEve
 export function runArgs(agent: string, model: string | null): string[] {
   return ['run', '--agent', agent, ...(model === null ? [] : ['--model', model]), '--max-iterations', '4', '--cooldown', '0s', '--json'];
 }
+
+/** The per-iteration facts every end-to-end test checks, one object per completed iteration. */
+export function iterationSummary(events: readonly RunEvent[]): Array<{
+  iteration: number;
+  outcome: string;
+  exit: number | null;
+  signal: boolean;
+  error: string;
+  tokens: Array<number | null>;
+  model: string | null;
+  malformed: number;
+}> {
+  return completedIterations(events).map((e) => ({
+    iteration: e.iteration,
+    outcome: e.outcome,
+    exit: e.exit_code,
+    signal: e.completion_signal_found,
+    error: e.error_kind,
+    tokens: [e.tokens_in, e.tokens_out, e.cache_read, e.cache_write],
+    model: e.model,
+    malformed: e.malformed_lines,
+  }));
+}
