@@ -61,7 +61,20 @@ export async function driveRun(io: CliIO, options: DriveOptions): Promise<number
         now: Date.now(),
       });
     }
-    const recorder = createRecorder({ store, runId, workspace, agentDir: spec.workspace, owner, checkpointInterval: spec.checkpointInterval, gitEnabled, now: () => Date.now() });
+    const recorder = createRecorder({
+      store,
+      runId,
+      workspace,
+      agentDir: spec.workspace,
+      owner,
+      checkpointInterval: spec.checkpointInterval,
+      gitEnabled,
+      now: () => Date.now(),
+      onLostOwnership: () => {
+        base.onEvent({ type: 'warning', time: Date.now(), message: `run ${runId} was taken over by another process: stopping here` });
+        controller.abort();
+      },
+    });
     const stopFile = stopRequestPath(workspace, runId);
     try {
       const summary = await runLoop(

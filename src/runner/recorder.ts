@@ -21,6 +21,8 @@ export interface RecorderOptions {
   checkpointInterval: number;
   gitEnabled: boolean;
   now: () => number;
+  /** Called when a heartbeat finds that another process now owns the run. */
+  onLostOwnership?: () => void;
 }
 
 /** The hooks to merge into RunDeps, a sink wrapper, and the cleanup. */
@@ -84,7 +86,14 @@ export function createRecorder(options: RecorderOptions): Recorder {
   // One descriptor for the whole run, overwritten in place with a fixed-width line: one pwrite per iteration
   // (creating a file per iteration cost more than the rest of the iteration's bookkeeping).
   const pidFd = openSync(pidPath, 'w');
-  const heartbeat = setInterval(() => enqueue('heartbeat', () => store.heartbeat(runId, options.owner, options.now())), HEARTBEAT_INTERVAL_MS);
+  const heartbeat = setInterval(
+    () =>
+      enqueue('heartbeat', async () => {
+        // Another process took the run over (it judged us dead): two drivers must never share a run.
+        if (!(await store.heartbeat(runId, options.owner, options.now()))) options.onLostOwnership?.();
+      }),
+    HEARTBEAT_INTERVAL_MS,
+  );
   heartbeat.unref();
 
   const persist = (e: RunEvent): void => {

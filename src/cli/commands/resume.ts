@@ -44,6 +44,9 @@ async function resume(args: string[], io: CliIO): Promise<number> {
     if (active && run.owner_pid !== null && run.owner_host === hostname() && run.owner_pid !== process.pid && isProcessAlive(run.owner_pid)) {
       throw new UserError(`run ${run.id} is still running (pid ${run.owner_pid}); stop it first with 'ringmaster stop ${run.id}'`, EXIT.locked);
     }
+    if (run.stop_reason === 'success_signal') {
+      throw new UserError(`run ${run.id} already completed: the agent signalled success`);
+    }
     spec = run.spec as RunSpec;
   } finally {
     await probe.close();
