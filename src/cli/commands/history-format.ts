@@ -33,9 +33,9 @@ export function duration(ms: number | null): string {
   return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
 }
 
-/** USD with 4 decimals; `>=` marks a total that misses unknown costs; '?' for an unknown cost. */
+/** USD with 4 decimals; `>=` marks a total that misses unknown costs; '?' for an unknown cost (or a total of only unknown costs). */
 export function usd(value: number | null, unknownPart = false): string {
-  if (value === null) return '?';
+  if (value === null || (unknownPart && value === 0)) return '?';
   return `${unknownPart ? '>=' : ''}$${value.toFixed(4)}`;
 }
 
