@@ -15,8 +15,6 @@ export interface CliIO {
 /** One `ringmaster <name>` subcommand. Returns the exit code; throws UserError for user mistakes. */
 export interface Command {
   name: string;
-  /** One line for `ringmaster --help`. */
-  summary: string;
   /** Full usage text for `ringmaster <name> --help`. */
   usage: string;
   run(args: string[], io: CliIO): Promise<number>;

@@ -1,7 +1,7 @@
 // CLI entry: dispatches `ringmaster <command>` and is the one place errors become text and exit codes.
 import { EXIT, UserError } from '../core/errors.js';
-import type { CliIO, Command } from './command.js';
-import { COMMANDS } from './commands/index.js';
+import type { CliIO } from './command.js';
+import { COMMANDS, type CommandEntry } from './commands/index.js';
 import { VERSION } from '../version.js';
 
 /** Builds the real-process CliIO. */
@@ -29,7 +29,7 @@ export function processIO(): CliIO {
   };
 }
 
-function helpText(commands: readonly Command[]): string {
+function helpText(commands: readonly CommandEntry[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return [
@@ -56,11 +56,12 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     io.stdout.write(`${VERSION}\n`);
     return EXIT.success;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     io.stderr.write(`ringmaster: unknown command '${name}'. Run 'ringmaster --help' for the list.\n`);
     return EXIT.usage;
   }
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(command.usage.endsWith('\n') ? command.usage : `${command.usage}\n`);
     return EXIT.success;

@@ -42,7 +42,6 @@ function config(args: string[], io: CliIO): Promise<number> {
 /** The `config` command. */
 export const configCommand: Command = {
   name: 'config',
-  summary: 'show the resolved configuration and where each value came from',
   usage: `Usage: ringmaster config show [run options] [--json]
 
 Prints every setting as 'ringmaster run' with the same options would use it, and its source:

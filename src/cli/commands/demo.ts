@@ -55,7 +55,6 @@ async function demo(args: string[], io: CliIO): Promise<number> {
 /** The `demo` command. */
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'run a real loop with the built-in scripted agent in a temporary git repository (no API key)',
   usage: `Usage: ringmaster demo [--verbose] [--json] [--dir PARENT]
 
 Creates a temporary git repository with a TODO.md of three tasks and a PROMPT.md, then runs a real loop

@@ -103,7 +103,6 @@ async function doctor(args: string[], io: CliIO): Promise<number> {
 /** The `doctor` command. */
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'check which agent CLIs are installed, their versions and credentials; install a missing one',
   usage: `Usage: ringmaster doctor [AGENT...] [--json]
        ringmaster doctor --install AGENT [--yes]
 

@@ -80,7 +80,6 @@ async function uninstall(args: string[], io: CliIO): Promise<number> {
 /** `ringmaster hook`. */
 export const hookCliCommand: Command = {
   name: 'hook',
-  summary: 'Hook mode: the Claude Code Stop hook (stop) and its install/uninstall',
   usage: USAGE,
   async run(args, io) {
     const [sub, ...rest] = args;

@@ -1,18 +1,28 @@
-// The list of subcommands, in the order `ringmaster --help` shows them. Add one line per command.
+// The list of subcommands, in the order `ringmaster --help` shows them. Each is loaded only when it runs,
+// so a short command (e.g. `hook stop`, called at every turn of a Claude Code session) starts fast.
 import type { Command } from '../command.js';
-import { configCommand } from './config.js';
-import { demoCommand } from './demo.js';
-import { doctorCommand } from './doctor.js';
-import { runCommand } from './run.js';
-import { resumeCommand } from './resume.js';
-import { stopCommand } from './stop.js';
-import { hookCliCommand } from './hook.js';
-import { loopCliCommand } from './loop.js';
-import { runsCommand } from './runs.js';
-import { showCommand } from './show.js';
-import { logsCommand } from './logs.js';
-import { statsCommand } from './stats.js';
-import { rollbackCliCommand } from './rollback.js';
+
+/** A subcommand as the dispatcher knows it before loading it. */
+export interface CommandEntry {
+  name: string;
+  /** One line for `ringmaster --help`. */
+  summary: string;
+  load(): Promise<Command>;
+}
 
 /** Every `ringmaster` subcommand. */
-export const COMMANDS: readonly Command[] = [runCommand, demoCommand, configCommand, runsCommand, showCommand, logsCommand, statsCommand, rollbackCliCommand, resumeCommand, stopCommand, loopCliCommand, hookCliCommand, doctorCommand];
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'run', summary: 'run an agent in a loop in the current directory until it signals completion or a limit stops it', load: async () => (await import('./run.js')).runCommand },
+  { name: 'demo', summary: 'run a real loop with the built-in scripted agent in a temporary git repository (no API key)', load: async () => (await import('./demo.js')).demoCommand },
+  { name: 'config', summary: 'show the resolved configuration and where each value came from', load: async () => (await import('./config.js')).configCommand },
+  { name: 'runs', summary: 'list the runs of a workspace, newest first', load: async () => (await import('./runs.js')).runsCommand },
+  { name: 'show', summary: "show one run: summary, iterations table, checkpoints", load: async () => (await import('./show.js')).showCommand },
+  { name: 'logs', summary: "print a run's agent output (per iteration), optionally following it", load: async () => (await import('./logs.js')).logsCommand },
+  { name: 'stats', summary: 'cost per run, average iterations to completion, cost by hour', load: async () => (await import('./stats.js')).statsCommand },
+  { name: 'rollback', summary: "restore a run's workspace to one of its checkpoints", load: async () => (await import('./rollback.js')).rollbackCliCommand },
+  { name: 'resume', summary: 'continue a crashed, interrupted or stopped run with its iteration count, cost and limits intact', load: async () => (await import('./resume.js')).resumeCommand },
+  { name: 'stop', summary: 'stop a run: a live one finishes with stop reason user_stop; an orphaned one is closed', load: async () => (await import('./stop.js')).stopCommand },
+  { name: 'loop', summary: 'Hook mode: start, show or cancel a loop inside one Claude Code session', load: async () => (await import('./loop.js')).loopCliCommand },
+  { name: 'hook', summary: 'Hook mode: the Claude Code Stop hook (stop) and its install/uninstall', load: async () => (await import('./hook.js')).hookCliCommand },
+  { name: 'doctor', summary: 'check which agent CLIs are installed, their versions and credentials; install a missing one', load: async () => (await import('./doctor.js')).doctorCommand },
+];

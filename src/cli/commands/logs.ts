@@ -114,7 +114,6 @@ function flushPartial(number: number, cursor: Cursor, io: CliIO, json: boolean):
 /** The `logs` command. */
 export const logsCommand: Command = {
   name: 'logs',
-  summary: "print a run's agent output (per iteration), optionally following it",
   usage: `Usage: ringmaster logs <run> [--iteration N] [--follow] [--cwd DIR] [--json]
 
 Prints the agent output of every iteration, each after a '==> iteration N (status) <==' header,

@@ -166,7 +166,6 @@ async function cancel(io: CliIO, projectDir: string): Promise<number> {
 /** `ringmaster loop`. */
 export const loopCliCommand: Command = {
   name: 'loop',
-  summary: 'Hook mode: start, show or cancel a loop inside one Claude Code session',
   usage: USAGE,
   async run(args, io) {
     const [sub, ...rest] = args;

@@ -80,7 +80,6 @@ async function resume(args: string[], io: CliIO): Promise<number> {
 /** The `resume` command. */
 export const resumeCommand: Command = {
   name: 'resume',
-  summary: 'continue a crashed, interrupted or stopped run with its iteration count, cost and limits intact',
   usage: `Usage: ringmaster resume <run> [--max-iterations N | --unlimited] [--verbose] [--json] [--cwd DIR]
 
 Continues the run with the next iteration number. Totals (iterations, cost, tokens, runtime used) come from the

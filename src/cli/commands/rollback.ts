@@ -70,7 +70,6 @@ async function rollbackCommand(args: string[], io: CliIO): Promise<number> {
 /** The `rollback` command. */
 export const rollbackCliCommand: Command = {
   name: 'rollback',
-  summary: "restore a run's workspace to one of its checkpoints",
   usage: `Usage: ringmaster rollback <run> [--to N] [--force] [--cwd DIR] [--json]
 
 Makes every file of the run's workspace (its worktree with --worktree) exactly what it was at a

@@ -159,7 +159,6 @@ async function run(args: string[], io: CliIO): Promise<number> {
 /** The `run` command. */
 export const runCommand: Command = {
   name: 'run',
-  summary: 'run an agent in a loop in the current directory until it signals completion or a limit stops it',
   usage: `Usage: ringmaster run [options]
 
 Runs the agent again and again, each iteration a fresh process fed the prompt on stdin, until it prints a

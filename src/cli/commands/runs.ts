@@ -45,7 +45,6 @@ async function runs(args: string[], io: CliIO): Promise<number> {
 /** The `runs` command. */
 export const runsCommand: Command = {
   name: 'runs',
-  summary: 'list the runs of a workspace, newest first',
   usage: `Usage: ringmaster runs [--cwd DIR] [--limit N] [--json]
 
 Lists the runs recorded in DIR/.ringmaster/ringmaster.db, newest first: status, stop reason,

@@ -79,7 +79,6 @@ async function show(args: string[], io: CliIO): Promise<number> {
 /** The `show` command. */
 export const showCommand: Command = {
   name: 'show',
-  summary: "show one run: summary, iterations table, checkpoints",
   usage: `Usage: ringmaster show <run> [--cwd DIR] [--json]
 
 <run> is a run id or a unique prefix of one (see 'ringmaster runs').

@@ -41,7 +41,6 @@ async function stats(args: string[], io: CliIO): Promise<number> {
 /** The `stats` command. */
 export const statsCommand: Command = {
   name: 'stats',
-  summary: 'cost per run, average iterations to completion, cost by hour',
   usage: `Usage: ringmaster stats [--run <run>] [--cwd DIR] [--json]
 
   --run RUN    only this run

@@ -62,7 +62,6 @@ async function stop(args: string[], io: CliIO): Promise<number> {
 /** The `stop` command. */
 export const stopCommand: Command = {
   name: 'stop',
-  summary: 'stop a run: a live one finishes with stop reason user_stop; an orphaned one is closed',
   usage: `Usage: ringmaster stop <run> [--cwd DIR]
 
 A live run is asked to stop: its agent's process group is killed, the iteration is recorded and the run ends
