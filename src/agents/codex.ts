@@ -164,16 +164,14 @@ export function codexConfiguredModel(env: Readonly<Record<string, string | undef
   return null;
 }
 
-/** Builds the Codex adapter. The parser of an iteration knows the model of the last built invocation. */
+/** Builds the Codex adapter. Codex never prints its model: the parser takes it from the options or config. */
 export function createCodexAdapter(deps: AdapterDeps = defaultDeps()): AgentAdapter {
-  let model: string | null = null;
   return {
     name: 'codex',
     displayName: 'Codex',
     format: 'jsonl',
     supportsResume: true,
     buildInvocation(options: InvocationOptions): Invocation {
-      model = options.model ?? codexConfiguredModel(options.env);
       const args = ['exec'];
       if (options.resumeSessionId !== null) args.push('resume');
       args.push('--json', '--skip-git-repo-check');
@@ -185,7 +183,7 @@ export function createCodexAdapter(deps: AdapterDeps = defaultDeps()): AgentAdap
       if (options.resumeSessionId !== null) args.push(options.resumeSessionId, '-');
       return { command: 'codex', args, env: { ...options.env }, stdin: options.prompt };
     },
-    createParser: () => createCodexParser(model, deps),
+    createParser: (options) => createCodexParser(options.model ?? codexConfiguredModel(options.env), deps),
     classifyExit(exitCode, outputTail) {
       const c = classifyOutputTail(exitCode, outputTail, deps.clock());
       if (c === null) return null;

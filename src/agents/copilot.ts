@@ -147,12 +147,11 @@ export function copilotSessionStateDir(env: Readonly<Record<string, string | und
 }
 
 /**
- * Builds the Copilot CLI adapter; `deps` injects the clock. The runner builds each iteration's invocation
- * and then its parser: the parser reads tokens from the session-state directory of the last invocation,
- * unless `fixedSessionStateDir` pins one. Create one adapter per run (it remembers that directory).
+ * Builds the Copilot CLI adapter; `deps` injects the clock. The parser reads tokens from the session-state
+ * directory the invocation's options point at (`--config-dir`, COPILOT_HOME, ~/.copilot), unless
+ * `fixedSessionStateDir` pins one.
  */
 export function createCopilotAdapter(deps: AdapterDeps = defaultDeps(), fixedSessionStateDir: string | null = null): AgentAdapter {
-  let sessionStateDir: string | null = fixedSessionStateDir;
   return {
     name: 'copilot',
     displayName: 'GitHub Copilot CLI',
@@ -165,10 +164,9 @@ export function createCopilotAdapter(deps: AdapterDeps = defaultDeps(), fixedSes
       if (options.permissionMode === 'bypass') args.push('--yolo');
       if (options.resumeSessionId !== null) args.push('--resume', options.resumeSessionId);
       args.push(...options.extraArgs);
-      if (fixedSessionStateDir === null) sessionStateDir = copilotSessionStateDir(options.env, args);
       return { command: 'copilot', args, env: { ...options.env }, stdin: options.prompt };
     },
-    createParser: () => createCopilotParser(deps, sessionStateDir),
+    createParser: (options) => createCopilotParser(deps, fixedSessionStateDir ?? copilotSessionStateDir(options.env, options.extraArgs)),
     classifyExit(exitCode, outputTail) {
       const c = classifyOutputTail(exitCode, outputTail, deps.clock());
       if (c === null) return null;

@@ -22,7 +22,7 @@ type Factory = (spec: AgentSpec) => AgentAdapter;
 
 const FACTORIES: Record<string, Factory> = {
   claude: () => claudeAdapter,
-  codex: () => createCodexAdapter(), // fresh per run: it remembers the model of its last invocation
+  codex: () => createCodexAdapter(),
   amp: () => ampAdapter,
   cursor: () => cursorAdapter,
   command: (spec) => {

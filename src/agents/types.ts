@@ -62,8 +62,11 @@ export interface AgentAdapter {
   /** Can resume a previous session (seed 004 fresh_context: false). */
   readonly supportsResume: boolean;
   buildInvocation(options: InvocationOptions): Invocation;
-  /** A fresh parser for one iteration's stdout (only used for `jsonl` adapters). */
-  createParser(): StreamParser;
+  /**
+   * A fresh parser for one iteration's stdout (only used for `jsonl` adapters), given the same options the
+   * iteration's invocation was built from (e.g. the model, or where the CLI keeps its session files).
+   */
+  createParser(options: InvocationOptions): StreamParser;
   /**
    * Classifies a finished process that did not report a classified error itself,
    * from its exit code and the tail of stderr/stdout. Returns null to keep the runner's default.

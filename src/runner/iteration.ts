@@ -1,6 +1,6 @@
 // Runs one iteration: supervise the agent process, parse its stream, scan its own text for signals,
 // and fold everything into an IterationResult (failures are values, never exceptions).
-import type { AgentAdapter, AgentEvent } from '../agents/types.js';
+import type { AgentAdapter, AgentEvent, InvocationOptions } from '../agents/types.js';
 import { computeCostUsd, type PriceTable } from '../agents/pricing.js';
 import { supervise, type SupervisedExit } from '../agents/supervisor.js';
 import { createSignalScanner } from '../core/signals.js';
@@ -122,22 +122,23 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     }
   };
 
+  const invocationOptions: InvocationOptions = {
+    prompt: input.prompt,
+    cwd: input.cwd,
+    model: input.model,
+    extraArgs: input.extraArgs,
+    permissionMode: input.permissionMode,
+    resumeSessionId: input.resumeSessionId,
+    env: input.env,
+  };
   let invocation;
   try {
-    invocation = adapter.buildInvocation({
-      prompt: input.prompt,
-      cwd: input.cwd,
-      model: input.model,
-      extraArgs: input.extraArgs,
-      permissionMode: input.permissionMode,
-      resumeSessionId: input.resumeSessionId,
-      env: input.env,
-    });
+    invocation = adapter.buildInvocation(invocationOptions);
   } catch (error) {
     return failed(`${adapter.name}: ${(error as Error).message}`, 'spawn_failed');
   }
 
-  const parser = adapter.createParser();
+  const parser = adapter.createParser(invocationOptions);
   const splitter = createLineSplitter((line) => {
     for (const e of parser.line(line)) onEvent(e);
   });

@@ -101,7 +101,7 @@ export function adapterContract(adapter: AgentAdapter, fixtures: ContractFixture
 
     if (adapter.format === 'jsonl') {
       it('turns malformed lines into malformed events, never a throw', () => {
-        const parser = adapter.createParser();
+        const parser = adapter.createParser(base);
         const bad = ['not json at all', '{"type":', '[1,2,3]', '42', '{"no_type":true}'];
         const events = bad.flatMap((line) => parser.line(line));
         expect(events.filter((e) => e.type === 'malformed').length).toBeGreaterThanOrEqual(3);

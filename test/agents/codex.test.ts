@@ -61,8 +61,7 @@ describe('codex adapter', () => {
       expect(codexConfiguredModel({ CODEX_HOME: home })).toBe('gpt-5.2');
       expect(codexConfiguredModel({ CODEX_HOME: join(home, 'missing') })).toBeNull();
       const a = createCodexAdapter(deps);
-      a.buildInvocation(invocationOptions({ prompt: 'p', cwd: '/w', env: { CODEX_HOME: home } }));
-      const usage = parseAll(a, await fixture('success')).find((e) => e.type === 'usage');
+      const usage = parseAll(a, await fixture('success'), invocationOptions({ prompt: 'p', cwd: '/w', env: { CODEX_HOME: home } })).find((e) => e.type === 'usage');
       expect(usage).toMatchObject({ model: 'gpt-5.2', cumulative: false });
     } finally {
       await rm(home, { recursive: true, force: true });

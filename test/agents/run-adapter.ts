@@ -28,9 +28,9 @@ export function invocationOptions(partial: Partial<InvocationOptions> & Pick<Inv
   return { model: null, extraArgs: [], permissionMode: 'bypass', resumeSessionId: null, env: {}, ...partial };
 }
 
-/** Parses a whole stdout text with a fresh parser of the adapter. */
-export function parseAll(adapter: AgentAdapter, stdout: string): AgentEvent[] {
-  const parser = adapter.createParser();
+/** Parses a whole stdout text with a fresh parser of the adapter (built for `options`). */
+export function parseAll(adapter: AgentAdapter, stdout: string, options: InvocationOptions = invocationOptions({ prompt: '', cwd: process.cwd() })): AgentEvent[] {
+  const parser = adapter.createParser(options);
   const events: AgentEvent[] = [];
   for (const line of stdout.split('\n')) events.push(...parser.line(line));
   events.push(...parser.end());
@@ -60,7 +60,7 @@ export function runAdapter(adapter: AgentAdapter, options: InvocationOptions, ti
     });
     child.on('close', (exitCode) => {
       clearTimeout(timer);
-      resolvePromise({ exitCode, stdout, stderr, events: parseAll(adapter, stdout), args: invocation.args });
+      resolvePromise({ exitCode, stdout, stderr, events: parseAll(adapter, stdout, options), args: invocation.args });
     });
     child.stdin.end(invocation.stdin ?? '');
   });
