@@ -1,5 +1,5 @@
 // Terminal rendering: colors only on a TTY without NO_COLOR; JSON lines with ISO times.
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { humanRenderer, jsonRenderer, useColor } from '../../src/cli/render.js';
 
 it('uses colors only on a TTY, never with NO_COLOR or TERM=dumb', () => {
@@ -26,4 +26,32 @@ it('colors the failure line only when asked to', () => {
   let json = '';
   jsonRenderer({ out: { write: (s: string) => (json += s) }, err: { write: () => true } })(event);
   expect(JSON.parse(json)).toMatchObject({ type: 'iteration_completed', time: '2026-11-22T10:00:00.000Z', iteration: 4 });
+});
+
+it('on a terminal a wait shows a countdown that the next event clears', () => {
+  vi.useFakeTimers();
+  try {
+    const start = Date.UTC(2026, 10, 22, 10, 0, 0);
+    vi.setSystemTime(start);
+    let out = '';
+    const sink = humanRenderer({ out: { write: (s: string) => (out += s), isTTY: true }, err: { write: () => true } }, { color: false, maxRuntimeMs: null, maxCostUsd: null });
+    sink({ type: 'waiting', time: start, iteration: 1, until: start + 90_000, reason: 'usage_limit' });
+    expect(out).toMatch(/Waiting until \d\d:\d\d:\d\d \(1m30s\) for the usage limit to clear\.\.\.\n\r\u001b\[2K {2}1m30s left \(Ctrl\+C stops the run\)$/);
+    vi.advanceTimersByTime(30_000);
+    expect(out.endsWith('\r\u001b[2K  1m00s left (Ctrl+C stops the run)')).toBe(true);
+    sink({ type: 'warning', time: start + 30_000, message: 'x' });
+    expect(out.endsWith('\r\u001b[2K')).toBe(true);
+    const length = out.length;
+    vi.advanceTimersByTime(5000);
+    expect(out.length).toBe(length);
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
+it('without a terminal a wait is one line, no countdown', () => {
+  let out = '';
+  const sink = humanRenderer({ out: { write: (s: string) => (out += s) }, err: { write: () => true } }, { color: false, maxRuntimeMs: null, maxCostUsd: null });
+  sink({ type: 'waiting', time: 0, iteration: 1, until: 5000, reason: 'rate_limit' });
+  expect(out).toMatch(/^\[\d\d:\d\d:\d\d\] Waiting until \d\d:\d\d:\d\d \(5\.0s\) for the rate limit to clear\.\.\.\n$/);
 });
