@@ -3,6 +3,7 @@
 import type { AgentAdapter, AgentEvent, InvocationOptions } from '../agents/types.js';
 import { computeCostUsd, type PriceTable } from '../agents/pricing.js';
 import { supervise, type SupervisedExit } from '../agents/supervisor.js';
+import { createEchoFilter } from '../core/echo-filter.js';
 import { createSignalScanner } from '../core/signals.js';
 import type { ErrorKind, IterationResult, Usage } from '../core/types.js';
 import { addUsage } from '../core/types.js';
@@ -142,11 +143,16 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   const splitter = createLineSplitter((line) => {
     for (const e of parser.line(line)) onEvent(e);
   });
+  // A plain-text agent's output is its own text, except a verbatim echo of the prompt at its start.
+  const echo = createEchoFilter(input.prompt);
+  const scan = (text: string): void => {
+    success.feed(text);
+    failure.feed(text);
+  };
   const onStdout =
     adapter.format === 'text'
       ? (text: string) => {
-          success.feed(text);
-          failure.feed(text);
+          scan(echo.push(text));
           input.onOutput?.('stdout', text);
         }
       : (text: string) => splitter.push(text);
@@ -165,6 +171,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     onStderr: input.onOutput ? (text) => input.onOutput?.('stderr', text) : undefined,
     onSpawn: input.onSpawn,
   });
+  if (adapter.format === 'text') scan(echo.end());
   if (adapter.format === 'jsonl') {
     splitter.end();
     for (const e of parser.end()) onEvent(e);

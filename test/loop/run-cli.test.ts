@@ -127,6 +127,17 @@ describe('signals', () => {
     expect(r.code).toBe(2);
   });
 
+  it('an agent that echoes the prompt (which quotes the signal) has not signalled; what it adds after does count', async () => {
+    const echo = await runCli(['run', '--agent-command', 'cat', '--max-iterations', '2', ...fast], { cwd: dir, env: env() });
+    expect(normalise(echo.stdout)).toContain('[T] Reached max iterations: 2 (total: X)');
+    expect(echo.code).toBe(2);
+    const script = join(dir, 'echo-then-done.sh');
+    writeFileSync(script, '#!/bin/sh\ncat\necho "done: <promise>COMPLETE</promise>"\n', { mode: 0o755 });
+    const done = await runCli(['run', '--agent-command', script, '--max-iterations', '2', ...fast], { cwd: dir, env: env() });
+    expect(normalise(done.stdout)).toContain('[T] Iteration 1/2 completed in Xs (complete)');
+    expect(done.code).toBe(0);
+  });
+
   it('uses configured completion and failure signals', async () => {
     writeFileSync(join(dir, 'ringmaster.yml'), 'loop:\n  completion_signals: ["all done"]\n  failure_signal: "working on"\n');
     const r = await runCli(['run', '--agent-command', planAgent('ok,complete'), '--max-iterations', '3', ...fast], { cwd: dir, env: env() });
