@@ -189,10 +189,14 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   let errorMessage: string | null = null;
   const failedRun = exit.exitCode !== 0 || resultIsError;
   switch (exit.reason) {
-    case 'spawn_failed':
-      errorKind = exit.spawnError?.startsWith('command not found') ? 'missing_binary' : 'spawn_failed';
-      errorMessage = exit.spawnError;
+    case 'spawn_failed': {
+      const missing = exit.spawnError?.startsWith('command not found') === true;
+      errorKind = missing ? 'missing_binary' : 'spawn_failed';
+      // The adapter knows how its CLI is installed: let it word the message.
+      const byAdapter = missing ? adapter.classifyExit(127, exit.spawnError ?? '') : null;
+      errorMessage = byAdapter?.kind === 'missing_binary' ? byAdapter.message : exit.spawnError;
       break;
+    }
     case 'aborted':
       errorKind = 'interrupted';
       errorMessage = 'interrupted';
