@@ -43,9 +43,6 @@ export async function driveRun(io: CliIO, options: DriveOptions): Promise<number
     const gitEnabled = await isGitRepo(spec.workspace);
     const base = cliRunDeps(io, { json: options.json, verbose: options.verbose }, spec, controller.signal);
     if (gitEnabled) await ensureExcluded(spec.workspace);
-    else if (spec.checkpointInterval > 0) {
-      base.onEvent({ type: 'warning', time: Date.now(), message: `${spec.workspace} is not a git repository: checkpoints are off` });
-    }
     const owner = { pid: process.pid, host: hostname() };
     let resume = options.resume;
     if (options.register) resume = await options.register(store);
@@ -75,11 +72,15 @@ export async function driveRun(io: CliIO, options: DriveOptions): Promise<number
         controller.abort();
       },
     });
+    const onEvent = recorder.wrap(base.onEvent);
+    if (!gitEnabled && spec.checkpointInterval > 0) {
+      onEvent({ type: 'warning', time: Date.now(), message: `${spec.workspace} is not a git repository: checkpoints are off` });
+    }
     const stopFile = stopRequestPath(workspace, runId);
     try {
       const summary = await runLoop(
         spec,
-        { ...base, ...recorder.deps, onEvent: recorder.wrap(base.onEvent), newRunId: () => runId, stopRequested: () => existsSync(stopFile) },
+        { ...base, ...recorder.deps, onEvent, newRunId: () => runId, stopRequested: () => existsSync(stopFile) },
         resume,
       );
       return exitCodeFor(summary.stopReason);

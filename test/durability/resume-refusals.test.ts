@@ -37,3 +37,22 @@ it('a run stopped by its iteration limit can be resumed with a higher limit, con
   const shown = JSON.parse(show.stdout) as { iterations: Array<{ number: number; status: string }> };
   expect(shown.iterations.map((i) => [i.number, i.status])).toEqual([[1, 'success'], [2, 'success'], [3, 'complete']]);
 });
+
+it('show --events lists the run events in order', async () => {
+  const r = await runCli(['run', '--agent-command', planAgent('ok,complete'), '--json'], { cwd: dir, env: cleanEnv() });
+  expect(r.code).toBe(0);
+  const { run_id: id } = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { run_id: string };
+  const show = await runCli(['show', id, '--events', '--json'], { cwd: dir, env: cleanEnv() });
+  const shown = JSON.parse(show.stdout) as { events: Array<{ seq: number; type: string; iteration: number | null }> };
+  expect(shown.events.map((e) => [e.seq, e.type, e.iteration])).toEqual([
+    [1, 'warning', null],
+    [2, 'run_started', null],
+    [3, 'iteration_started', 1],
+    [4, 'iteration_completed', 1],
+    [5, 'iteration_started', 2],
+    [6, 'iteration_completed', 2],
+    [7, 'run_finished', null],
+  ]);
+  const human = await runCli(['show', id, '--events'], { cwd: dir, env: cleanEnv() });
+  expect(human.stdout).toMatch(/\n {4}7 {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}run_finished {2}status=completed stop_reason=success_signal iterations=2 /);
+});

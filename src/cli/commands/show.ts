@@ -16,15 +16,16 @@ import {
 import { count, duration, localTime, table, usd } from './history-format.js';
 
 async function show(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseHistoryArgs('show', args, HISTORY_OPTIONS);
+  const { values, positionals } = parseHistoryArgs('show', args, { ...HISTORY_OPTIONS, events: { type: 'boolean' } });
   const id = runIdArgument('show', positionals);
   const { workspace, store } = openWorkspaceStore(values.cwd, io);
   try {
     const run = await requireRun(store, id, workspace);
-    const [totals, iterations, checkpoints] = await Promise.all([
+    const [totals, iterations, checkpoints, events] = await Promise.all([
       store.runTotals(run.id),
       store.listIterations(run.id),
       store.listCheckpoints(run.id),
+      values.events ? store.listEvents(run.id, { limit: 1_000_000 }) : Promise.resolve([]),
     ]);
     const status = displayStatus(run, localProbe());
     if (values.json) {
@@ -32,6 +33,7 @@ async function show(args: string[], io: CliIO): Promise<number> {
         run: { ...runJson(run, totals, status), spec: run.spec, last_iteration: totals.last_iteration, duration_ms: totals.duration_ms },
         iterations: iterations.map(iterationJson),
         checkpoints: checkpoints.map(checkpointJson),
+        ...(values.events ? { events: events.map((e) => ({ seq: e.seq, at: new Date(e.at).toISOString(), type: e.type, iteration: e.iteration, payload: e.payload })) } : {}),
       };
       io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return EXIT.success;
@@ -70,6 +72,15 @@ async function show(args: string[], io: CliIO): Promise<number> {
       const list = checkpoints.map((c) => `${c.iteration} ${c.commit_sha ? c.commit_sha.slice(0, 12) : '-'} (${c.state})`);
       io.stdout.write(`\ncheckpoints: ${list.join(', ')}\n`);
     }
+    if (values.events) {
+      io.stdout.write(`\nevents:\n`);
+      for (const e of events) {
+        // The columns already show type, time and iteration: the detail is the rest of the payload.
+        const rest = e.payload !== null && typeof e.payload === 'object' ? Object.entries(e.payload).filter(([k]) => !['type', 'time', 'iteration', 'run_id'].includes(k)) : [];
+        const detail = rest.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
+        io.stdout.write(`${String(e.seq).padStart(5)}  ${localTime(e.at)}  ${e.type}${e.iteration === null ? '' : ` #${e.iteration}`}  ${detail.length > 160 ? `${detail.slice(0, 160)}…` : detail}\n`);
+      }
+    }
     return EXIT.success;
   } finally {
     await store.close();
@@ -79,10 +90,11 @@ async function show(args: string[], io: CliIO): Promise<number> {
 /** The `show` command. */
 export const showCommand: Command = {
   name: 'show',
-  usage: `Usage: ringmaster show <run> [--cwd DIR] [--json]
+  usage: `Usage: ringmaster show <run> [--events] [--cwd DIR] [--json]
 
 <run> is a run id or a unique prefix of one (see 'ringmaster runs').
 
+  --events     also list the run's events in order (with --json: an "events" array)
   --cwd DIR    workspace directory (default: the current directory)
   --json       print {"run": {...}, "iterations": [{"number", "status", "exit_code", "duration_ms",
                "tokens_in", "tokens_out", "cost_usd", "completion_signal_found", ...}], "checkpoints": [...]}
