@@ -32,6 +32,7 @@ async function resume(args: string[], io: CliIO): Promise<number> {
   const workspace = workspaceFrom(values, io);
   const probe = openStore(workspace, { create: false });
   let spec: RunSpec;
+  let worktree: { path: string; branch: string } | null = null;
   let runId: string;
   try {
     const run = await probe.findRun(positionals[0] ?? '');
@@ -48,6 +49,8 @@ async function resume(args: string[], io: CliIO): Promise<number> {
       throw new UserError(`run ${run.id} already completed: the agent signalled success`);
     }
     spec = run.spec as RunSpec;
+    // A worktree run goes on in its worktree and, as when it started, without the workspace lock.
+    if (run.worktree !== null) worktree = { path: run.worktree, branch: run.branch ?? '' };
   } finally {
     await probe.close();
   }
@@ -59,6 +62,7 @@ async function resume(args: string[], io: CliIO): Promise<number> {
   if (values.unlimited) spec.limits.maxIterations = null;
   killLeftoverAgent(workspace, runId);
   return driveRun(io, {
+    worktree,
     workspace,
     runId,
     spec,
