@@ -65,7 +65,9 @@ async function startLiveRun(dir: string): Promise<{ live: ReturnType<typeof star
   return { live, lock, pids };
 }
 
-describe.skipIf(!built)('CLI durability', () => {
+describe('CLI durability', () => {
+  it('runs against a built CLI (npm run build)', () => expect(built).toBe(true));
+
   it('refuses a second run in a locked workspace with exit 3 naming pid, run id and since; stop ends the live run', async () => {
     const dir = repo();
     const { live, lock, pids } = await startLiveRun(dir);
