@@ -89,9 +89,13 @@ describe('kill -9 and resume', () => {
         expect(totals.cost_unknown, context).toBe(interrupted > 0);
         const events = await store.listEvents(runId);
         expect(events.map((e) => e.seq), context).toEqual(events.map((_, i) => i + 1));
-        expect(events.filter((e) => e.type === 'iteration_finished').map((e) => e.iteration), context).toEqual(
-          rows.filter((r) => r.status === 'success').map((r) => r.number),
-        );
+        // The event is written after the row in its own statement: a kill between the two can cost the event,
+        // never invent or duplicate one. So: events name distinct successful rows, at most one lost per kill.
+        const finished = events.filter((e) => e.type === 'iteration_finished').map((e) => e.iteration);
+        const succeeded = rows.filter((r) => r.status === 'success').map((r) => r.number);
+        expect(new Set(finished).size, context).toBe(finished.length);
+        for (const n of finished) expect(succeeded, context).toContain(n);
+        expect(succeeded.length - finished.length, context).toBeLessThanOrEqual(kills);
         const checkpoints = await store.listCheckpoints(runId);
         failedCheckpoints += checkpoints.filter((c) => c.state === 'failed').length;
         expect(checkpoints.at(-1)?.iteration, context).toBe(MAX_ITERATIONS);
