@@ -59,14 +59,12 @@ export function createRecorder(options: RecorderOptions): Recorder {
   let warn: RunEventSink = () => undefined;
   let lastCheckpoint = 0;
   let waiting = false;
-  const failures: string[] = [];
 
   const enqueue = (what: string, work: () => Promise<unknown>): void => {
     chain = chain.then(work).then(
       () => undefined,
       (error: unknown) => {
         const message = `store: ${what}: ${(error as Error).message}`;
-        failures.push(message);
         warn({ type: 'warning', time: options.now(), message });
       },
     );
