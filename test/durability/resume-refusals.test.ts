@@ -1,48 +1,40 @@
 // `resume` refuses what it must not continue: a run that already succeeded, an unknown run id.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { cleanEnv, planAgent, runCli, tempDir } from '../helpers/cli.js';
+import { expect, it } from 'vitest';
+import { cleanEnv, planAgent, runCli, useWorkspace } from '../helpers/cli.js';
 
-let dir: string;
-let cleanup: () => void;
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
-  writeFileSync(join(dir, 'PROMPT.md'), 'work\n');
-});
-afterEach(() => cleanup());
+const ws = useWorkspace('work\n');
 
 it('a run that signalled success is not resumed; an unknown id is a clear error', async () => {
-  const run = await runCli(['run', '--agent-command', planAgent('complete'), '--json'], { cwd: dir, env: cleanEnv() });
+  const run = await runCli(['run', '--agent-command', planAgent('complete'), '--json'], { cwd: ws.dir, env: cleanEnv() });
   expect(run.code).toBe(0);
   const finished = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as { run_id: string };
-  const again = await runCli(['resume', finished.run_id], { cwd: dir, env: cleanEnv() });
+  const again = await runCli(['resume', finished.run_id], { cwd: ws.dir, env: cleanEnv() });
   expect(again.stderr).toBe(`ringmaster resume: run ${finished.run_id} already completed: the agent signalled success\n`);
   expect(again.code).toBe(64);
-  const unknown = await runCli(['resume', 'zzzz'], { cwd: dir, env: cleanEnv() });
-  expect(unknown.stderr).toBe(`ringmaster resume: no run 'zzzz' in ${dir} (see 'ringmaster runs')\n`);
+  const unknown = await runCli(['resume', 'zzzz'], { cwd: ws.dir, env: cleanEnv() });
+  expect(unknown.stderr).toBe(`ringmaster resume: no run 'zzzz' in ${ws.dir} (see 'ringmaster runs')\n`);
   expect(unknown.code).toBe(64);
 });
 
 it('a run stopped by its iteration limit can be resumed with a higher limit, continuing its numbering', async () => {
-  const first = await runCli(['run', '--agent-command', planAgent('ok,ok,complete'), '--max-iterations', '2', '--json'], { cwd: dir, env: cleanEnv() });
+  const first = await runCli(['run', '--agent-command', planAgent('ok,ok,complete'), '--max-iterations', '2', '--json'], { cwd: ws.dir, env: cleanEnv() });
   expect(first.code).toBe(2);
   const { run_id: id } = JSON.parse(first.stdout.trim().split('\n').at(-1) ?? '{}') as { run_id: string };
-  const resumed = await runCli(['resume', id, '--max-iterations', '5', '--json'], { cwd: dir, env: cleanEnv() });
+  const resumed = await runCli(['resume', id, '--max-iterations', '5', '--json'], { cwd: ws.dir, env: cleanEnv() });
   expect(resumed.code).toBe(0);
   const events = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(events.filter((e) => e.type === 'iteration_completed').map((e) => [e.iteration, e.outcome])).toEqual([[3, 'complete']]);
   expect(events.at(-1)).toMatchObject({ type: 'run_finished', run_id: id, stop_reason: 'success_signal', iterations: 3 });
-  const show = await runCli(['show', id, '--json'], { cwd: dir, env: cleanEnv() });
+  const show = await runCli(['show', id, '--json'], { cwd: ws.dir, env: cleanEnv() });
   const shown = JSON.parse(show.stdout) as { iterations: Array<{ number: number; status: string }> };
   expect(shown.iterations.map((i) => [i.number, i.status])).toEqual([[1, 'success'], [2, 'success'], [3, 'complete']]);
 });
 
 it('show --events lists the run events in order', async () => {
-  const r = await runCli(['run', '--agent-command', planAgent('ok,complete'), '--json'], { cwd: dir, env: cleanEnv() });
+  const r = await runCli(['run', '--agent-command', planAgent('ok,complete'), '--json'], { cwd: ws.dir, env: cleanEnv() });
   expect(r.code).toBe(0);
   const { run_id: id } = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { run_id: string };
-  const show = await runCli(['show', id, '--events', '--json'], { cwd: dir, env: cleanEnv() });
+  const show = await runCli(['show', id, '--events', '--json'], { cwd: ws.dir, env: cleanEnv() });
   const shown = JSON.parse(show.stdout) as { events: Array<{ seq: number; type: string; iteration: number | null }> };
   expect(shown.events.map((e) => [e.seq, e.type, e.iteration])).toEqual([
     [1, 'warning', null],
@@ -53,6 +45,6 @@ it('show --events lists the run events in order', async () => {
     [6, 'iteration_completed', 2],
     [7, 'run_finished', null],
   ]);
-  const human = await runCli(['show', id, '--events'], { cwd: dir, env: cleanEnv() });
+  const human = await runCli(['show', id, '--events'], { cwd: ws.dir, env: cleanEnv() });
   expect(human.stdout).toMatch(/\n {4}7 {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}run_finished {2}status=completed stop_reason=success_signal iterations=2 /);
 });

@@ -1,8 +1,9 @@
 // Runs the built CLI (bin/ringmaster.js) as a real process with the pinned Node, for end-to-end tests.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 
 /** Repository root. */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -64,4 +65,20 @@ export function normalise(text: string): string {
 export function tempDir(prefix = 'ringmaster-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A fresh temporary workspace with a PROMPT.md for every test of the file, removed after each. */
+export function useWorkspace(prompt: string): { readonly dir: string } {
+  let current: { dir: string; cleanup: () => void } | null = null;
+  beforeEach(() => {
+    current = tempDir();
+    writeFileSync(join(current.dir, 'PROMPT.md'), prompt);
+  });
+  afterEach(() => current?.cleanup());
+  return {
+    get dir(): string {
+      if (!current) throw new Error('useWorkspace: no workspace outside a test');
+      return current.dir;
+    },
+  };
 }

@@ -1,21 +1,13 @@
 // The library entry as users import it (`import { runLoop } from 'ringmaster'`, resolved through package.json
 // "exports"), running a real loop without the CLI, store or lock, exactly like the README's example.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { planAgent, tempDir } from '../helpers/cli.js';
+import { expect, it } from 'vitest';
+import { planAgent, useWorkspace } from '../helpers/cli.js';
 
-let dir: string;
-let cleanup: () => void;
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
-  writeFileSync(join(dir, 'PROMPT.md'), 'work\n');
-});
-afterEach(() => cleanup());
+const ws = useWorkspace('work\n');
 
 it("import { runLoop, resolveRun } from 'ringmaster' runs a loop and reports its events", async () => {
   const { runLoop, resolveRun, abortableSleep } = await import('ringmaster');
-  const { spec } = resolveRun(dir, {}, {
+  const { spec } = resolveRun(ws.dir, {}, {
     prompt: 'Fix the tests. Print <promise>COMPLETE</promise> when green.',
     maxIterations: '4',
     settings: [{ key: 'agent.command', flag: '--agent-command', raw: planAgent('ok,complete') }],

@@ -1,17 +1,14 @@
 // Usage and cost of an iteration are recorded even when it failed: in the events and in the store.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { cleanEnv, runCli, tempDir } from '../helpers/cli.js';
+import { beforeEach, expect, it } from 'vitest';
+import { cleanEnv, runCli, useWorkspace } from '../helpers/cli.js';
 
-let dir: string;
-let cleanup: () => void;
+const ws = useWorkspace('work\n');
 beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
-  writeFileSync(join(dir, 'PROMPT.md'), 'work\n');
   // A fake `claude` whose turn fails after spending tokens: an error result with a cost, exit 1.
-  mkdirSync(join(dir, 'bin'));
-  const fake = join(dir, 'bin', 'claude');
+  mkdirSync(join(ws.dir, 'bin'));
+  const fake = join(ws.dir, 'bin', 'claude');
   writeFileSync(
     fake,
     [
@@ -26,11 +23,10 @@ beforeEach(() => {
   );
   chmodSync(fake, 0o755);
 });
-afterEach(() => cleanup());
 
 it('a failed iteration keeps its tokens and cost', async () => {
-  const env = cleanEnv({ PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}` });
-  const r = await runCli(['run', '--agent', 'claude', '--max-iterations', '1', '--failure-threshold', '1', '--json'], { cwd: dir, env });
+  const env = cleanEnv({ PATH: `${join(ws.dir, 'bin')}:${process.env.PATH ?? ''}` });
+  const r = await runCli(['run', '--agent', 'claude', '--max-iterations', '1', '--failure-threshold', '1', '--json'], { cwd: ws.dir, env });
   expect(r.code).toBe(1);
   const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(events.find((e) => e.type === 'iteration_completed')).toMatchObject({
@@ -43,7 +39,7 @@ it('a failed iteration keeps its tokens and cost', async () => {
     cost_usd: 0.0425,
     session_id: 's-1',
   });
-  const show = await runCli(['show', String(events.at(-1)?.run_id), '--json'], { cwd: dir, env });
+  const show = await runCli(['show', String(events.at(-1)?.run_id), '--json'], { cwd: ws.dir, env });
   const shown = JSON.parse(show.stdout) as { run: Record<string, unknown>; iterations: Array<Record<string, unknown>> };
   expect(shown.iterations).toHaveLength(1);
   expect(shown.iterations[0]).toMatchObject({ number: 1, status: 'failure', exit_code: 1, tokens_in: 1500, tokens_out: 200, cost_usd: 0.0425 });

@@ -1,16 +1,10 @@
 // Interrupts, grandchildren and huge outputs: nothing of the agent's tree survives, memory stays bounded.
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, normalise, planAgent, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { cleanEnv, normalise, planAgent, runCli, startCli, useWorkspace } from '../helpers/cli.js';
 
-let dir: string;
-let cleanup: () => void;
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
-  writeFileSync(join(dir, 'PROMPT.md'), 'work\n');
-});
-afterEach(() => cleanup());
+const ws = useWorkspace('work\n');
 
 function alive(pid: number): boolean {
   try {
@@ -32,8 +26,8 @@ async function waitFor(predicate: () => boolean, timeoutMs: number): Promise<voi
 
 describe.each(['SIGINT', 'SIGTERM'] as const)('%s during an iteration', (signal) => {
   it('kills the agent and its grandchild, records the interrupted iteration, exits 130', async () => {
-    const { child, done } = startCli(['run', '--agent-command', planAgent('grandchild'), '--max-iterations', '3', '--json'], { cwd: dir, env: cleanEnv() });
-    const pidFile = join(dir, '.plan-agent-pids');
+    const { child, done } = startCli(['run', '--agent-command', planAgent('grandchild'), '--max-iterations', '3', '--json'], { cwd: ws.dir, env: cleanEnv() });
+    const pidFile = join(ws.dir, '.plan-agent-pids');
     await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').includes(' '), 15_000);
     const pids = readFileSync(pidFile, 'utf8').split(' ').map(Number);
     expect(pids.every(alive)).toBe(true);
@@ -48,8 +42,8 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('%s during an iteration', (signal)
 });
 
 it('an interrupt between iterations (during the cooldown) exits 130 at once', async () => {
-  const { child, done } = startCli(['run', '--agent-command', planAgent('ok'), '--max-iterations', '3', '--cooldown', '1h'], { cwd: dir, env: cleanEnv() });
-  await waitFor(() => existsSync(join(dir, '.plan-agent-count')), 15_000);
+  const { child, done } = startCli(['run', '--agent-command', planAgent('ok'), '--max-iterations', '3', '--cooldown', '1h'], { cwd: ws.dir, env: cleanEnv() });
+  await waitFor(() => existsSync(join(ws.dir, '.plan-agent-count')), 15_000);
   await new Promise((r) => setTimeout(r, 500));
   child.kill('SIGINT');
   const r = await done;
@@ -60,20 +54,20 @@ it('an interrupt between iterations (during the cooldown) exits 130 at once', as
 
 it('a grandchild left behind by an agent that exited is killed with the group', async () => {
   // The agent exits at once but its background child would live forever.
-  const script = join(dir, 'leaky.sh');
+  const script = join(ws.dir, 'leaky.sh');
   writeFileSync(script, '#!/bin/sh\ncat >/dev/null\nsleep 1000 &\necho $! > leaked.pid\necho started\n', { mode: 0o755 });
-  const r = await runCli(['run', '--agent-command', script, '--max-iterations', '1', '--cooldown', '0s'], { cwd: dir, env: cleanEnv() });
+  const r = await runCli(['run', '--agent-command', script, '--max-iterations', '1', '--cooldown', '0s'], { cwd: ws.dir, env: cleanEnv() });
   expect(r.code).toBe(2);
-  const leaked = Number(readFileSync(join(dir, 'leaked.pid'), 'utf8'));
+  const leaked = Number(readFileSync(join(ws.dir, 'leaked.pid'), 'utf8'));
   expect(alive(leaked)).toBe(false);
 });
 
 describe('huge output', () => {
   it('1 GiB of agent output: the signal at the very end is found, memory stays bounded', async () => {
-    const script = join(dir, 'flood.sh');
+    const script = join(ws.dir, 'flood.sh');
     // 1 GiB of 'y' lines, then the signal: `yes | head -c` streams without holding anything.
     writeFileSync(script, '#!/bin/sh\ncat >/dev/null\nyes yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy | head -c 1073741824\necho\necho "<promise>COMPLETE</promise>"\n', { mode: 0o755 });
-    const { child, done } = startCli(['run', '--agent-command', script, '--max-iterations', '2', '--json'], { cwd: dir, env: cleanEnv() });
+    const { child, done } = startCli(['run', '--agent-command', script, '--max-iterations', '2', '--json'], { cwd: ws.dir, env: cleanEnv() });
     // VmHWM is the peak resident set size so far: the last reading before exit is the run's peak.
     let peakKb = 0;
     const poll = setInterval(() => {

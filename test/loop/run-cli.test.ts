@@ -1,23 +1,17 @@
 // End-to-end: `ringmaster run` as a real process with a fake agent; exact progress lines and exit codes.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, normalise, planAgent, runCli, tempDir } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { cleanEnv, normalise, planAgent, runCli, useWorkspace } from '../helpers/cli.js';
 
-let dir: string;
-let cleanup: () => void;
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
-  writeFileSync(join(dir, 'PROMPT.md'), 'Do the work. When everything is done, print <promise>COMPLETE</promise>.\n');
-});
-afterEach(() => cleanup());
+const ws = useWorkspace('Do the work. When everything is done, print <promise>COMPLETE</promise>.\n');
 
 const fast = ['--cooldown', '0s'];
 const env = () => cleanEnv({ RINGMASTER_LOOP_BACKOFF: '0s' });
 
 describe('ringmaster run (seed 001 examples)', () => {
   it('limited iterations, happy path: three successes then max iterations, exit 2', async () => {
-    const r = await runCli(['run', '--agent-command', planAgent('ok'), '--max-iterations', '3', ...fast], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', planAgent('ok'), '--max-iterations', '3', ...fast], { cwd: ws.dir, env: env() });
     expect(normalise(r.stdout)).toBe(
       [
         '[T] Starting procedure: PROMPT.md (max 3 iterations)',
@@ -31,12 +25,12 @@ describe('ringmaster run (seed 001 examples)', () => {
         '',
       ].join('\n'),
     );
-    expect(r.stderr).toBe(`WARNING: ${dir} is not a git repository: checkpoints are off\n`);
+    expect(r.stderr).toBe(`WARNING: ${ws.dir} is not a git repository: checkpoints are off\n`);
     expect(r.code).toBe(2);
   });
 
   it('consecutive failure abort: fails on 4, 5, 6 of 10 and aborts with exit 1', async () => {
-    const r = await runCli(['run', '--agent-command', planAgent('ok,ok,ok,fail,fail,fail,ok'), '--max-iterations', '10', ...fast], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', planAgent('ok,ok,ok,fail,fail,fail,ok'), '--max-iterations', '10', ...fast], { cwd: ws.dir, env: env() });
     const lines = normalise(r.stdout).split('\n');
     expect(lines.slice(7)).toEqual([
       '[T] Iteration 4/10 starting...',
@@ -55,7 +49,7 @@ describe('ringmaster run (seed 001 examples)', () => {
   });
 
   it('a success after failures resets the consecutive counter (unlimited display)', async () => {
-    const r = await runCli(['run', '--agent-command', planAgent('ok,ok,fail,ok,fail,complete'), '--unlimited', ...fast], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', planAgent('ok,ok,fail,ok,fail,complete'), '--unlimited', ...fast], { cwd: ws.dir, env: env() });
     const lines = normalise(r.stdout).split('\n').filter((l) => !l.startsWith('  reason'));
     expect(lines[0]).toBe('[T] Starting procedure: PROMPT.md (unlimited)');
     expect(lines).toContain('[T] Iteration 3 completed in Xs (failure, consecutive: 1/3)');
@@ -67,7 +61,7 @@ describe('ringmaster run (seed 001 examples)', () => {
   });
 
   it('verbose mode streams the agent output between the iteration lines', async () => {
-    const r = await runCli(['run', '--agent-command', planAgent('ok'), '--max-iterations', '2', '--verbose', ...fast], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', planAgent('ok'), '--max-iterations', '2', '--verbose', ...fast], { cwd: ws.dir, env: env() });
     expect(normalise(r.stdout)).toBe(
       [
         '[T] Starting procedure: PROMPT.md (max 2 iterations)',
@@ -84,7 +78,7 @@ describe('ringmaster run (seed 001 examples)', () => {
   });
 
   it('without --verbose the agent output is not shown but is in the iteration log', async () => {
-    const r = await runCli(['run', '--agent-command', planAgent('ok'), '--max-iterations', '1', '--json', ...fast], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', planAgent('ok'), '--max-iterations', '1', '--json', ...fast], { cwd: ws.dir, env: env() });
     expect(r.stdout).not.toContain('working on iteration');
     const started = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.type === 'iteration_started');
     expect(readFileSync(String(started?.log_path), 'utf8')).toBe('working on iteration 1\n');
@@ -102,13 +96,13 @@ describe('outcome matrix through the CLI', () => {
     ['SUCCESS and FAILURE (success wins)', 'both', 0, '(complete)'],
   ];
   it.each(cases)('%s', async (_name, plan, code, outcome) => {
-    const r = await runCli(['run', '--agent-command', planAgent(plan), '--max-iterations', '1', '--failure-threshold', '1', ...fast], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', planAgent(plan), '--max-iterations', '1', '--failure-threshold', '1', ...fast], { cwd: ws.dir, env: env() });
     expect(normalise(r.stdout)).toContain(`[T] Iteration 1/1 completed in Xs ${outcome}`);
     expect(r.code).toBe(code);
   });
 
   it('MaxIterations = 1 with threshold 1: a failed iteration aborts rather than reaching the limit', async () => {
-    const r = await runCli(['run', '--agent-command', planAgent('fail'), '--max-iterations', '1', '--failure-threshold', '1', ...fast], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', planAgent('fail'), '--max-iterations', '1', '--failure-threshold', '1', ...fast], { cwd: ws.dir, env: env() });
     expect(normalise(r.stdout)).toContain('[T] ERROR: Aborting after 1 consecutive failures (1 iteration completed, total: X)');
     expect(r.code).toBe(1);
   });
@@ -116,31 +110,31 @@ describe('outcome matrix through the CLI', () => {
 
 describe('signals', () => {
   it('finds a signal split across output chunks, with whitespace and case differences', async () => {
-    const r = await runCli(['run', '--agent-command', planAgent('split'), '--max-iterations', '2', ...fast], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', planAgent('split'), '--max-iterations', '2', ...fast], { cwd: ws.dir, env: env() });
     expect(normalise(r.stdout)).toContain('[T] Iteration 1/2 completed in Xs (complete)');
     expect(r.code).toBe(0);
   });
 
   it('never matches the signal in the prompt itself (the agent received it on stdin)', async () => {
-    const r = await runCli(['run', '--agent-command', planAgent('ok'), '--max-iterations', '2', ...fast], { cwd: dir, env: env() });
-    expect(readFileSync(join(dir, '.plan-agent-prompt-1'), 'utf8')).toContain('<promise>COMPLETE</promise>');
+    const r = await runCli(['run', '--agent-command', planAgent('ok'), '--max-iterations', '2', ...fast], { cwd: ws.dir, env: env() });
+    expect(readFileSync(join(ws.dir, '.plan-agent-prompt-1'), 'utf8')).toContain('<promise>COMPLETE</promise>');
     expect(r.code).toBe(2);
   });
 
   it('an agent that echoes the prompt (which quotes the signal) has not signalled; what it adds after does count', async () => {
-    const echo = await runCli(['run', '--agent-command', 'cat', '--max-iterations', '2', ...fast], { cwd: dir, env: env() });
+    const echo = await runCli(['run', '--agent-command', 'cat', '--max-iterations', '2', ...fast], { cwd: ws.dir, env: env() });
     expect(normalise(echo.stdout)).toContain('[T] Reached max iterations: 2 (total: X)');
     expect(echo.code).toBe(2);
-    const script = join(dir, 'echo-then-done.sh');
+    const script = join(ws.dir, 'echo-then-done.sh');
     writeFileSync(script, '#!/bin/sh\ncat\necho "done: <promise>COMPLETE</promise>"\n', { mode: 0o755 });
-    const done = await runCli(['run', '--agent-command', script, '--max-iterations', '2', ...fast], { cwd: dir, env: env() });
+    const done = await runCli(['run', '--agent-command', script, '--max-iterations', '2', ...fast], { cwd: ws.dir, env: env() });
     expect(normalise(done.stdout)).toContain('[T] Iteration 1/2 completed in Xs (complete)');
     expect(done.code).toBe(0);
   });
 
   it('uses configured completion and failure signals', async () => {
-    writeFileSync(join(dir, 'ringmaster.yml'), 'loop:\n  completion_signals: ["all done"]\n  failure_signal: "working on"\n');
-    const r = await runCli(['run', '--agent-command', planAgent('ok,complete'), '--max-iterations', '3', ...fast], { cwd: dir, env: env() });
+    writeFileSync(join(ws.dir, 'ringmaster.yml'), 'loop:\n  completion_signals: ["all done"]\n  failure_signal: "working on"\n');
+    const r = await runCli(['run', '--agent-command', planAgent('ok,complete'), '--max-iterations', '3', ...fast], { cwd: ws.dir, env: env() });
     const out = normalise(r.stdout);
     expect(out).toContain('[T] Iteration 1/3 completed in Xs (failure, consecutive: 1/3)');
     expect(out).toContain('[T] Iteration 2/3 completed in Xs (complete)');
@@ -150,7 +144,7 @@ describe('signals', () => {
 
 describe('timeouts and failures that are not the agent saying so', () => {
   it('idle timeout kills a silent agent and counts a failure', async () => {
-    const r = await runCli(['run', '--agent-command', planAgent('hang'), '--max-iterations', '1', '--failure-threshold', '1', '--idle-timeout', '1s', ...fast], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', planAgent('hang'), '--max-iterations', '1', '--failure-threshold', '1', '--idle-timeout', '1s', ...fast], { cwd: ws.dir, env: env() });
     const out = normalise(r.stdout);
     expect(out).toContain('[T] Iteration 1/1 completed in Xs (failure, consecutive: 1/1)');
     expect(out).toContain('  reason: no output for 1s: agent killed');
@@ -158,13 +152,13 @@ describe('timeouts and failures that are not the agent saying so', () => {
   });
 
   it('the hard iteration timeout kills an agent that keeps printing', async () => {
-    const r = await runCli(['run', '--agent-command', planAgent('chatter'), '--max-iterations', '1', '--failure-threshold', '1', '--iteration-timeout', '1s', '--idle-timeout', '10s', ...fast], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', planAgent('chatter'), '--max-iterations', '1', '--failure-threshold', '1', '--iteration-timeout', '1s', '--idle-timeout', '10s', ...fast], { cwd: ws.dir, env: env() });
     expect(normalise(r.stdout)).toContain('  reason: iteration ran longer than 1s: agent killed');
     expect(r.code).toBe(1);
   });
 
   it('max runtime stops the run, killing the iteration in progress (exit 2)', async () => {
-    const r = await runCli(['run', '--agent-command', planAgent('hang'), '--max-iterations', '5', '--max-runtime', '1s', ...fast], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', planAgent('hang'), '--max-iterations', '5', '--max-runtime', '1s', ...fast], { cwd: ws.dir, env: env() });
     const out = normalise(r.stdout);
     expect(out).toContain('  reason: the run reached max_runtime: agent killed');
     expect(out).toContain('[T] Reached max runtime: 1s (1 iteration completed, total: X)');
@@ -172,7 +166,7 @@ describe('timeouts and failures that are not the agent saying so', () => {
   });
 
   it('a missing agent binary stops the run at once with a clear message', async () => {
-    const r = await runCli(['run', '--agent-command', '/nonexistent/agent --flag', '--max-iterations', '5', ...fast], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', '/nonexistent/agent --flag', '--max-iterations', '5', ...fast], { cwd: ws.dir, env: env() });
     const out = normalise(r.stdout);
     expect(out).toContain('[T] Iteration 1/5 completed in Xs (failure, consecutive: 1/3)');
     expect(out).toContain('[T] ERROR: command not found: /nonexistent/agent (1 iteration completed, total: X)');
@@ -182,7 +176,7 @@ describe('timeouts and failures that are not the agent saying so', () => {
 
 describe('prompts, dry run and JSON', () => {
   it('dry run of a procedure with context prints the command and the OODA prompt, runs nothing', async () => {
-    const r = await runCli(['run', '--agent-command', 'my-agent --fast', '--procedure', 'build', '--context', 'focus on the auth module', '--dry-run'], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', 'my-agent --fast', '--procedure', 'build', '--context', 'focus on the auth module', '--dry-run'], { cwd: ws.dir, env: env() });
     const build = (p: string) => readFileSync(join(import.meta.dirname, '..', '..', 'procedures', 'build', `${p}.md`), 'utf8').trimEnd();
     expect(r.stdout).toBe(
       [
@@ -209,24 +203,24 @@ describe('prompts, dry run and JSON', () => {
       ].join('\n'),
     );
     expect(r.code).toBe(0);
-    expect(existsSync(join(dir, '.ringmaster'))).toBe(false);
+    expect(existsSync(join(ws.dir, '.ringmaster'))).toBe(false);
   });
 
   it('--prompt text goes to the agent on stdin; procedures from config resolve phase files relative to it', async () => {
-    for (const p of ['o', 'r', 'd', 'a']) writeFileSync(join(dir, `${p}.md`), `phase ${p}\n`);
-    writeFileSync(join(dir, 'ringmaster.yml'), 'procedures:\n  mine:\n    observe: o.md\n    orient: r.md\n    decide: d.md\n    act: a.md\n    default_max_iterations: 2\n');
-    const r = await runCli(['run', '--agent-command', planAgent('ok'), '--procedure', 'mine', ...fast], { cwd: dir, env: env() });
+    for (const p of ['o', 'r', 'd', 'a']) writeFileSync(join(ws.dir, `${p}.md`), `phase ${p}\n`);
+    writeFileSync(join(ws.dir, 'ringmaster.yml'), 'procedures:\n  mine:\n    observe: o.md\n    orient: r.md\n    decide: d.md\n    act: a.md\n    default_max_iterations: 2\n');
+    const r = await runCli(['run', '--agent-command', planAgent('ok'), '--procedure', 'mine', ...fast], { cwd: ws.dir, env: env() });
     expect(normalise(r.stdout).split('\n')[0]).toBe('[T] Starting procedure: mine (max 2 iterations)');
-    expect(readFileSync(join(dir, '.plan-agent-prompt-1'), 'utf8')).toBe('# OODA Loop Iteration\n\n## OBSERVE\nphase o\n\n## ORIENT\nphase r\n\n## DECIDE\nphase d\n\n## ACT\nphase a\n');
-    const inline = await runCli(['run', '--agent-command', planAgent('ok'), '--prompt', 'inline prompt', '--max-iterations', '1', ...fast], { cwd: dir, env: env() });
+    expect(readFileSync(join(ws.dir, '.plan-agent-prompt-1'), 'utf8')).toBe('# OODA Loop Iteration\n\n## OBSERVE\nphase o\n\n## ORIENT\nphase r\n\n## DECIDE\nphase d\n\n## ACT\nphase a\n');
+    const inline = await runCli(['run', '--agent-command', planAgent('ok'), '--prompt', 'inline prompt', '--max-iterations', '1', ...fast], { cwd: ws.dir, env: env() });
     expect(inline.code).toBe(2);
-    expect(readFileSync(join(dir, '.plan-agent-prompt-3'), 'utf8')).toBe('inline prompt');
+    expect(readFileSync(join(ws.dir, '.plan-agent-prompt-3'), 'utf8')).toBe('inline prompt');
   });
 
   it('--json prints one JSON event per line and nothing else', async () => {
-    const r = await runCli(['run', '--agent-command', planAgent('ok,complete'), '--max-iterations', '3', '--json', ...fast], { cwd: dir, env: env() });
+    const r = await runCli(['run', '--agent-command', planAgent('ok,complete'), '--max-iterations', '3', '--json', ...fast], { cwd: ws.dir, env: env() });
     const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(events[0]).toMatchObject({ type: 'warning', message: `${dir} is not a git repository: checkpoints are off` });
+    expect(events[0]).toMatchObject({ type: 'warning', message: `${ws.dir} is not a git repository: checkpoints are off` });
     events.shift();
     expect(events.map((e) => e.type)).toEqual(['run_started', 'iteration_started', 'iteration_completed', 'iteration_started', 'iteration_completed', 'run_finished']);
     expect(events[2]).toMatchObject({ iteration: 1, outcome: 'success', exit_code: 0, completion_signal_found: false, cost_usd: null });
@@ -236,8 +230,8 @@ describe('prompts, dry run and JSON', () => {
   });
 
   it('a missing prompt file is a usage error (exit 64) without a stack trace', async () => {
-    const r = await runCli(['run', '--agent-command', planAgent('ok'), '--prompt-file', 'NOPE.md'], { cwd: dir, env: env() });
-    expect(r.stderr).toBe(`ringmaster run: prompt file not found: ${join(dir, 'NOPE.md')}\n`);
+    const r = await runCli(['run', '--agent-command', planAgent('ok'), '--prompt-file', 'NOPE.md'], { cwd: ws.dir, env: env() });
+    expect(r.stderr).toBe(`ringmaster run: prompt file not found: ${join(ws.dir, 'NOPE.md')}\n`);
     expect(r.stdout).toBe('');
     expect(r.code).toBe(64);
   });

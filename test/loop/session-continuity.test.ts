@@ -2,16 +2,10 @@
 // cost is turned back into the cost of each iteration (Claude's total includes the earlier runs).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { cleanEnv, ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { expect, it } from 'vitest';
+import { cleanEnv, ROOT, runCli, useWorkspace } from '../helpers/cli.js';
 
-let dir: string;
-let cleanup: () => void;
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
-  writeFileSync(join(dir, 'PROMPT.md'), 'keep going\n');
-});
-afterEach(() => cleanup());
+const ws = useWorkspace('keep going\n');
 
 const fakeClaudeEnv = () => cleanEnv({ PATH: `${join(ROOT, 'test', 'fixtures', 'bin-claude-session')}:${process.env.PATH ?? ''}` });
 
@@ -24,10 +18,10 @@ function completed(stdout: string): Array<Record<string, unknown>> {
 }
 
 it('fresh_context: false resumes the last session and records per-iteration cost, not the session total', async () => {
-  writeFileSync(join(dir, 'ringmaster.yml'), 'loop:\n  fresh_context: false\n');
-  const r = await runCli(['run', '--agent', 'claude', '--max-iterations', '3', '--json'], { cwd: dir, env: fakeClaudeEnv() });
+  writeFileSync(join(ws.dir, 'ringmaster.yml'), 'loop:\n  fresh_context: false\n');
+  const r = await runCli(['run', '--agent', 'claude', '--max-iterations', '3', '--json'], { cwd: ws.dir, env: fakeClaudeEnv() });
   expect(r.code).toBe(2);
-  const argv = readFileSync(join(dir, '.fake-claude-argv'), 'utf8').trim().split('\n');
+  const argv = readFileSync(join(ws.dir, '.fake-claude-argv'), 'utf8').trim().split('\n');
   expect(argv[0]).not.toContain('--resume');
   expect(argv[1]).toContain('--resume sess-1');
   expect(argv[2]).toContain('--resume sess-1');
@@ -38,9 +32,9 @@ it('fresh_context: false resumes the last session and records per-iteration cost
 });
 
 it('by default every iteration starts a fresh session', async () => {
-  const r = await runCli(['run', '--agent', 'claude', '--max-iterations', '2', '--json'], { cwd: dir, env: fakeClaudeEnv() });
+  const r = await runCli(['run', '--agent', 'claude', '--max-iterations', '2', '--json'], { cwd: ws.dir, env: fakeClaudeEnv() });
   expect(r.code).toBe(2);
-  const argv = readFileSync(join(dir, '.fake-claude-argv'), 'utf8').trim().split('\n');
+  const argv = readFileSync(join(ws.dir, '.fake-claude-argv'), 'utf8').trim().split('\n');
   expect(argv.every((a) => !a.includes('--resume'))).toBe(true);
   expect(completed(r.stdout).map((e) => e.session_id)).toEqual(['sess-1', 'sess-2']);
 });
