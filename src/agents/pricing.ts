@@ -3,11 +3,16 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Usage } from '../core/types.js';
 
-const priceSchema = z.object({
-  input: z.number().nonnegative(),
-  output: z.number().nonnegative(),
-  cache_write: z.number().nonnegative().nullable(),
-  cache_read: z.number().nonnegative().nullable(),
+const usdPerMillion = (): z.ZodNumber =>
+  z.number({ error: (i) => `expected a price in USD per million tokens, got ${JSON.stringify(i.input) ?? 'nothing'}` }).min(0, {
+    error: (i) => `must be at least 0, got ${JSON.stringify(i.input)}`,
+  });
+
+const priceSchema = z.strictObject({
+  input: usdPerMillion(),
+  output: usdPerMillion(),
+  cache_write: usdPerMillion().nullable(),
+  cache_read: usdPerMillion().nullable(),
 });
 
 /** Prices of one model in USD per million tokens; null cache prices fall back to the input price. */

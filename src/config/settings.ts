@@ -1,134 +1,164 @@
-// Every scalar configuration key: its type, default, flag and how to read it from YAML, env or a flag.
-import { parseDuration } from '../core/duration.js';
+// Every configuration key as one zod schema (value type inferred from it), with its default, its flag and how
+// `config show` prints it. The same schemas validate YAML files, env variables and flags, and give the JSON Schema.
+import { z } from 'zod';
 import { DEFAULT_FAILURE_SIGNAL, DEFAULT_SUCCESS_SIGNALS } from '../core/signals.js';
-import { splitCommandLine } from '../agents/command.js';
+import { priceOverridesSchema } from '../agents/pricing.js';
+import { duration, flag, money, oneOf, optionalArgv, optionalDuration, optionalText, stringList, text, wholeNumber } from './value-schemas.js';
 
-/** A parsed value, or the problem with the raw one. */
-export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+/** `loop.*`: limits and pacing of a run. Defaults are given as a user would write them. */
+export const loopSchema = z.strictObject({
+  default_max_iterations: wholeNumber(1).prefault(5).describe('iterations when neither --max-iterations, --unlimited nor the procedure says'),
+  failure_threshold: wholeNumber(1).prefault(3).describe('consecutive failed iterations before the run aborts'),
+  max_runtime: optionalDuration().prefault('none').describe('wall-clock budget of the whole run (across resumes)'),
+  max_cost: money().prefault('none').describe('cost budget of the whole run in USD (across resumes)'),
+  cooldown: duration().prefault('0s').describe('pause between iterations'),
+  backoff: duration().prefault('1s').describe('first delay after a failed iteration; doubles per consecutive failure'),
+  backoff_max: duration().prefault('60s').describe('cap of the failure backoff'),
+  idle_timeout: optionalDuration().prefault('30m').describe('kill an iteration with no output for this long'),
+  iteration_timeout: optionalDuration().prefault('none').describe('kill an iteration running longer than this'),
+  kill_grace: duration().prefault('3s').describe('time between SIGTERM and SIGKILL when stopping an agent'),
+  checkpoint_interval: wholeNumber(0).prefault(5).describe('git checkpoint every N iterations (0 = off)'),
+  completion_signals: stringList('comma').prefault([...DEFAULT_SUCCESS_SIGNALS]).describe('texts that end the run with success'),
+  failure_signal: text().prefault(DEFAULT_FAILURE_SIGNAL).describe('text that marks an iteration as failed'),
+  prompt_file: text().prefault('PROMPT.md').describe('prompt file when no --prompt or --procedure is given'),
+  fresh_context: flag().prefault(true).describe('fresh agent session every iteration (false resumes the previous session)'),
+});
 
-/** One configuration key. `parse` gets a YAML value, or a string when it came from env or a flag. */
-export interface SettingDef<T> {
-  key: string;
-  default: T;
-  /** Long flag of `ringmaster run` that sets it, if any. */
+/** `agent.*`: which agent CLI runs and how. */
+export const agentSchema = z.strictObject({
+  name: text().prefault('claude').describe('agent CLI to run'),
+  command: optionalArgv().prefault(null).describe('argv of the command agent'),
+  model: optionalText().prefault(null).describe('model passed to the agent CLI'),
+  args: stringList('shell').prefault([]).describe('extra arguments appended to the agent command line'),
+  fallback: stringList('comma').prefault([]).describe('agents to switch to, in order, when the current one hits a usage limit'),
+  permission_mode: oneOf(['bypass', 'default']).prefault('bypass').describe("'bypass' lets the agent act without asking (unattended loops); 'default' keeps the CLI's prompts"),
+});
+
+/** The scalar settings by section: add a section here (and to SETTING_INFO) to add keys. */
+export const SECTIONS = { loop: loopSchema, agent: agentSchema } as const;
+
+/** All scalar settings, defaults applied: what a run is resolved from. */
+export const settingsSchema = z.strictObject(SECTIONS);
+
+/** The resolved scalar settings, typed from the schemas. */
+export type Settings = z.output<typeof settingsSchema>;
+
+/** A section of scalar settings. */
+export type SectionName = keyof typeof SECTIONS;
+
+/** A setting's full key, e.g. `loop.max_cost`. */
+export type SettingKey = { [S in SectionName]: `${S}.${Extract<keyof (typeof SECTIONS)[S]['shape'], string>}` }[SectionName];
+
+/** A procedure: four phase files (relative to the config file) and its own iteration default. */
+export const procedureSchema = z.strictObject({
+  observe: text().describe('file of the OBSERVE phase (relative to this config file)'),
+  orient: text().describe('file of the ORIENT phase'),
+  decide: text().describe('file of the DECIDE phase'),
+  act: text().describe('file of the ACT phase'),
+  default_max_iterations: wholeNumber(1).optional().describe("this procedure's iteration default"),
+});
+
+/** A whole config file (ringmaster.yml or the global config.yml): every section optional. */
+export const configFileSchema = z
+  .strictObject({
+    loop: loopSchema.optional(),
+    agent: agentSchema.optional(),
+    procedures: z.record(z.string(), procedureSchema).optional().describe('your own OODA procedures, by name (--procedure NAME)'),
+    prices: priceOverridesSchema.optional().describe('price overrides in USD per million tokens, by model (override data/prices.json)'),
+  })
+  .describe('Ringmaster configuration (ringmaster.yml, or $XDG_CONFIG_HOME/ringmaster/config.yml)');
+
+/** The names of the top-level sections a config file may have. */
+export const FILE_SECTIONS: readonly string[] = Object.keys(configFileSchema.shape);
+
+/** How a setting shows in `config show`, and the flag of `ringmaster run` that sets it. */
+interface SettingInfo {
   flag?: string;
+  format(value: unknown): string;
+}
+
+const plain = (v: unknown): string => (v === null ? 'none' : typeof v === 'string' ? v : JSON.stringify(v));
+const asDuration = (v: unknown): string => (typeof v === 'number' ? (v === 0 ? '0s' : `${v / 1000}s`) : plain(v));
+const asUsd = (v: unknown): string => (typeof v === 'number' ? `$${v}` : plain(v));
+const asModel = (v: unknown): string => (v === null ? 'agent default' : plain(v));
+
+/** Flag and display of every setting; the compiler checks every key has an entry. */
+export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
+  'loop.default_max_iterations': { format: plain },
+  'loop.failure_threshold': { flag: '--failure-threshold', format: plain },
+  'loop.max_runtime': { flag: '--max-runtime', format: asDuration },
+  'loop.max_cost': { flag: '--max-cost', format: asUsd },
+  'loop.cooldown': { flag: '--cooldown', format: asDuration },
+  'loop.backoff': { format: asDuration },
+  'loop.backoff_max': { format: asDuration },
+  'loop.idle_timeout': { flag: '--idle-timeout', format: asDuration },
+  'loop.iteration_timeout': { flag: '--iteration-timeout', format: asDuration },
+  'loop.kill_grace': { format: asDuration },
+  'loop.checkpoint_interval': { flag: '--checkpoint-interval', format: plain },
+  'loop.completion_signals': { format: plain },
+  'loop.failure_signal': { format: plain },
+  'loop.prompt_file': { flag: '--prompt-file', format: plain },
+  'loop.fresh_context': { format: plain },
+  'agent.name': { flag: '--agent', format: plain },
+  'agent.command': { flag: '--agent-command', format: plain },
+  'agent.model': { flag: '--model', format: asModel },
+  'agent.args': { format: plain },
+  'agent.fallback': { format: plain },
+  'agent.permission_mode': { format: plain },
+};
+
+/** True for the name of a section of scalar settings. */
+export function isSectionName(name: string): name is SectionName {
+  return Object.hasOwn(SECTIONS, name);
+}
+
+/** True for the full key of a setting. */
+export function isSettingKey(key: string): key is SettingKey {
+  return Object.hasOwn(SETTING_INFO, key);
+}
+
+/** One setting as the loaders walk them: section, name, full key and schema. */
+export interface SettingEntry {
+  section: SectionName;
+  name: string;
+  key: SettingKey;
+  schema: z.ZodType;
   description: string;
-  parse(raw: unknown): Parsed<T>;
-  format(value: T): string;
 }
 
-const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
-const bad = <T>(problem: string): Parsed<T> => ({ ok: false, problem });
-
-function integer(min: number): (raw: unknown) => Parsed<number> {
-  return (raw) => {
-    const n = typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : raw;
-    if (typeof n !== 'number' || !Number.isInteger(n)) return bad(`expected a whole number, got ${JSON.stringify(raw)}`);
-    if (n < min) return bad(`must be at least ${min}, got ${n}`);
-    return ok(n);
-  };
-}
-
-function isNone(raw: unknown): boolean {
-  return raw === null || (typeof raw === 'string' && ['none', 'off', 'unlimited'].includes(raw.trim().toLowerCase()));
-}
-
-function duration(nullable: boolean): (raw: unknown) => Parsed<number | null> {
-  return (raw) => {
-    if (nullable && isNone(raw)) return ok(null);
-    const ms = typeof raw === 'number' ? Math.round(raw * 1000) : typeof raw === 'string' ? parseDuration(raw) : null;
-    if (ms === null || ms < 0 || !Number.isFinite(ms)) {
-      return bad(`expected a duration like 90s, 5m or 4h${nullable ? " (or 'none')" : ''}, got ${JSON.stringify(raw)}`);
-    }
-    if (nullable && ms === 0) return ok(null);
-    return ok(ms);
-  };
-}
-
-function money(raw: unknown): Parsed<number | null> {
-  if (isNone(raw)) return ok(null);
-  const text = typeof raw === 'string' ? raw.trim().replace(/^\$/, '') : raw;
-  const n = typeof text === 'string' && /^\d+(\.\d+)?$/.test(text) ? Number(text) : text;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) return bad(`expected an amount in USD like 20 or 7.50, got ${JSON.stringify(raw)}`);
-  return ok(n);
-}
-
-function text(raw: unknown): Parsed<string> {
-  if (typeof raw !== 'string' || raw.trim() === '') return bad(`expected a non-empty string, got ${JSON.stringify(raw)}`);
-  return ok(raw);
-}
-
-function nullableText(raw: unknown): Parsed<string | null> {
-  return raw === null || raw === '' ? ok(null) : text(raw);
-}
-
-function stringList(splitter: (s: string) => string[]): (raw: unknown) => Parsed<string[]> {
-  return (raw) => {
-    if (typeof raw === 'string') {
-      try {
-        return ok(splitter(raw));
-      } catch (e) {
-        return bad((e as Error).message);
-      }
-    }
-    if (!Array.isArray(raw) || !raw.every((x) => typeof x === 'string')) return bad(`expected a list of strings, got ${JSON.stringify(raw)}`);
-    return ok(raw);
-  };
-}
-
-function nullableArgv(raw: unknown): Parsed<string[] | null> {
-  if (raw === null) return ok(null);
-  const parsed = stringList(splitCommandLine)(raw);
-  if (parsed.ok && parsed.value.length === 0) return bad('expected a command (an argv list like ["my-agent", "--flag"])');
-  return parsed;
-}
-
-function boolean(raw: unknown): Parsed<boolean> {
-  if (typeof raw === 'boolean') return ok(raw);
-  if (typeof raw === 'string' && ['true', '1', 'yes'].includes(raw.toLowerCase())) return ok(true);
-  if (typeof raw === 'string' && ['false', '0', 'no'].includes(raw.toLowerCase())) return ok(false);
-  return bad(`expected true or false, got ${JSON.stringify(raw)}`);
-}
-
-function oneOf<T extends string>(values: readonly T[]): (raw: unknown) => Parsed<T> {
-  return (raw) => (typeof raw === 'string' && (values as readonly string[]).includes(raw) ? ok(raw as T) : bad(`expected one of ${values.join(', ')}, got ${JSON.stringify(raw)}`));
-}
-
-const fmtDuration = (v: number | null): string => (v === null ? 'none' : `${v / 1000}s`.replace(/\.0+s$/, 's'));
-const fmtList = (v: readonly string[] | null): string => (v === null ? 'none' : JSON.stringify(v));
-const commaList = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
-
-/** Erases a setting's value type so settings of different types share one list. */
-function def<T>(d: SettingDef<T>): SettingDef<unknown> {
-  return d;
+function entriesOf(section: SectionName): SettingEntry[] {
+  const out: SettingEntry[] = [];
+  const shape: Record<string, z.ZodType> = SECTIONS[section].shape;
+  for (const [name, schema] of Object.entries(shape)) {
+    const key = `${section}.${name}`;
+    if (isSettingKey(key)) out.push({ section, name, key, schema, description: schema.description ?? '' });
+  }
+  return out;
 }
 
 /** Every scalar setting, in the order `config show` prints them. */
-export const SETTINGS: readonly SettingDef<unknown>[] = [
-  def({ key: 'loop.default_max_iterations', default: 5, description: 'iterations when neither --max-iterations, --unlimited nor the procedure says', parse: integer(1), format: String }),
-  def({ key: 'loop.failure_threshold', default: 3, flag: '--failure-threshold', description: 'consecutive failed iterations before the run aborts', parse: integer(1), format: String }),
-  def({ key: 'loop.max_runtime', default: null, flag: '--max-runtime', description: 'wall-clock budget of the whole run', parse: duration(true), format: fmtDuration }),
-  def({ key: 'loop.max_cost', default: null, flag: '--max-cost', description: 'cost budget of the whole run in USD', parse: money, format: (v: number | null) => (v === null ? 'none' : `$${v}`) }),
-  def({ key: 'loop.cooldown', default: 0, flag: '--cooldown', description: 'pause between iterations', parse: duration(false), format: fmtDuration }),
-  def({ key: 'loop.backoff', default: 1000, description: 'first delay after a failed iteration; doubles per consecutive failure', parse: duration(false), format: fmtDuration }),
-  def({ key: 'loop.backoff_max', default: 60_000, description: 'cap of the failure backoff', parse: duration(false), format: fmtDuration }),
-  def({ key: 'loop.idle_timeout', default: 1_800_000, flag: '--idle-timeout', description: 'kill an iteration with no output for this long', parse: duration(true), format: fmtDuration }),
-  def({ key: 'loop.iteration_timeout', default: null, flag: '--iteration-timeout', description: 'kill an iteration running longer than this', parse: duration(true), format: fmtDuration }),
-  def({ key: 'loop.kill_grace', default: 3000, description: 'time between SIGTERM and SIGKILL when stopping an agent', parse: duration(false), format: fmtDuration }),
-  def({ key: 'loop.checkpoint_interval', default: 5, flag: '--checkpoint-interval', description: 'git checkpoint every N iterations (0 = off)', parse: integer(0), format: String }),
-  def({ key: 'loop.completion_signals', default: [...DEFAULT_SUCCESS_SIGNALS], description: 'texts that end the run with success', parse: stringList(commaList), format: fmtList }),
-  def({ key: 'loop.failure_signal', default: DEFAULT_FAILURE_SIGNAL, description: 'text that marks an iteration as failed', parse: text, format: String }),
-  def({ key: 'loop.prompt_file', default: 'PROMPT.md', flag: '--prompt-file', description: 'prompt file when no --prompt or --procedure is given', parse: text, format: String }),
-  def({ key: 'loop.fresh_context', default: true, description: 'fresh agent session every iteration (false resumes the previous session)', parse: boolean, format: String }),
-  def({ key: 'agent.name', default: 'claude', flag: '--agent', description: 'agent CLI to run', parse: text, format: String }),
-  def({ key: 'agent.command', default: null, flag: '--agent-command', description: 'argv of the command agent', parse: nullableArgv, format: fmtList }),
-  def({ key: 'agent.model', default: null, flag: '--model', description: 'model passed to the agent CLI', parse: nullableText, format: (v: string | null) => v ?? 'agent default' }),
-  def({ key: 'agent.args', default: [], description: 'extra arguments appended to the agent command line', parse: stringList(splitCommandLine), format: fmtList }),
-  def({ key: 'agent.fallback', default: [], description: 'agents to switch to, in order, when the current one hits a usage limit', parse: stringList(commaList), format: fmtList }),
-  def({ key: 'agent.permission_mode', default: 'bypass', description: "'bypass' lets the agent act without asking (unattended loops); 'default' keeps the CLI's prompts", parse: oneOf(['bypass', 'default'] as const), format: String }),
-];
+export const SETTINGS: readonly SettingEntry[] = Object.keys(SECTIONS).filter(isSectionName).flatMap(entriesOf);
 
-/** The environment variable for a key: RINGMASTER_ + the key upper-cased with dots as underscores. */
+/** The environment variable of a key: RINGMASTER_ + the key upper-cased with dots as underscores. */
 export function envName(key: string): string {
   return `RINGMASTER_${key.replace(/\./g, '_').toUpperCase()}`;
+}
+
+/**
+ * RINGMASTER_* variables that are not settings but are known: read by other parts of Ringmaster or set
+ * by it for its agents. Any other RINGMASTER_* variable is a mistake (a typo would silently drop a limit).
+ */
+export const OTHER_ENV_VARIABLES: ReadonlySet<string> = new Set([
+  'RINGMASTER_HOME',
+  'RINGMASTER_SCRIPTED_DELAY_MS',
+]);
+
+/** The JSON Schema (draft 2020-12) of a config file, for editors' completion and validation. */
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(configFileSchema, { io: 'input', unrepresentable: 'any' });
+}
+
+/** Formats a setting's value for `config show`. */
+export function formatSetting(key: SettingKey, value: unknown): string {
+  return SETTING_INFO[key].format(value);
 }

@@ -14,7 +14,7 @@ export interface CommandEntry {
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'run', summary: 'run an agent in a loop in the current directory until it signals completion or a limit stops it', load: async () => (await import('./run.js')).runCommand },
   { name: 'demo', summary: 'run a real loop with the built-in scripted agent in a temporary git repository (no API key)', load: async () => (await import('./demo.js')).demoCommand },
-  { name: 'config', summary: 'show the resolved configuration and where each value came from', load: async () => (await import('./config.js')).configCommand },
+  { name: 'config', summary: 'show the resolved configuration and where each value came from, or its JSON Schema', load: async () => (await import('./config.js')).configCommand },
   { name: 'runs', summary: 'list the runs of a workspace, newest first', load: async () => (await import('./runs.js')).runsCommand },
   { name: 'show', summary: "show one run: summary, iterations table, checkpoints", load: async () => (await import('./show.js')).showCommand },
   { name: 'logs', summary: "print a run's agent output (per iteration), optionally following it", load: async () => (await import('./logs.js')).logsCommand },
