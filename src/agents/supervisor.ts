@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { idleTimer, timerAfter, timerAt, type IdleTimer, type SafeTimer } from '../os/timers.js';
 import { killGroup } from './process-group.js';
 import type { Invocation } from './types.js';
 
@@ -97,7 +98,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   let reason: ExitReason = 'exited';
   let spawnError: string | null = null;
   let killing: Promise<void> | null = null;
-  const timers: NodeJS.Timeout[] = [];
+  const timers: SafeTimer[] = [];
 
   const terminate = (why: ExitReason): void => {
     if (killing || child.pid === undefined) return;
@@ -105,11 +106,10 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     killing = killGroup(child.pid, options.killGraceMs);
   };
 
-  let idleTimer: NodeJS.Timeout | null = null;
+  // Any length is safe here (os/timers.ts): a 600h limit must not fire after 1 ms like a raw setTimeout would.
+  let idle: IdleTimer | null = null;
   const touch = (): void => {
-    if (options.idleTimeoutMs === null) return;
-    if (idleTimer) idleTimer.refresh();
-    else idleTimer = setTimeout(() => terminate('idle_timeout'), options.idleTimeoutMs);
+    idle?.touch();
   };
 
   const onAbort = (): void => terminate('aborted');
@@ -151,9 +151,9 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
 
   if (child.pid !== undefined) {
     options.onSpawn?.(child.pid);
-    touch();
-    if (options.hardTimeoutMs !== null) timers.push(setTimeout(() => terminate('iteration_timeout'), options.hardTimeoutMs));
-    if (options.deadlineMs !== null) timers.push(setTimeout(() => terminate('deadline'), Math.max(0, options.deadlineMs - Date.now())));
+    if (options.idleTimeoutMs !== null) idle = idleTimer(options.idleTimeoutMs, () => terminate('idle_timeout'));
+    if (options.hardTimeoutMs !== null) timers.push(timerAfter(options.hardTimeoutMs, () => terminate('iteration_timeout')));
+    if (options.deadlineMs !== null) timers.push(timerAt(options.deadlineMs, () => terminate('deadline')));
     if (options.signal?.aborted) terminate('aborted');
     else options.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdin.on('error', () => undefined); // EPIPE when the agent does not read stdin
@@ -183,8 +183,8 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
       logClosed,
     };
   } finally {
-    for (const t of timers) clearTimeout(t);
-    if (idleTimer) clearTimeout(idleTimer);
+    for (const t of timers) t.cancel();
+    idle?.cancel();
     options.signal?.removeEventListener('abort', onAbort);
     child.stdout.destroy();
     child.stderr.destroy();

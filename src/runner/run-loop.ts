@@ -55,22 +55,8 @@ export function iterationLogPath(workspace: string, runId: string, iteration: nu
   return join(workspace, '.ringmaster', 'runs', runId, `iteration-${iteration}.log`);
 }
 
-/** Default sleep: a timer that an AbortSignal cuts short. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  if (ms <= 0) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
+/** Default sleep: a timer that an AbortSignal cuts short, safe for any length (os/timers.ts). */
+export { sleep as abortableSleep } from '../os/timers.js';
 
 /** Runs a loop to its end and returns the summary. Throws only for bugs and invalid specs. */
 export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint): Promise<RunSummary> {
