@@ -5,7 +5,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { idleTimer, timerAfter, timerAt, type IdleTimer, type SafeTimer } from '../os/timers.js';
-import { killGroup } from './process-group.js';
+import { killGroup } from '../os/process-group.js';
 import type { Invocation } from './types.js';
 
 /** Why a supervised process ended. */

@@ -1,6 +1,6 @@
 // Kills an agent process group left behind by a ringmaster process that died (kill -9).
 import { readFileSync, rmSync } from 'node:fs';
-import { groupAlive, signalGroup } from '../agents/process-group.js';
+import { groupAlive, signalGroup } from '../os/process-group.js';
 import { agentPidPath } from './recorder.js';
 
 /** If the run's last agent process group is still alive, SIGKILLs it. Returns the pgid killed, or null. */
