@@ -1,11 +1,12 @@
 // Runs one agent process: own process group, prompt on stdin, output to a log file with backpressure,
 // idle and hard timeouts, abort, and the whole group killed at the end whatever happened.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { idleTimer, timerAfter, timerAt, type IdleTimer, type SafeTimer } from '../os/timers.js';
 import { killGroup } from '../os/process-group.js';
+import { ByteTail, CappedLog } from './capped-log.js';
 import type { Invocation } from './types.js';
 
 /** Why a supervised process ended. */
@@ -27,6 +28,8 @@ export interface SuperviseOptions {
   killGraceMs: number;
   /** Bytes of recent output kept in memory for error messages. */
   tailBytes: number;
+  /** Largest log file: past it the log keeps its head and tail around a marker; null = no cap. */
+  maxLogBytes: number | null;
   /** Aborts the process (SIGINT/SIGTERM of ringmaster, user stop). */
   signal?: AbortSignal;
   /** Decoded stdout text, in order. */
@@ -48,28 +51,10 @@ export interface SupervisedExit {
   /** Spawn error message (e.g. ENOENT) when reason is spawn_failed. */
   spawnError: string | null;
   bytesOut: number;
+  /** Bytes of output left out of the log by its cap (0 when it was not reached). */
+  logOmittedBytes: number;
   /** Settles once the log file is flushed and closed (not awaited here: it is off the iteration's critical path). */
   logClosed: Promise<void>;
-}
-
-/** Keeps the last N bytes of a byte stream. */
-class Tail {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  constructor(private readonly max: number) {}
-  push(chunk: Buffer): void {
-    if (this.max <= 0) return;
-    const piece = chunk.length > this.max ? chunk.subarray(chunk.length - this.max) : chunk;
-    this.chunks.push(piece);
-    this.size += piece.length;
-    while (this.size - (this.chunks[0]?.length ?? 0) >= this.max) {
-      this.size -= this.chunks.shift()?.length ?? 0;
-    }
-  }
-  text(): string {
-    const all = Buffer.concat(this.chunks);
-    return all.subarray(Math.max(0, all.length - this.max)).toString('utf8');
-  }
 }
 
 /** Runs the invocation to completion and returns how it ended. Never throws for process failures. */
@@ -77,11 +62,11 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   const started = Date.now();
   mkdirSync(dirname(options.logPath), { recursive: true });
   // Opened asynchronously: the agent starts while the file is being created (writes are buffered until then).
-  const log = createWriteStream(options.logPath, { flags: 'a' });
-  const tail = new Tail(options.tailBytes);
+  const log = new CappedLog(options.logPath, options.maxLogBytes);
+  const tail = new ByteTail(options.tailBytes);
   let closeLog: () => void = () => undefined;
   const logClosed = new Promise<void>((resolve) => {
-    closeLog = () => log.end(resolve);
+    closeLog = () => void log.end().then(resolve);
   });
   let bytesOut = 0;
 
@@ -177,9 +162,10 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
       exitCode: code,
       exitSignal: signal,
       durationMs: Date.now() - started,
-      tail: tail.text(),
+      tail: tail.bytes().toString('utf8'),
       spawnError,
       bytesOut,
+      logOmittedBytes: log.omittedBytes,
       logClosed,
     };
   } finally {

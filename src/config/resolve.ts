@@ -98,6 +98,7 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
     successSignals: loop.completion_signals,
     failureSignal: loop.failure_signal,
     freshContext: loop.fresh_context,
+    maxLogBytes: loop.max_log_size,
     agent: {
       name: agentName,
       command: agent.command,

@@ -1,9 +1,10 @@
 // Every configuration key as one zod schema (value type inferred from it), with its default, its flag and how
 // `config show` prints it. The same schemas validate YAML files, env variables and flags, and give the JSON Schema.
 import { z } from 'zod';
+import { formatByteSize } from '../core/byte-size.js';
 import { DEFAULT_FAILURE_SIGNAL, DEFAULT_SUCCESS_SIGNALS } from '../core/signals.js';
 import { priceOverridesSchema } from '../agents/pricing.js';
-import { duration, flag, money, oneOf, optionalArgv, optionalDuration, optionalText, stringList, text, wholeNumber } from './value-schemas.js';
+import { byteSize, duration, flag, money, oneOf, optionalArgv, optionalDuration, optionalText, stringList, text, wholeNumber } from './value-schemas.js';
 
 /** `loop.*`: limits and pacing of a run. Defaults are given as a user would write them. */
 export const loopSchema = z.strictObject({
@@ -22,6 +23,7 @@ export const loopSchema = z.strictObject({
   failure_signal: text().prefault(DEFAULT_FAILURE_SIGNAL).describe('text that marks an iteration as failed'),
   prompt_file: text().prefault('PROMPT.md').describe('prompt file when no --prompt or --procedure is given'),
   fresh_context: flag().prefault(true).describe('fresh agent session every iteration (false resumes the previous session)'),
+  max_log_size: byteSize().prefault('100MiB').describe("largest iteration log: past it the log keeps its first and last bytes around a marker ('none' = no cap)"),
 });
 
 /** `agent.*`: which agent CLI runs and how. */
@@ -80,6 +82,7 @@ interface SettingInfo {
 const plain = (v: unknown): string => (v === null ? 'none' : typeof v === 'string' ? v : JSON.stringify(v));
 const asDuration = (v: unknown): string => (typeof v === 'number' ? (v === 0 ? '0s' : `${v / 1000}s`) : plain(v));
 const asUsd = (v: unknown): string => (typeof v === 'number' ? `$${v}` : plain(v));
+const asBytes = (v: unknown): string => (typeof v === 'number' ? formatByteSize(v) : plain(v));
 const asModel = (v: unknown): string => (v === null ? 'agent default' : plain(v));
 
 /** Flag and display of every setting; the compiler checks every key has an entry. */
@@ -99,6 +102,7 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'loop.failure_signal': { format: plain },
   'loop.prompt_file': { flag: '--prompt-file', format: plain },
   'loop.fresh_context': { format: plain },
+  'loop.max_log_size': { format: asBytes },
   'agent.name': { flag: '--agent', format: plain },
   'agent.command': { flag: '--agent-command', format: plain },
   'agent.model': { flag: '--model', format: asModel },

@@ -2,6 +2,7 @@
 // and fold everything into an IterationResult (failures are values, never exceptions).
 import type { AgentAdapter, AgentEvent, InvocationOptions } from '../agents/types.js';
 import { computeCostUsd, type PriceTable } from '../agents/pricing.js';
+import { DEFAULT_MAX_LOG_BYTES } from '../agents/capped-log.js';
 import { supervise, type SupervisedExit } from '../agents/supervisor.js';
 import { createEchoFilter } from '../core/echo-filter.js';
 import { createSignalScanner } from '../core/signals.js';
@@ -28,6 +29,8 @@ export interface IterationInput {
   hardTimeoutMs: number | null;
   deadlineMs: number | null;
   killGraceMs: number;
+  /** Largest iteration log (head and tail kept around a marker); null = no cap; absent = the default cap. */
+  maxLogBytes?: number | null;
   prices: PriceTable;
   signal: AbortSignal;
   /** Receives what the agent prints, for --verbose (null = not wanted). */
@@ -166,6 +169,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     deadlineMs: input.deadlineMs,
     killGraceMs: input.killGraceMs,
     tailBytes: TAIL_BYTES,
+    maxLogBytes: input.maxLogBytes === undefined ? DEFAULT_MAX_LOG_BYTES : input.maxLogBytes,
     signal: input.signal,
     onStdout,
     onStderr: input.onOutput ? (text) => input.onOutput?.('stderr', text) : undefined,

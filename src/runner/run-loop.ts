@@ -113,6 +113,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       hardTimeoutMs: spec.iterationTimeoutMs,
       deadlineMs: limits.maxRuntimeMs === null ? null : deps.now() + Math.max(0, limits.maxRuntimeMs - runtimeUsedMs(state, deps.now())),
       killGraceMs: spec.killGraceMs,
+      maxLogBytes: spec.maxLogBytes,
       prices: spec.prices,
       signal: deps.signal,
       onSpawn: deps.onAgentSpawn ? (pid) => deps.onAgentSpawn?.(runId, iteration, pid) : undefined,

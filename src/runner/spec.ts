@@ -30,6 +30,8 @@ export interface RunSpec {
   successSignals: string[];
   failureSignal: string;
   freshContext: boolean;
+  /** Largest iteration log in bytes (head and tail kept around a marker); null = no cap. Absent in specs stored before the cap existed (the default cap applies). */
+  maxLogBytes?: number | null;
   agent: AgentSettings;
   prices: PriceTable;
 }

@@ -1,0 +1,100 @@
+// An iteration's log file with a size cap: an agent that writes without end (`yes`) must not fill the disk.
+// The first bytes go to the file as they come; past the cap only the last bytes are kept (in memory, at most
+// TAIL_MAX_BYTES) and written at the end after a marker saying how much was left out. What the agent says is
+// still scanned in full: the cap is about the file only.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { formatByteSize } from '../core/byte-size.js';
+
+/** Default cap of an iteration log (loop.max_log_size). */
+export const DEFAULT_MAX_LOG_BYTES = 100 * 1024 * 1024;
+
+/** Most of the tail kept in memory once the cap is passed. */
+export const TAIL_MAX_BYTES = 4 * 1024 * 1024;
+
+/** The marker written between the head and the tail of a capped log. */
+export function capMarker(omitted: number, cap: number): string {
+  return `\n[ringmaster: ${omitted} bytes of output omitted here: the log keeps its first and last bytes, ${formatByteSize(cap)} in all (loop.max_log_size)]\n`;
+}
+
+/** The last N bytes of a byte stream, in a few buffers (N = 0 keeps nothing). */
+export class ByteTail {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly max: number) {}
+  push(chunk: Buffer): void {
+    if (this.max <= 0) return;
+    const piece = chunk.length > this.max ? chunk.subarray(chunk.length - this.max) : chunk;
+    this.chunks.push(piece);
+    this.size += piece.length;
+    while (this.chunks.length > 1 && this.size - (this.chunks[0]?.length ?? 0) >= this.max) {
+      this.size -= this.chunks.shift()?.length ?? 0;
+    }
+  }
+  /** How many bytes `bytes()` returns. */
+  get kept(): number {
+    return Math.min(this.size, this.max);
+  }
+  /** The kept bytes, trimmed to exactly `max` (or fewer). */
+  bytes(): Buffer {
+    const all = Buffer.concat(this.chunks);
+    return all.subarray(Math.max(0, all.length - this.max));
+  }
+}
+
+/** A log file written through `write` with backpressure, capped at `capBytes` (null = no cap). */
+export class CappedLog {
+  private readonly file: WriteStream;
+  private readonly headBytes: number;
+  private readonly tail: ByteTail | null;
+  private written = 0;
+  private omitted = 0;
+
+  constructor(path: string, private readonly capBytes: number | null) {
+    // Opened asynchronously: writes are buffered until the file exists.
+    this.file = createWriteStream(path, { flags: 'a' });
+    const tailBytes = capBytes === null ? 0 : Math.min(Math.floor(capBytes / 2), TAIL_MAX_BYTES);
+    this.headBytes = capBytes === null ? Infinity : capBytes - tailBytes;
+    this.tail = capBytes === null ? null : new ByteTail(tailBytes);
+  }
+
+  /** Bytes left out of the file (known so far): what passed the cap, minus the tail kept. */
+  get omittedBytes(): number {
+    return Math.max(0, this.omitted - (this.tail?.kept ?? 0));
+  }
+
+  /** Writes a chunk; false when the caller should wait for `drain` (the file is slower than the agent). */
+  write(chunk: Buffer): boolean {
+    const room = this.headBytes - this.written;
+    if (room >= chunk.length) {
+      this.written += chunk.length;
+      return this.file.write(chunk);
+    }
+    let ok = true;
+    if (room > 0) {
+      this.written += room;
+      ok = this.file.write(chunk.subarray(0, room));
+    }
+    const rest = room > 0 ? chunk.subarray(room) : chunk;
+    this.tail?.push(rest);
+    this.omitted += rest.length;
+    return ok;
+  }
+
+  /** Waits for the file to accept more. */
+  once(event: 'drain', listener: () => void): void {
+    this.file.once(event, listener);
+  }
+
+  /** Writes the marker and the tail (when the cap was passed), then closes the file; resolves when closed. */
+  end(): Promise<void> {
+    if (this.tail !== null && this.omitted > 0 && this.capBytes !== null) {
+      const tail = this.tail.bytes();
+      // Under the cap after all (the tail holds everything past the head): the log is whole, no marker.
+      if (this.omitted > tail.length) this.file.write(capMarker(this.omitted - tail.length, this.capBytes));
+      this.file.write(tail);
+    }
+    return new Promise((resolve) => {
+      this.file.end(resolve);
+    });
+  }
+}
