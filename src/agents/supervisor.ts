@@ -1,11 +1,13 @@
 // Runs one agent process: own process group, prompt on stdin, output to a log file with backpressure,
 // idle and hard timeouts, abort, and the whole group killed at the end whatever happened.
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { idleTimer, timerAfter, timerAt, type IdleTimer, type SafeTimer } from '../os/timers.js';
 import { killGroup } from '../os/process-group.js';
+import { AGENT_TAG_VARIABLE, killTagged, treeRoot } from '../os/process-tag.js';
 import { ByteTail, CappedLog } from './capped-log.js';
 import type { Invocation } from './types.js';
 
@@ -38,6 +40,11 @@ export interface SuperviseOptions {
   onStderr?(text: string): void;
   /** Called once the process is started, with its pid (= process group id). */
   onSpawn?(pid: number): void;
+  /**
+   * Tag put in the agent's environment (RINGMASTER_AGENT_TAG), inherited by everything it starts: processes
+   * that left its process group (a `setsid` daemon) are found by it and ended too. Default: a random one.
+   */
+  tag?: string;
 }
 
 /** How a supervised process ended. */
@@ -65,13 +72,16 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   const log = new CappedLog(options.logPath, options.maxLogBytes);
   const tail = new ByteTail(options.tailBytes);
   let closeLog: () => void = () => undefined;
+  let swept: Promise<unknown> = Promise.resolve();
   const logClosed = new Promise<void>((resolve) => {
-    closeLog = () => void log.end().then(resolve);
+    closeLog = () => void Promise.all([log.end(), swept]).then(() => resolve());
   });
   let bytesOut = 0;
 
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.invocation.env)) if (v !== undefined) env[k] = v;
+  const tag = options.tag ?? randomUUID();
+  env[AGENT_TAG_VARIABLE] = tag;
 
   const child = spawn(options.invocation.command, options.invocation.args, {
     cwd: options.cwd,
@@ -134,6 +144,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   const stdoutDone = pipeStream(child.stdout, (text) => options.onStdout(text));
   const stderrDone = pipeStream(child.stderr, (text) => options.onStderr?.(text));
 
+  const root = child.pid !== undefined ? treeRoot(child.pid, started) : null;
   if (child.pid !== undefined) {
     options.onSpawn?.(child.pid);
     if (options.idleTimeoutMs !== null) idle = idleTimer(options.idleTimeoutMs, () => terminate('idle_timeout'));
@@ -153,9 +164,17 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
       if (!killing) killing = killGroup(child.pid, options.killGraceMs);
     }
     await killing;
-    // A process that escaped the group could hold the pipes open: do not wait for them forever.
+    // Whatever left the group (a `setsid` daemon) still carries the tag: ended in the background, off the
+    // critical path between iterations (the run awaits it with the log before it reports its end).
+    swept = root !== null ? killTagged((t) => t === tag, options.killGraceMs, root).catch(() => []) : Promise.resolve([]);
+    // An escaped process may hold the pipes open: wait for the sweep then, and never more than 2 s after it.
+    let pipesClosed = false;
+    const pipes = Promise.all([stdoutDone, stderrDone]).then(() => {
+      pipesClosed = true;
+    });
     let pipeTimer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all([stdoutDone, stderrDone]), new Promise((r) => (pipeTimer = setTimeout(r, 2000)))]);
+    const afterSweep = swept.then(() => (pipesClosed ? undefined : new Promise((r) => (pipeTimer = setTimeout(r, 2000)))));
+    await Promise.race([pipes, afterSweep]);
     clearTimeout(pipeTimer);
     return {
       reason,

@@ -154,6 +154,7 @@ export function envName(key: string): string {
  */
 export const OTHER_ENV_VARIABLES: ReadonlySet<string> = new Set([
   'RINGMASTER_HOME',
+  'RINGMASTER_AGENT_TAG',
   'RINGMASTER_SCRIPTED_DELAY_MS',
 ]);
 

@@ -144,3 +144,43 @@ export function sameProcess(saved: ProcessIdentity, now: ProcessIdentity | null)
   if (saved.startTime !== null && now.startTime !== null && saved.startTime !== now.startTime) return false;
   return true;
 }
+
+/** Clock ticks per second of /proc start times (USER_HZ: 100 on every Linux ABI Node runs on). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** Boot time in epoch ms (whole seconds, from /proc/stat btime), or null off Linux. */
+export function bootTimeMs(): number | null {
+  try {
+    const m = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+    return m ? Number(m[1]) * 1000 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** When a live process started, in epoch ms (to about a second), or null when unknown or gone. */
+export function processStartedAtMs(pid: number): number | null {
+  const stat = readStat(pid);
+  const boot = bootTimeMs();
+  if (!stat || isDead(stat) || boot === null) return null;
+  return boot + (stat.startTime * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * How far apart two clocks may be when telling whether a process started before or after a moment: boot time
+ * is in whole seconds and start times in ticks.
+ */
+export const START_TIME_TOLERANCE_MS = 2000;
+
+/**
+ * True when the process now holding `pid` may be the one that wrote a record at `writtenAtMs` right after it
+ * started (a lock, a pid file): false when it started clearly later (the pid was reused, or the machine or
+ * container restarted) or, with `startedJustBefore`, clearly earlier than the record. Unknown start = true.
+ */
+export function couldHaveWritten(pid: number, writtenAtMs: number, options: { startedJustBefore?: boolean } = {}): boolean {
+  const started = processStartedAtMs(pid);
+  if (started === null) return true;
+  if (started > writtenAtMs + START_TIME_TOLERANCE_MS) return false;
+  if (options.startedJustBefore === true && started < writtenAtMs - START_TIME_TOLERANCE_MS) return false;
+  return true;
+}

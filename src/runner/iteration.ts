@@ -36,6 +36,8 @@ export interface IterationInput {
   /** Receives what the agent prints, for --verbose (null = not wanted). */
   onOutput: ((stream: 'stdout' | 'stderr', text: string) => void) | null;
   onSpawn?: (pid: number) => void;
+  /** Tag of the agent's process tree (RINGMASTER_AGENT_TAG), e.g. iterationTag(runId, n); default random. */
+  tag?: string;
 }
 
 /** The result plus what only the runner needs (cumulative session cost, malformed line count). */
@@ -174,6 +176,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     onStdout,
     onStderr: input.onOutput ? (text) => input.onOutput?.('stderr', text) : undefined,
     onSpawn: input.onSpawn,
+    tag: input.tag,
   });
   if (adapter.format === 'text') scan(echo.end());
   if (adapter.format === 'jsonl') {

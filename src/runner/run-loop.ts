@@ -5,6 +5,7 @@ import { getAdapter } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { decide, initialState, limitReached, runtimeUsedMs } from '../core/decide.js';
 import type { Decision, LoopState, RunStatus, StopReason } from '../core/types.js';
+import { iterationTag } from '../os/process-tag.js';
 import { composePrompt } from '../prompt/compose.js';
 import type { RunEvent, RunEventSink } from './events.js';
 import { runIteration } from './iteration.js';
@@ -117,6 +118,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       prices: spec.prices,
       signal: deps.signal,
       onSpawn: deps.onAgentSpawn ? (pid) => deps.onAgentSpawn?.(runId, iteration, pid) : undefined,
+      tag: iterationTag(runId, iteration),
       onOutput: deps.streamOutput ? (stream, text) => emit({ type: 'agent_output', time: deps.now(), iteration, stream, text }) : null,
     });
     const { result } = outcome;

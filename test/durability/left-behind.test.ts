@@ -1,0 +1,178 @@
+// Processes left behind, through the CLI: a daemon the agent moved to its own session is swept after the
+// iteration (and by `stop` after a crash); a saved pid is killed only if it is still the agent; a lock bearing our
+// own pid or a reused pid is stale.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, normalise, runCli, startCli, useWorkspace } from '../helpers/cli.js';
+
+const ws = useWorkspace('work\n');
+
+/** True while the process exists and is not a zombie. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor<T>(what: string, probe: () => T | null): Promise<T> {
+  for (let i = 0; i < 400; i++) {
+    try {
+      const value = probe();
+      if (value !== null) return value;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** An agent that starts a daemon in its own session (setsid, stdio detached or not), then exits or hangs. */
+function daemonAgent(dir: string, options: { keepPipes: boolean; hang: boolean }): string {
+  const script = join(dir, 'daemon-agent.sh');
+  const redirect = options.keepPipes ? '' : '</dev/null >/dev/null 2>&1';
+  writeFileSync(
+    script,
+    `#!/bin/sh
+cat >/dev/null
+setsid sh -c 'echo $$ > daemon.pid; exec sleep 600' ${redirect} &
+while [ ! -s daemon.pid ]; do sleep 0.01; done
+echo "started a daemon"
+${options.hang ? 'echo $$ > agent.pid; exec sleep 600' : 'exit 0'}
+`,
+    { mode: 0o755 },
+  );
+  return script;
+}
+
+const pidIn = (path: string): number => Number(readFileSync(path, 'utf8').trim());
+
+describe('a daemon the agent started in its own session', () => {
+  it.each([[false], [true]])('is gone when the run ends (daemon keeps the output pipes: %s)', async (keepPipes) => {
+    const r = await runCli(['run', '--agent-command', daemonAgent(ws.dir, { keepPipes, hang: false }), '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() });
+    const daemon = pidIn(join(ws.dir, 'daemon.pid'));
+    try {
+      expect(normalise(r.stdout)).toContain('[T] Reached max iterations: 1');
+      expect(r.code).toBe(2);
+      expect(alive(daemon)).toBe(false);
+    } finally {
+      if (alive(daemon)) process.kill(daemon, 'SIGKILL');
+    }
+  }, 30_000);
+
+  it('left by a crashed ringmaster (kill -9) is killed by `ringmaster stop`, with the agent', async () => {
+    const run = spawn(process.execPath, [BIN, 'run', '--agent-command', daemonAgent(ws.dir, { keepPipes: false, hang: true }), '--max-iterations', '1'], {
+      cwd: ws.dir,
+      env: cleanEnv(),
+      detached: true,
+      stdio: 'ignore',
+    });
+    const agent = await waitFor('the agent', () => (existsSync(join(ws.dir, 'agent.pid')) ? pidIn(join(ws.dir, 'agent.pid')) : null));
+    const daemon = pidIn(join(ws.dir, 'daemon.pid'));
+    try {
+      process.kill(-(run.pid ?? 0), 'SIGKILL');
+      await new Promise((r) => run.on('close', r));
+      expect(alive(agent)).toBe(true);
+      const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir, env: cleanEnv() })).stdout) as Array<{ id: string; status: string }>;
+      expect(runs[0]?.status).toBe('orphaned');
+      const stop = await runCli(['stop', runs[0]?.id ?? ''], { cwd: ws.dir, env: cleanEnv() });
+      expect(stop.code).toBe(0);
+      expect(stop.stdout).toContain('left-over agent process group');
+      await waitFor('the agent and the daemon to go', () => (!alive(agent) && !alive(daemon) ? true : null));
+    } finally {
+      for (const pid of [agent, daemon]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 30_000);
+});
+
+describe('a saved agent pid', () => {
+  it('that now names an unrelated process group is not killed by `ringmaster stop`', async () => {
+    const run = spawn(process.execPath, [BIN, 'run', '--agent-command', daemonAgent(ws.dir, { keepPipes: false, hang: true }), '--max-iterations', '1'], {
+      cwd: ws.dir,
+      env: cleanEnv(),
+      detached: true,
+      stdio: 'ignore',
+    });
+    const agent = await waitFor('the agent', () => (existsSync(join(ws.dir, 'agent.pid')) ? pidIn(join(ws.dir, 'agent.pid')) : null));
+    const daemon = pidIn(join(ws.dir, 'daemon.pid'));
+    // An unrelated process group, as after a reboot or once the agent's pid was reused.
+    const unrelated = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
+    try {
+      process.kill(-(run.pid ?? 0), 'SIGKILL');
+      process.kill(-agent, 'SIGKILL');
+      process.kill(daemon, 'SIGKILL');
+      await new Promise((r) => run.on('close', r));
+      const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir, env: cleanEnv() })).stdout) as Array<{ id: string }>;
+      const id = runs[0]?.id ?? '';
+      const pidFile = join(ws.dir, '.ringmaster', 'runs', id, 'agent.pid');
+      expect(existsSync(pidFile)).toBe(true);
+      // The file names the unrelated group, and was written an hour before that process started.
+      writeFileSync(pidFile, `${String(unrelated.pid).padEnd(11)}\n`);
+      const anHourAgo = new Date(Date.now() - 3_600_000);
+      utimesSync(pidFile, anHourAgo, anHourAgo);
+      const stop = await runCli(['stop', id], { cwd: ws.dir, env: cleanEnv() });
+      expect(stop.code).toBe(0);
+      expect(stop.stdout).toBe(`stopped orphaned run ${id} (iteration 1 recorded as interrupted)\n`);
+      expect(alive(unrelated.pid ?? 0)).toBe(true);
+    } finally {
+      unrelated.kill('SIGKILL');
+      for (const pid of [agent, daemon]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 30_000);
+});
+
+describe('a workspace lock', () => {
+  function writeLock(pid: number | string, since: string): void {
+    mkdirSync(join(ws.dir, '.ringmaster'), { recursive: true });
+    writeFileSync(join(ws.dir, '.ringmaster', 'lock'), `{"pid":${pid},"run_id":"old-run","since":"${since}","hostname":"${hostname()}"}\n`);
+  }
+
+  it('bearing our own pid, written by an earlier process (a restarted container), is taken over', async () => {
+    // The shell writes the lock with its own pid, then becomes ringmaster (exec keeps the pid).
+    mkdirSync(join(ws.dir, '.ringmaster'), { recursive: true });
+    const lock = `{"pid":'$$',"run_id":"old-run","since":"2020-01-01T00:00:00.000Z","hostname":"${hostname()}"}`;
+    const script = `echo '${lock}' > .ringmaster/lock; exec "$0" "$@"`;
+    const { done } = startCliVia(['sh', '-c', script, process.execPath, BIN, 'run', '--agent-command', 'true', '--max-iterations', '1']);
+    const r = await done;
+    expect(r.stderr).not.toContain('locked by run old-run');
+    expect(r.code).toBe(2);
+  });
+
+  it('bearing the pid of a live process that started after the lock was written (a reused pid), is taken over', async () => {
+    const reused = spawn('sleep', ['600'], { stdio: 'ignore' });
+    try {
+      writeLock(reused.pid ?? 0, '2020-01-01T00:00:00.000Z');
+      const r = await runCli(['run', '--agent-command', 'true', '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() });
+      expect(r.stderr).not.toContain('locked by run old-run');
+      expect(r.code).toBe(2);
+    } finally {
+      reused.kill('SIGKILL');
+    }
+  });
+
+  it('held by a live run is still refused', async () => {
+    const { child, done } = startCli(['run', '--agent-command', 'sleep 600', '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() });
+    try {
+      await waitFor('the lock', () => (existsSync(join(ws.dir, '.ringmaster', 'lock')) ? true : null));
+      const second = await runCli(['run', '--agent-command', 'true', '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() });
+      expect(second.code).toBe(3);
+    } finally {
+      child.kill('SIGINT');
+      await done;
+    }
+  }, 30_000);
+});
+
+function startCliVia(argv: string[]): { done: Promise<{ code: number | null; stderr: string }> } {
+  const [command, ...args] = argv;
+  const child = spawn(command ?? 'sh', args, { cwd: ws.dir, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  return { done: new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr }))) };
+}
