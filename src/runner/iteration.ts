@@ -3,6 +3,7 @@
 import type { AgentAdapter, AgentEvent, InvocationOptions } from '../agents/types.js';
 import { computeCostUsd, type PriceTable } from '../agents/pricing.js';
 import { DEFAULT_MAX_LOG_BYTES } from '../agents/capped-log.js';
+import { normaliseCost, normaliseUsage } from '../agents/usage-guard.js';
 import { supervise, type SupervisedExit } from '../agents/supervisor.js';
 import { createEchoFilter } from '../core/echo-filter.js';
 import { createSignalScanner } from '../core/signals.js';
@@ -48,6 +49,8 @@ export interface IterationOutcomeData {
   sessionCumulativeCost: number | null;
   /** Settles when the iteration's log file is closed. */
   logClosed: Promise<void>;
+  /** What was odd about the figures the agent reported (normalised before recording), for warnings. */
+  warnings: string[];
 }
 
 /** Error kinds by how much they explain a failure: a higher one wins when several are seen. */
@@ -82,6 +85,9 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   let resetAtMs: number | null = null;
   let resultIsError = false;
   let malformed = 0;
+  // Usage and cost figures the agent reported that had to be normalised (usage-guard.ts), reported as warnings.
+  const oddFigures = new Set<string>();
+  let costUntrusted = false;
 
   const classify = (kind: ErrorKind, message: string): void => {
     if (!classified || (KIND_RANK[kind] ?? 0) > (KIND_RANK[classified.kind] ?? 0)) classified = { kind, message };
@@ -97,15 +103,24 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       case 'tool_call':
         input.onOutput?.('stdout', describeTool(event));
         break;
-      case 'usage':
-        if (event.cumulative) cumulativeUsage = event.usage;
-        else usage = usage ? addUsage(usage, event.usage) : event.usage;
+      case 'usage': {
+        const checked = normaliseUsage(event.usage);
+        for (const problem of checked.problems) oddFigures.add(problem);
+        if (event.cumulative) cumulativeUsage = checked.usage;
+        else usage = usage ? addUsage(usage, checked.usage) : checked.usage;
         if (event.model) model = event.model;
         break;
-      case 'cost':
-        if (event.cumulative) cumulativeCost = event.usd;
-        else costIncrements = (costIncrements ?? 0) + event.usd;
+      }
+      case 'cost': {
+        const checked = normaliseCost(event.usd);
+        if (checked.usd === null) {
+          // The agent's own figure cannot be trusted: the cost is priced from the tokens, or unknown.
+          if (checked.problem) oddFigures.add(checked.problem);
+          costUntrusted = true;
+        } else if (event.cumulative) cumulativeCost = checked.usd;
+        else costIncrements = (costIncrements ?? 0) + checked.usd;
         break;
+      }
       case 'session':
         sessionId = event.id;
         if (event.model) model = event.model;
@@ -188,7 +203,8 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   const finalUsage = cumulativeUsage ?? usage;
   let cost: number | null = null;
   // A resumed session reports its whole total: subtract what it had before (rounded to drop float noise).
-  if (cumulativeCost !== null) cost = Math.max(0, Math.round((cumulativeCost - (input.resumeSessionId ? input.resumeCostBaseline : 0)) * 1e10) / 1e10);
+  if (costUntrusted) cost = finalUsage ? computeCostUsd(model, finalUsage, input.prices) : null;
+  else if (cumulativeCost !== null) cost = Math.max(0, Math.round((cumulativeCost - (input.resumeSessionId ? input.resumeCostBaseline : 0)) * 1e10) / 1e10);
   else if (costIncrements !== null) cost = costIncrements;
   else if (finalUsage) cost = computeCostUsd(model, finalUsage, input.prices);
 
@@ -239,6 +255,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
 
   return {
     malformedLines: malformed,
+    warnings: [...oddFigures].map((problem) => `${adapter.name} reported ${problem}`),
     sessionCumulativeCost: cumulativeCost,
     logClosed: exit.logClosed,
     result: {
@@ -260,6 +277,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   function failed(message: string, kind: ErrorKind): IterationOutcomeData {
     return {
       malformedLines: 0,
+      warnings: [],
       sessionCumulativeCost: null,
       logClosed: Promise.resolve(),
       result: {

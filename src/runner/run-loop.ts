@@ -156,6 +156,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       malformed_lines: outcome.malformedLines,
       agent: adapter.name,
     });
+    for (const warning of outcome.warnings) emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${warning}` });
     if (outcome.malformedLines > 0) {
       emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${outcome.malformedLines} malformed output line(s) from ${adapter.name} skipped (see ${logPath})` });
     }
