@@ -163,8 +163,8 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   const splitter = createLineSplitter((line) => {
     for (const e of parser.line(line)) onEvent(e);
   });
-  // A plain-text agent's output is its own text, except a verbatim echo of the prompt at its start.
-  const echo = createEchoFilter(input.prompt);
+  // A plain-text agent's output is its own text, except signals it reproduces from the prompt (core/echo-filter.ts).
+  const echo = createEchoFilter(input.prompt, [...input.successSignals, input.failureSignal]);
   const scan = (text: string): void => {
     success.feed(text);
     failure.feed(text);
