@@ -50,8 +50,8 @@ export class CappedLog {
   private omitted = 0;
 
   constructor(path: string, private readonly capBytes: number | null) {
-    // Opened asynchronously: writes are buffered until the file exists.
-    this.file = createWriteStream(path, { flags: 'a' });
+    // Opened asynchronously: writes are buffered until the file exists. Only its owner may read it.
+    this.file = createWriteStream(path, { flags: 'a', mode: 0o600 });
     const tailBytes = capBytes === null ? 0 : Math.min(Math.floor(capBytes / 2), TAIL_MAX_BYTES);
     this.headBytes = capBytes === null ? Infinity : capBytes - tailBytes;
     this.tail = capBytes === null ? null : new ByteTail(tailBytes);

@@ -2,10 +2,11 @@
 // idle and hard timeouts, abort, and the whole group killed at the end whatever happened.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { idleTimer, timerAfter, timerAt, type IdleTimer, type SafeTimer } from '../os/timers.js';
+import { byteStreamRedactor, redactorOf, secretsOfProcess } from '../core/redact.js';
 import { killGroup } from '../os/process-group.js';
 import { AGENT_TAG_VARIABLE, killTagged, treeRoot } from '../os/process-tag.js';
 import { ByteTail, CappedLog } from './capped-log.js';
@@ -64,17 +65,36 @@ export interface SupervisedExit {
   logClosed: Promise<void>;
 }
 
+/** Makes a directory of Ringmaster's (a run's log directory) accessible to its owner only; errors are ignored. */
+function ownerOnly(dir: string): void {
+  try {
+    chmodSync(dir, 0o700);
+  } catch {
+    // not ours, or a read-only file system: the logs are not less safe than before
+  }
+}
+
 /** Runs the invocation to completion and returns how it ended. Never throws for process failures. */
 export async function supervise(options: SuperviseOptions): Promise<SupervisedExit> {
   const started = Date.now();
-  mkdirSync(dirname(options.logPath), { recursive: true });
+  // 0700 and 0600: an agent may print anything, and its log is nobody else's business.
+  mkdirSync(dirname(options.logPath), { recursive: true, mode: 0o700 });
+  ownerOnly(dirname(options.logPath));
   // Opened asynchronously: the agent starts while the file is being created (writes are buffered until then).
   const log = new CappedLog(options.logPath, options.maxLogBytes);
+  // Secrets of the agent's environment (API keys, tokens) never reach the log, even split across chunks.
+  const secrets = secretsOfProcess([options.invocation.command, ...options.invocation.args], options.invocation.env);
+  const redactLog = byteStreamRedactor(secrets);
+  const redactText = redactorOf(secrets);
   const tail = new ByteTail(options.tailBytes);
   let closeLog: () => void = () => undefined;
   let swept: Promise<unknown> = Promise.resolve();
   const logClosed = new Promise<void>((resolve) => {
-    closeLog = () => void Promise.all([log.end(), swept]).then(() => resolve());
+    closeLog = () => {
+      const rest = redactLog.end();
+      if (rest.length > 0) log.write(rest);
+      void Promise.all([log.end(), swept]).then(() => resolve());
+    };
   });
   let bytesOut = 0;
 
@@ -116,7 +136,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
         bytesOut += chunk.length;
         tail.push(chunk);
         touch();
-        if (!log.write(chunk)) {
+        if (!log.write(redactLog.push(chunk))) {
           stream.pause();
           log.once('drain', () => stream.resume());
         }
@@ -181,7 +201,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
       exitCode: code,
       exitSignal: signal,
       durationMs: Date.now() - started,
-      tail: tail.bytes().toString('utf8'),
+      tail: redactText(tail.bytes().toString('utf8')),
       spawnError,
       bytesOut,
       logOmittedBytes: log.omittedBytes,

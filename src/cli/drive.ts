@@ -6,7 +6,8 @@ import { ensureExcluded, isGitRepo } from '../git/index.js';
 import { acquireLock, type HeldLock } from '../runner/lock.js';
 import { createRecorder, stopRequestPath } from '../runner/recorder.js';
 import { runLoop, type ResumePoint } from '../runner/run-loop.js';
-import type { RunSpec } from '../runner/spec.js';
+import { specForStorage, type RunSpec } from '../runner/spec.js';
+import { redactor } from '../core/redact.js';
 import { openStore, type Store } from '../store/index.js';
 import type { CliIO } from './command.js';
 import { cliRunDeps, exitCodeFor } from './commands/run.js';
@@ -50,7 +51,7 @@ export async function driveRun(io: CliIO, options: DriveOptions): Promise<number
       await store.createRun({
         id: runId,
         agent: spec.agent.name,
-        spec,
+        spec: specForStorage(spec, redactor(io.env)),
         workspace,
         worktree: options.worktree?.path ?? null,
         branch: options.worktree?.branch ?? null,

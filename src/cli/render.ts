@@ -1,5 +1,6 @@
 // Turns run events into what the terminal shows: seed 001's progress lines, or one JSON object per line.
 import { formatDuration, formatElapsed } from '../core/duration.js';
+import { redactDeep, redactor, type Redactor } from '../core/redact.js';
 import type { RunEvent, RunEventSink } from '../runner/events.js';
 
 /** Output streams a renderer writes to. */
@@ -68,22 +69,28 @@ export interface HumanOptions {
   color: boolean;
   maxRuntimeMs: number | null;
   maxCostUsd: number | null;
+  /** Replaces secrets in everything shown; default: the secrets of this process's environment. */
+  redact?: Redactor;
 }
 
 /** Renders events as the human progress lines of seed 001. */
 export function humanRenderer(target: RenderTarget, options: HumanOptions): RunEventSink {
   const c = options.color;
+  const redact = options.redact ?? redactor(process.env);
+  // Every line goes through here but the agent's live output, which the runner redacts as a stream (iteration.ts).
+  const out = { write: (text: string): unknown => target.out.write(redact(text)), isTTY: target.out.isTTY };
+  const err = { write: (text: string): unknown => target.err.write(redact(text)) };
   // On a terminal a wait shows a live countdown on its own line, cleared by the next event.
   let countdown: NodeJS.Timeout | null = null;
   const stopCountdown = (): void => {
     if (countdown) {
       clearInterval(countdown);
       countdown = null;
-      target.out.write('\r\u001b[2K');
+      out.write('\r\u001b[2K');
     }
   };
   const line = (time: number, text: string): void => {
-    target.out.write(`${paint(c, '2', `[${clock(time)}]`)} ${text}\n`);
+    out.write(`${paint(c, '2', `[${clock(time)}]`)} ${text}\n`);
   };
   return (e) => {
     stopCountdown();
@@ -102,16 +109,16 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
         const color = e.outcome === 'failure' ? '33' : e.outcome === 'complete' ? '32' : '';
         line(e.time, color ? paint(c, color, text) : text);
         if (e.outcome !== 'success' && e.outcome !== 'complete' && e.error_message) {
-          target.out.write(`  ${paint(c, '2', `reason: ${e.error_message}`)}\n`);
+          out.write(`  ${paint(c, '2', `reason: ${e.error_message}`)}\n`);
         }
         break;
       }
       case 'waiting': {
         const wait = Math.max(0, e.until - e.time);
         line(e.time, `Waiting until ${clock(e.until)} (${formatElapsed(wait)}) for the ${e.reason.replace('_', ' ')} to clear...`);
-        if (target.out.isTTY === true) {
+        if (out.isTTY === true) {
           const tick = (): void => {
-            target.out.write(`\r\u001b[2K  ${formatElapsed(Math.max(0, e.until - Date.now()))} left (Ctrl+C stops the run)`);
+            out.write(`\r\u001b[2K  ${formatElapsed(Math.max(0, e.until - Date.now()))} left (Ctrl+C stops the run)`);
           };
           tick();
           countdown = setInterval(tick, 1000);
@@ -123,7 +130,7 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
         line(e.time, `Switching agent: ${e.from} -> ${e.to} (${e.reason})`);
         break;
       case 'warning':
-        target.err.write(`${paint(c, '33', 'WARNING:')} ${e.message}\n`);
+        err.write(`${paint(c, '33', 'WARNING:')} ${e.message}\n`);
         break;
       case 'run_finished': {
         const text = finishedText(e, options.maxRuntimeMs === null ? null : formatDuration(options.maxRuntimeMs), options.maxCostUsd);
@@ -131,7 +138,7 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
         line(e.time, color ? paint(c, color, text) : text);
         if (e.tokens_in > 0 || e.tokens_out > 0 || e.cost_usd > 0) {
           const cost = e.cost_unknown ? `$${e.cost_usd.toFixed(4)} (some iterations' cost unknown)` : `$${e.cost_usd.toFixed(4)}`;
-          target.out.write(`  cost: ${cost}, tokens: ${e.tokens_in} in / ${e.tokens_out} out\n`);
+          out.write(`  cost: ${cost}, tokens: ${e.tokens_in} in / ${e.tokens_out} out\n`);
         }
         break;
       }
@@ -139,9 +146,11 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
   };
 }
 
-/** Renders events as JSON lines (time as ISO 8601). */
-export function jsonRenderer(target: RenderTarget): RunEventSink {
+/** Renders events as JSON lines (time as ISO 8601), secrets redacted (default: those of this process's environment). */
+export function jsonRenderer(target: RenderTarget, redact: Redactor = redactor(process.env)): RunEventSink {
   return (e) => {
-    target.out.write(`${JSON.stringify({ ...e, time: new Date(e.time).toISOString() })}\n`);
+    // The agent's live output is redacted by the runner, as a stream (a secret split across chunks).
+    const event = e.type === 'agent_output' ? e : redactDeep(e, redact);
+    target.out.write(`${JSON.stringify({ ...event, time: new Date(e.time).toISOString() })}\n`);
   };
 }

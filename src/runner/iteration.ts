@@ -6,6 +6,7 @@ import { DEFAULT_MAX_LOG_BYTES } from '../agents/capped-log.js';
 import { normaliseCost, normaliseUsage } from '../agents/usage-guard.js';
 import { supervise, type SupervisedExit } from '../agents/supervisor.js';
 import { createEchoFilter } from '../core/echo-filter.js';
+import { redactor, redactorOf, secretsOfProcess, textStreamRedactor } from '../core/redact.js';
 import { createSignalScanner } from '../core/signals.js';
 import type { ErrorKind, IterationResult, Usage } from '../core/types.js';
 import { addUsage } from '../core/types.js';
@@ -98,10 +99,10 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       case 'text':
         success.feed(event.text);
         failure.feed(event.text);
-        if (adapter.format === 'jsonl') input.onOutput?.('stdout', event.text.endsWith('\n') ? event.text : `${event.text}\n`);
+        if (adapter.format === 'jsonl') output?.('stdout', event.text.endsWith('\n') ? event.text : `${event.text}\n`);
         break;
       case 'tool_call':
-        input.onOutput?.('stdout', describeTool(event));
+        output?.('stdout', describeTool(event));
         break;
       case 'usage': {
         const checked = normaliseUsage(event.usage);
@@ -159,6 +160,16 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     return failed(`${adapter.name}: ${(error as Error).message}`, 'spawn_failed');
   }
 
+  // What the agent prints is shown (--verbose) and quoted in messages without the secrets of its environment and
+  // command line, even split across chunks.
+  const redact = redactorOf(secretsOfProcess([invocation.command, ...invocation.args], invocation.env));
+  const shown = { stdout: textStreamRedactor(redact), stderr: textStreamRedactor(redact) };
+  const show = input.onOutput;
+  const output: IterationInput['onOutput'] = show ? (stream, text) => {
+    const safe = shown[stream].push(text);
+    if (safe !== '') show(stream, safe);
+  } : null;
+
   const parser = adapter.createParser(invocationOptions);
   const splitter = createLineSplitter((line) => {
     for (const e of parser.line(line)) onEvent(e);
@@ -173,7 +184,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     adapter.format === 'text'
       ? (text: string) => {
           scan(echo.push(text));
-          input.onOutput?.('stdout', text);
+          output?.('stdout', text);
         }
       : (text: string) => splitter.push(text);
 
@@ -189,7 +200,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     maxLogBytes: input.maxLogBytes === undefined ? DEFAULT_MAX_LOG_BYTES : input.maxLogBytes,
     signal: input.signal,
     onStdout,
-    onStderr: input.onOutput ? (text) => input.onOutput?.('stderr', text) : undefined,
+    onStderr: output ? (text) => output('stderr', text) : undefined,
     onSpawn: input.onSpawn,
     tag: input.tag,
   });
@@ -198,6 +209,10 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     splitter.end();
     for (const e of parser.end()) onEvent(e);
     malformed += splitter.oversized;
+  }
+  for (const stream of ['stdout', 'stderr'] as const) {
+    const rest = shown[stream].end();
+    if (rest !== '') show?.(stream, rest);
   }
 
   const finalUsage = cumulativeUsage ?? usage;
@@ -269,7 +284,8 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       sessionId,
       model,
       errorKind,
-      errorMessage,
+      // Error messages quote the agent's output: its environment's secrets are never recorded or shown.
+      errorMessage: errorMessage === null ? null : redact(errorMessage),
       resetAtMs,
     },
   };
@@ -291,7 +307,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
         sessionId: null,
         model: input.model,
         errorKind: kind,
-        errorMessage: message,
+        errorMessage: redactor(input.env)(message),
         resetAtMs: null,
       },
     };

@@ -171,7 +171,7 @@ function held(path: string, info: LockInfo, text: string, takenOver: LockInfo | 
  */
 async function createExclusive(path: string, text: string): Promise<boolean> {
   const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const handle = await open(temp, 'wx', 0o644);
+  const handle = await open(temp, 'wx', 0o600);
   try {
     await handle.writeFile(text);
     await handle.sync();

@@ -2,6 +2,7 @@
 // rows validated with zod on the way out. Totals are computed from rows, never kept twice.
 /* eslint-disable @typescript-eslint/require-await -- the Store contract is async for networked stores; SQLite
    answers synchronously, and `async` keeps every thrown StoreError a rejected promise as the contract says. */
+import { chmodSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
 import type { RunStatus, StopReason } from '../core/types.js';
@@ -42,6 +43,16 @@ const INTERRUPTED_MESSAGE = 'the process driving the run ended during this itera
 
 const PROGRESS_COLUMNS = ['tokens_in', 'tokens_out', 'cache_read', 'cache_write', 'cost_usd', 'session_id', 'model'] as const;
 
+/** Makes a file we own readable and writable by its owner only (a file of another user is left alone). */
+function restrictToOwner(path: string): void {
+  try {
+    const info = statSync(path);
+    if ((info.mode & 0o077) !== 0 && info.uid === process.getuid?.()) chmodSync(path, info.mode & 0o700);
+  } catch {
+    // not ours to change (or a read-only file system): the data is not less safe than before
+  }
+}
+
 /** SQLite implementation of Store on one database file (or ':memory:'). */
 export class SqliteStore implements Store {
   private readonly db: DatabaseSync;
@@ -51,6 +62,8 @@ export class SqliteStore implements Store {
   constructor(readonly path: string, options: { now?: () => number } = {}) {
     this.db = new DatabaseSync(path);
     try {
+      // Only its owner may read the database (its journal files take the same mode).
+      if (path !== ':memory:' && !path.startsWith('file:')) restrictToOwner(path);
       this.db.exec('PRAGMA busy_timeout = 5000');
       this.db.exec('PRAGMA journal_mode = WAL');
       this.db.exec('PRAGMA synchronous = NORMAL');

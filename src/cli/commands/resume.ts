@@ -6,7 +6,7 @@ import { HOOK_AGENT } from '../../core/types.js';
 import { killLeftoverAgent } from '../../runner/leftover.js';
 import { isProcessAlive } from '../../runner/lock.js';
 import { stateFromRows } from '../../runner/resume-state.js';
-import type { RunSpec } from '../../runner/spec.js';
+import { specFromStorage, type RunSpec } from '../../runner/spec.js';
 import { openStore } from '../../store/index.js';
 import type { CliIO, Command } from '../command.js';
 import { driveRun } from '../drive.js';
@@ -48,7 +48,7 @@ async function resume(args: string[], io: CliIO): Promise<number> {
     if (run.stop_reason === 'success_signal') {
       throw new UserError(`run ${run.id} already completed: the agent signalled success`);
     }
-    spec = run.spec as RunSpec;
+    spec = specFromStorage(run.spec as RunSpec, io.env);
     // A worktree run goes on in its worktree and, as when it started, without the workspace lock.
     if (run.worktree !== null) worktree = { path: run.worktree, branch: run.branch ?? '' };
   } finally {
