@@ -10,8 +10,10 @@ export const EXIT = {
   limit: 2,
   /** The workspace is locked by another live run. */
   locked: 3,
-  /** Bad command line or configuration. */
+  /** Bad command line or configuration (or a Node.js older than 24). */
   usage: 64,
+  /** A file or the database could not be used: damaged, a directory, read-only, permission denied, disk full. */
+  io: 74,
   /** Interrupted by SIGINT/SIGTERM or `ringmaster stop`. */
   interrupted: 130,
 } as const;

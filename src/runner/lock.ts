@@ -171,7 +171,19 @@ function held(path: string, info: LockInfo, text: string, takenOver: LockInfo | 
  */
 async function createExclusive(path: string, text: string): Promise<boolean> {
   const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const handle = await open(temp, 'wx', 0o600);
+  let handle;
+  try {
+    handle = await open(temp, 'wx', 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT'].includes(code)) {
+      throw new UserError(
+        `cannot create the workspace lock ${path} (${code === 'EROFS' ? 'read-only file system' : code === 'ENOSPC' || code === 'EDQUOT' ? 'disk full' : 'permission denied'}): 'ringmaster run' needs to write there; read-only commands (runs, show, logs, stats) work without it`,
+        EXIT.io,
+      );
+    }
+    throw error;
+  }
   try {
     await handle.writeFile(text);
     await handle.sync();
