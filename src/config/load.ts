@@ -117,7 +117,13 @@ function readYamlFile(file: string): YamlFile {
     const line = first.linePos?.[0]?.line ?? null;
     throw new ConfigError({ file, line }, `invalid YAML: ${first.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
   }
-  const data: unknown = doc.toJS();
+  let data: unknown;
+  try {
+    // Aliases are resolved here: an unresolved one, or one that expands too much, is the file's error.
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    throw new ConfigError({ file }, `invalid YAML: ${error instanceof Error ? error.message : String(error)}`);
+  }
   const lineOf = (path: readonly PropertyKey[]): number | null => nodeLine(doc, path, lineCounter);
   if (data === null || data === undefined) return { data: {}, lineOf };
   if (!isRecord(data)) throw new ConfigError({ file, line: lineOf([]) }, `expected a mapping of sections (${FILE_SECTIONS.join(', ')})`);

@@ -3,9 +3,10 @@
 // after anything else) would otherwise "complete" every run with the example in your instructions.
 //
 // The rule, in words: an occurrence of a signal in the output is an echo when the words right around it are
-// those around the same signal in the prompt: the (up to) 4 words before it (across lines, in both texts) and
-// the words after it on its line (up to 4), compared without case, punctuation or spacing. The prompt must give
-// at least one such word; a signal with no words around it in the prompt cannot be told from the agent's own.
+// those around the same signal in the prompt: the (up to) 4 words before it on its line and the (up to) 4 words
+// after it on its line, compared without case, punctuation or spacing (so a prefix like `> ` or `You said: "`
+// changes nothing). A signal that starts its line in the prompt is told by the last words of the line before.
+// The prompt must give at least one such word; a signal alone in the prompt cannot be told from the agent's own.
 // Echoed occurrences are blanked; everything else reaches the signal scanners unchanged. Streaming, bounded.
 import { signalPattern } from './signals.js';
 
@@ -38,8 +39,28 @@ function signalKey(match: string): string {
 /** One signal occurrence in the prompt and the words around it. */
 export interface EchoContext {
   key: string;
+  /** The words before it on its line, or (when there are none) the last words of the line before. */
   before: string[];
+  /** Where `before` comes from. */
+  beforeFrom: 'line' | 'previous_line';
   after: string[];
+}
+
+/** The start of the line `at` is on. */
+function lineStart(text: string, at: number): number {
+  return text.lastIndexOf('\n', at - 1) + 1;
+}
+
+/** The last words of the last line with words before `at` (a line of only spacing or punctuation is skipped). */
+function previousLineWords(text: string, at: number): string[] {
+  let end = lineStart(text, at) - 1;
+  while (end > 0) {
+    const start = lineStart(text, end);
+    const found = words(text.slice(start, end)).slice(-CONTEXT_WORDS);
+    if (found.length > 0) return found;
+    end = start - 1;
+  }
+  return [];
 }
 
 function endsWith(list: readonly string[], tail: readonly string[]): boolean {
@@ -66,9 +87,10 @@ export function promptContexts(prompt: string, signals: readonly string[]): Echo
     const start = m.index;
     const end = start + m[0].length;
     const lineEnd = prompt.indexOf('\n', end);
-    const before = words(prompt.slice(Math.max(0, start - HISTORY_CHARS), start)).slice(-CONTEXT_WORDS);
+    const onLine = words(prompt.slice(lineStart(prompt, start), start)).slice(-CONTEXT_WORDS);
+    const before = onLine.length > 0 ? onLine : previousLineWords(prompt, start);
     const after = words(prompt.slice(end, lineEnd < 0 ? prompt.length : lineEnd)).slice(0, CONTEXT_WORDS);
-    if (before.length + after.length > 0) contexts.push({ key: signalKey(m[0]), before, after });
+    if (before.length + after.length > 0) contexts.push({ key: signalKey(m[0]), before, beforeFrom: onLine.length > 0 ? 'line' : 'previous_line', after });
   }
   return contexts;
 }
@@ -83,15 +105,20 @@ export function createEchoFilter(prompt: string, signals: readonly string[]): Ec
   if (contexts.length === 0 || any === null) return { push: (chunk) => chunk, end: () => '' };
   const each = combined(signals, 'gi') ?? any;
   let pending = '';
-  // The output's text before the current line (its end only): the words before a signal may be on earlier lines.
-  let history = '';
+  // The last words of the last output line that had words (for signals that start their line in the prompt).
+  let previous: string[] = [];
 
   const remember = (text: string): void => {
-    history = (history + text).slice(-HISTORY_CHARS);
+    const found = words(text.length > HISTORY_CHARS ? text.slice(-HISTORY_CHARS) : text).slice(-CONTEXT_WORDS);
+    if (found.length > 0) previous = found;
   };
 
-  const isEcho = (key: string, before: string[], after: string[]): boolean =>
-    contexts.some((c) => c.key === key && endsWith(before, c.before) && startsWith(after, c.after));
+  const isEcho = (key: string, onLine: string[], after: string[]): boolean =>
+    contexts.some((c) => {
+      if (c.key !== key || !startsWith(after, c.after)) return false;
+      const before = c.beforeFrom === 'line' || onLine.length > 0 ? onLine : previous;
+      return endsWith(before, c.before);
+    });
 
   /** One complete line (with its newline, if any): echoed signals blanked. */
   const line = (text: string): string => {
@@ -104,7 +131,7 @@ export function createEchoFilter(prompt: string, signals: readonly string[]): Ec
     for (const m of text.matchAll(each)) {
       const start = m.index;
       const end = start + m[0].length;
-      const before = words(history + text.slice(0, start)).slice(-CONTEXT_WORDS);
+      const before = words(text.slice(0, start)).slice(-CONTEXT_WORDS);
       const after = words(text.slice(end)).slice(0, CONTEXT_WORDS);
       if (isEcho(signalKey(m[0]), before, after)) {
         out += `${text.slice(last, start)} `;

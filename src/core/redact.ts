@@ -182,12 +182,11 @@ export function textStreamRedactor(redact: Redactor): StreamRedactor<string> {
   return {
     push(chunk) {
       const text = carry + chunk;
-      let lastEnd = 0;
-      for (const m of text.matchAll(pattern)) lastEnd = m.index + m[0].length;
-      // Held back: an end that may begin a secret, never part of a secret found whole.
-      const hold = Math.min(text.length - lastEnd, heldBack((k, i) => text.endsWith((values[i] ?? '').slice(0, k)), values, text.length));
-      carry = text.slice(text.length - hold);
-      return redact(text.slice(0, text.length - hold));
+      // Held back: an end that may begin a secret (even where a shorter secret is found: it may be a longer one).
+      let cut = text.length - heldBack((k, i) => text.endsWith((values[i] ?? '').slice(0, k)), values, text.length);
+      for (const m of text.matchAll(pattern)) if (m.index < cut && m.index + m[0].length > cut) cut = m.index;
+      carry = text.slice(cut);
+      return redact(text.slice(0, cut));
     },
     end() {
       const rest = carry;
@@ -236,16 +235,17 @@ export function byteStreamRedactor(secrets: readonly Secret[]): StreamRedactor<B
   return {
     push(chunk) {
       const data = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+      // Held back: an end that may begin a secret (even where a shorter secret is found: it may be a longer one).
+      let cut =
+        data.length -
+        heldBack((k, i) => {
+          const value = values[i];
+          return value !== undefined && data.subarray(data.length - k).equals(value.subarray(0, k));
+        }, values, data.length);
       const found = find(data);
-      const last = found[found.length - 1];
-      const lastEnd = last ? last.at + (values[last.which]?.length ?? 0) : 0;
-      const prefix = heldBack((k, i) => {
-        const value = values[i];
-        return value !== undefined && data.subarray(data.length - k).equals(value.subarray(0, k));
-      }, values, data.length);
-      const hold = Math.min(data.length - lastEnd, prefix);
-      carry = Buffer.from(data.subarray(data.length - hold));
-      return release(data, data.length - hold, found);
+      for (const { at, which } of found) if (at < cut && at + (values[which]?.length ?? 0) > cut) cut = at;
+      carry = Buffer.from(data.subarray(cut));
+      return release(data, cut, found.filter(({ at, which }) => at + (values[which]?.length ?? 0) <= cut));
     },
     end() {
       const rest = carry;

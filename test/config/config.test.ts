@@ -83,6 +83,7 @@ describe('errors name the file and line, the key, what was expected and what was
     ['bad boolean', 'loop:\n  fresh_context: maybe\n', ':2: loop.fresh_context: expected true or false, got "maybe"'],
     ['bad choice', 'agent:\n  permission_mode: yolo\n', ':2: agent.permission_mode: expected one of bypass, default, got "yolo"'],
     ['invalid YAML', 'loop: [\n', ':2: invalid YAML:'],
+    ['an alias to no anchor (found by the property suite)', 'loop: *nowhere\n', ': invalid YAML: Unresolved alias'],
   ];
   it.each(cases)('%s', async (_name, yaml, message) => {
     writeFileSync(join(dir, 'ringmaster.yml'), yaml);

@@ -66,12 +66,12 @@ describe("the agent's own signals still count", () => {
 });
 
 describe('prompt contexts', () => {
-  it('takes up to 4 words before (across lines) and after (same line) each signal; a bare signal with no words around it has none', () => {
+  it('takes up to 4 words before and after each signal on its line (or the end of the line before); a bare signal has none', () => {
     expect(promptContexts('When done, print this line:\n<promise>COMPLETE</promise>\n', SIGNALS)).toEqual([
-      { key: '<promise>complete</promise>', before: ['done', 'print', 'this', 'line'], after: [] },
+      { key: '<promise>complete</promise>', before: ['done', 'print', 'this', 'line'], beforeFrom: 'previous_line', after: [] },
     ]);
-    expect(promptContexts('Print <promise>COMPLETE</promise> when all is done.', SIGNALS)).toEqual([
-      { key: '<promise>complete</promise>', before: ['print'], after: ['when', 'all', 'is', 'done'] },
+    expect(promptContexts('Intro.\nPrint <promise>COMPLETE</promise> when all is done, really.', SIGNALS)).toEqual([
+      { key: '<promise>complete</promise>', before: ['print'], beforeFrom: 'line', after: ['when', 'all', 'is', 'done'] },
     ]);
     expect(promptContexts('<promise>COMPLETE</promise>\n', SIGNALS)).toEqual([]);
     expect(promptContexts('no signal here', SIGNALS)).toEqual([]);
