@@ -10,7 +10,7 @@ import { byteSize, duration, flag, money, oneOf, optionalArgv, optionalDuration,
 export const loopSchema = z.strictObject({
   default_max_iterations: wholeNumber(1).prefault(5).describe('iterations when neither --max-iterations, --unlimited nor the procedure says'),
   failure_threshold: wholeNumber(1).prefault(3).describe('consecutive failed iterations before the run aborts'),
-  max_runtime: optionalDuration().prefault('none').describe('wall-clock budget of the whole run (across resumes)'),
+  max_runtime: optionalDuration().prefault('none').describe("wall-clock budget of the run (after a resume: plus the time the earlier iterations ran)"),
   max_cost: money().prefault('none').describe('cost budget of the whole run in USD (across resumes)'),
   cooldown: duration().prefault('0s').describe('pause between iterations'),
   backoff: duration().prefault('1s').describe('first delay after a failed iteration; doubles per consecutive failure'),
@@ -32,7 +32,7 @@ export const agentSchema = z.strictObject({
   command: optionalArgv().prefault(null).describe('argv of the command agent'),
   model: optionalText().prefault(null).describe('model passed to the agent CLI'),
   args: stringList('shell').prefault([]).describe('extra arguments appended to the agent command line'),
-  fallback: stringList('comma').prefault([]).describe('agents to switch to, in order, when the current one hits a usage limit'),
+  fallback: stringList('comma').prefault([]).describe('agents to switch to, in order, when the current one hits a usage or rate limit'),
   permission_mode: oneOf(['bypass', 'default']).prefault('bypass').describe("'bypass' lets the agent act without asking (unattended loops); 'default' keeps the CLI's prompts"),
 });
 

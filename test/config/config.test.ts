@@ -155,7 +155,7 @@ describe('config schema', () => {
     const loop = schema.properties.loop?.properties ?? {};
     const agent = schema.properties.agent?.properties ?? {};
     expect(Object.keys(loop)).toContain('max_cost');
-    expect(loop.max_runtime).toMatchObject({ description: 'wall-clock budget of the whole run (across resumes)', default: 'none' });
+    expect(loop.max_runtime).toMatchObject({ description: 'wall-clock budget of the run (after a resume: plus the time the earlier iterations ran)', default: 'none' });
     expect(loop.idle_timeout?.default).toBe('30m');
     expect(agent.permission_mode).toMatchObject({ enum: ['bypass', 'default'], default: 'bypass' });
     expect(schema.properties.loop?.additionalProperties).toBe(false);
