@@ -127,6 +127,38 @@ describe('a saved agent pid', () => {
   }, 30_000);
 });
 
+describe("a run's owner pid", () => {
+  it('that now names a process started after the last heartbeat is not the owner: the run is orphaned, and stop does not signal it', async () => {
+    const run = spawn(process.execPath, [BIN, 'run', '--agent-command', daemonAgent(ws.dir, { keepPipes: false, hang: true }), '--max-iterations', '1'], {
+      cwd: ws.dir,
+      env: cleanEnv(),
+      detached: true,
+      stdio: 'ignore',
+    });
+    const agent = await waitFor('the agent', () => (existsSync(join(ws.dir, 'agent.pid')) ? pidIn(join(ws.dir, 'agent.pid')) : null));
+    const daemon = pidIn(join(ws.dir, 'daemon.pid'));
+    let unrelated: ReturnType<typeof spawn> | null = null;
+    try {
+      process.kill(-(run.pid ?? 0), 'SIGKILL');
+      await new Promise((r) => run.on('close', r));
+      // The owner's pid reused by an unrelated process that started well after the last heartbeat.
+      const { DatabaseSync } = await import('node:sqlite');
+      const db = new DatabaseSync(join(ws.dir, '.ringmaster', 'ringmaster.db'));
+      unrelated = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
+      db.prepare('UPDATE run_owners SET pid = ?, heartbeat_at = ? WHERE ended_at IS NULL').run(unrelated.pid ?? 0, Date.now() - 60_000);
+      db.close();
+      const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir, env: cleanEnv() })).stdout) as Array<{ id: string; status: string }>;
+      expect(runs[0]?.status).toBe('orphaned');
+      const stop = await runCli(['stop', runs[0]?.id ?? ''], { cwd: ws.dir, env: cleanEnv() });
+      expect(stop.stdout).toMatch(/^stopped orphaned run /);
+      expect(alive(unrelated.pid ?? 0)).toBe(true);
+    } finally {
+      unrelated?.kill('SIGKILL');
+      for (const pid of [agent, daemon]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 30_000);
+});
+
 describe('a workspace lock', () => {
   function writeLock(pid: number | string, since: string): void {
     mkdirSync(join(ws.dir, '.ringmaster'), { recursive: true });

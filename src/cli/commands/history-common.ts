@@ -9,6 +9,7 @@ import { UsageError } from '../../core/errors.js';
 import { isProcessAlive } from '../../runner/lock.js';
 import { RunNotFoundError } from '../../store/errors.js';
 import type { DisplayStatus, LivenessProbe } from '../../store/liveness.js';
+import { couldHaveWritten } from '../../os/proc.js';
 import { openStore } from '../../store/open-store.js';
 import type { CheckpointRow, IterationRow, RunRow, RunTotals } from '../../store/rows.js';
 import type { Store } from '../../store/store.js';
@@ -53,7 +54,7 @@ export async function requireRun(store: Store, id: string, workspace: string): P
 
 /** Liveness probe of this machine, now. */
 export function localProbe(): LivenessProbe {
-  return { host: hostname(), now: Date.now(), isAlive: isProcessAlive };
+  return { host: hostname(), now: Date.now(), isAlive: isProcessAlive, couldHaveWritten: (pid, at) => couldHaveWritten(pid, at) };
 }
 
 /** An epoch-ms time as ISO 8601, null stays null. */

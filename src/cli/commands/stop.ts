@@ -7,6 +7,7 @@ import { EXIT, UsageError, UserError } from '../../core/errors.js';
 import { HOOK_AGENT } from '../../core/types.js';
 import { killLeftoverAgent } from '../../runner/leftover.js';
 import { isProcessAlive } from '../../runner/lock.js';
+import { couldHaveWritten } from '../../os/proc.js';
 import { stopRequestPath } from '../../runner/recorder.js';
 import { openStore } from '../../store/index.js';
 import type { CliIO, Command } from '../command.js';
@@ -34,7 +35,8 @@ async function stop(args: string[], io: CliIO): Promise<number> {
       io.stdout.write(`run ${run.id} is not running (${run.status}${run.stop_reason ? `, ${run.stop_reason}` : ''})\n`);
       return EXIT.success;
     }
-    const live = run.owner_pid !== null && run.owner_host === hostname() && isProcessAlive(run.owner_pid);
+    // Signalled only if that pid is still the owner: a process that started after the run's last heartbeat is not.
+    const live = run.owner_pid !== null && run.owner_host === hostname() && isProcessAlive(run.owner_pid) && (run.heartbeat_at === null || couldHaveWritten(run.owner_pid, run.heartbeat_at));
     if (live && run.owner_pid !== null) {
       const path = stopRequestPath(workspace, run.id);
       mkdirSync(dirname(path), { recursive: true });
