@@ -9,6 +9,7 @@ import { resolveRun } from '../../config/resolve.js';
 import { newRunId } from '../../core/ids.js';
 import { driveRun } from '../drive.js';
 import type { CliIO, Command } from '../command.js';
+import { GIT_TIMEOUT_MS, SAFE_GIT_CONFIG } from '../../git/git-exec.js';
 
 const TODO = `# TODO
 
@@ -26,7 +27,8 @@ export function createDemoWorkspace(parent: string = tmpdir()): string {
   const dir = mkdtempSync(join(parent, 'ringmaster-demo-'));
   writeFileSync(join(dir, 'TODO.md'), TODO);
   writeFileSync(join(dir, 'PROMPT.md'), PROMPT);
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 'Ringmaster Demo', GIT_AUTHOR_EMAIL: 'demo@ringmaster.invalid', GIT_COMMITTER_NAME: 'Ringmaster Demo', GIT_COMMITTER_EMAIL: 'demo@ringmaster.invalid' } });
+  // Like every git command of Ringmaster's: none of the user's (global) hooks, and a time limit.
+  const git = (...args: string[]) => execFileSync('git', [...SAFE_GIT_CONFIG, ...args], { cwd: dir, stdio: 'ignore', timeout: GIT_TIMEOUT_MS, env: { ...process.env, GIT_AUTHOR_NAME: 'Ringmaster Demo', GIT_AUTHOR_EMAIL: 'demo@ringmaster.invalid', GIT_COMMITTER_NAME: 'Ringmaster Demo', GIT_COMMITTER_EMAIL: 'demo@ringmaster.invalid' } });
   try {
     git('init', '-q');
     git('add', '-A');
