@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeDir, sh, snapshot, tempRepo } from '../git/git-repo.js';
 import { cleanEnv, planAgent, ROOT, runCli, startCli } from '../helpers/cli.js';
+import { alive } from '../helpers/crash.js';
 
 const built = existsSync(join(ROOT, 'dist', 'cli', 'main.js'));
 const dirs: string[] = [];
@@ -33,16 +34,6 @@ async function waitFor<T>(what: string, probe: () => T | null | undefined): Prom
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`timed out waiting for ${what}`);
-}
-
-/** True while the process exists and is not a zombie (an unreaped zombie has already been killed). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 interface LockJson { pid: number; run_id: string; since: string }

@@ -4,21 +4,13 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, normalise, runCli, startCli, useWorkspace } from '../helpers/cli.js';
+import { alive } from '../helpers/crash.js';
 
 const ws = useWorkspace('work\n');
-
-/** True while the process exists and is not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 async function waitFor<T>(what: string, probe: () => T | null): Promise<T> {
   for (let i = 0; i < 400; i++) {
@@ -53,6 +45,32 @@ ${options.hang ? 'echo $$ > agent.pid; exec sleep 600' : 'exit 0'}
 
 const pidIn = (path: string): number => Number(readFileSync(path, 'utf8').trim());
 
+/**
+ * Starts a run whose agent starts a setsid daemon and hangs, then kill -9s ringmaster (as a crash would): the
+ * run is orphaned, its agent and daemon still alive. `cleanup` kills them if a test left them.
+ */
+async function crashedRun(): Promise<{ agent: number; daemon: number; cleanup: () => void }> {
+  const run = spawn(process.execPath, [BIN, 'run', '--agent-command', daemonAgent(ws.dir, { keepPipes: false, hang: true }), '--max-iterations', '1'], {
+    cwd: ws.dir,
+    env: cleanEnv(),
+    detached: true,
+    stdio: 'ignore',
+  });
+  const agent = await waitFor('the agent', () => (existsSync(join(ws.dir, 'agent.pid')) ? pidIn(join(ws.dir, 'agent.pid')) : null));
+  const daemon = pidIn(join(ws.dir, 'daemon.pid'));
+  const closed = new Promise((r) => run.on('close', r));
+  process.kill(-(run.pid ?? 0), 'SIGKILL');
+  await closed;
+  return { agent, daemon, cleanup: () => [agent, daemon].forEach((pid) => alive(pid) && process.kill(pid, 'SIGKILL')) };
+}
+
+/** The id of the (only) run of the workspace. */
+async function onlyRun(): Promise<{ id: string; status: string }> {
+  const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir, env: cleanEnv() })).stdout) as Array<{ id: string; status: string }>;
+  expect(runs).toHaveLength(1);
+  return runs[0] ?? { id: '', status: '' };
+}
+
 describe('a daemon the agent started in its own session', () => {
   it.each([[false], [true]])('is gone when the run ends (daemon keeps the output pipes: %s)', async (keepPipes) => {
     const r = await runCli(['run', '--agent-command', daemonAgent(ws.dir, { keepPipes, hang: false }), '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() });
@@ -67,49 +85,30 @@ describe('a daemon the agent started in its own session', () => {
   }, 30_000);
 
   it('left by a crashed ringmaster (kill -9) is killed by `ringmaster stop`, with the agent', async () => {
-    const run = spawn(process.execPath, [BIN, 'run', '--agent-command', daemonAgent(ws.dir, { keepPipes: false, hang: true }), '--max-iterations', '1'], {
-      cwd: ws.dir,
-      env: cleanEnv(),
-      detached: true,
-      stdio: 'ignore',
-    });
-    const agent = await waitFor('the agent', () => (existsSync(join(ws.dir, 'agent.pid')) ? pidIn(join(ws.dir, 'agent.pid')) : null));
-    const daemon = pidIn(join(ws.dir, 'daemon.pid'));
+    const { agent, daemon, cleanup } = await crashedRun();
     try {
-      process.kill(-(run.pid ?? 0), 'SIGKILL');
-      await new Promise((r) => run.on('close', r));
       expect(alive(agent)).toBe(true);
-      const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir, env: cleanEnv() })).stdout) as Array<{ id: string; status: string }>;
-      expect(runs[0]?.status).toBe('orphaned');
-      const stop = await runCli(['stop', runs[0]?.id ?? ''], { cwd: ws.dir, env: cleanEnv() });
+      const run = await onlyRun();
+      expect(run.status).toBe('orphaned');
+      const stop = await runCli(['stop', run.id], { cwd: ws.dir, env: cleanEnv() });
       expect(stop.code).toBe(0);
       expect(stop.stdout).toContain('left-over agent process group');
       await waitFor('the agent and the daemon to go', () => (!alive(agent) && !alive(daemon) ? true : null));
     } finally {
-      for (const pid of [agent, daemon]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      cleanup();
     }
   }, 30_000);
 });
 
 describe('a saved agent pid', () => {
   it('that now names an unrelated process group is not killed by `ringmaster stop`', async () => {
-    const run = spawn(process.execPath, [BIN, 'run', '--agent-command', daemonAgent(ws.dir, { keepPipes: false, hang: true }), '--max-iterations', '1'], {
-      cwd: ws.dir,
-      env: cleanEnv(),
-      detached: true,
-      stdio: 'ignore',
-    });
-    const agent = await waitFor('the agent', () => (existsSync(join(ws.dir, 'agent.pid')) ? pidIn(join(ws.dir, 'agent.pid')) : null));
-    const daemon = pidIn(join(ws.dir, 'daemon.pid'));
+    const { agent, daemon, cleanup } = await crashedRun();
     // An unrelated process group, as after a reboot or once the agent's pid was reused.
     const unrelated = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
     try {
-      process.kill(-(run.pid ?? 0), 'SIGKILL');
       process.kill(-agent, 'SIGKILL');
       process.kill(daemon, 'SIGKILL');
-      await new Promise((r) => run.on('close', r));
-      const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir, env: cleanEnv() })).stdout) as Array<{ id: string }>;
-      const id = runs[0]?.id ?? '';
+      const { id } = await onlyRun();
       const pidFile = join(ws.dir, '.ringmaster', 'runs', id, 'agent.pid');
       expect(existsSync(pidFile)).toBe(true);
       // The file names the unrelated group, and was written an hour before that process started.
@@ -122,39 +121,28 @@ describe('a saved agent pid', () => {
       expect(alive(unrelated.pid ?? 0)).toBe(true);
     } finally {
       unrelated.kill('SIGKILL');
-      for (const pid of [agent, daemon]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      cleanup();
     }
   }, 30_000);
 });
 
 describe("a run's owner pid", () => {
   it('that now names a process started after the last heartbeat is not the owner: the run is orphaned, and stop does not signal it', async () => {
-    const run = spawn(process.execPath, [BIN, 'run', '--agent-command', daemonAgent(ws.dir, { keepPipes: false, hang: true }), '--max-iterations', '1'], {
-      cwd: ws.dir,
-      env: cleanEnv(),
-      detached: true,
-      stdio: 'ignore',
-    });
-    const agent = await waitFor('the agent', () => (existsSync(join(ws.dir, 'agent.pid')) ? pidIn(join(ws.dir, 'agent.pid')) : null));
-    const daemon = pidIn(join(ws.dir, 'daemon.pid'));
-    let unrelated: ReturnType<typeof spawn> | null = null;
+    const { cleanup } = await crashedRun();
+    const unrelated = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
     try {
-      process.kill(-(run.pid ?? 0), 'SIGKILL');
-      await new Promise((r) => run.on('close', r));
       // The owner's pid reused by an unrelated process that started well after the last heartbeat.
-      const { DatabaseSync } = await import('node:sqlite');
       const db = new DatabaseSync(join(ws.dir, '.ringmaster', 'ringmaster.db'));
-      unrelated = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
       db.prepare('UPDATE run_owners SET pid = ?, heartbeat_at = ? WHERE ended_at IS NULL').run(unrelated.pid ?? 0, Date.now() - 60_000);
       db.close();
-      const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir, env: cleanEnv() })).stdout) as Array<{ id: string; status: string }>;
-      expect(runs[0]?.status).toBe('orphaned');
-      const stop = await runCli(['stop', runs[0]?.id ?? ''], { cwd: ws.dir, env: cleanEnv() });
+      const run = await onlyRun();
+      expect(run.status).toBe('orphaned');
+      const stop = await runCli(['stop', run.id], { cwd: ws.dir, env: cleanEnv() });
       expect(stop.stdout).toMatch(/^stopped orphaned run /);
       expect(alive(unrelated.pid ?? 0)).toBe(true);
     } finally {
-      unrelated?.kill('SIGKILL');
-      for (const pid of [agent, daemon]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      unrelated.kill('SIGKILL');
+      cleanup();
     }
   }, 30_000);
 });

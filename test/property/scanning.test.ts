@@ -5,21 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { createEchoFilter } from '../../src/core/echo-filter.js';
 import { byteStreamRedactor, redactor, textStreamRedactor } from '../../src/core/redact.js';
 import { containsSignal, createSignalScanner, DEFAULT_FAILURE_SIGNAL, DEFAULT_SUCCESS_SIGNALS } from '../../src/core/signals.js';
+import { cutBytes, cutText } from './chunks.js';
 
 const SIGNALS = [...DEFAULT_SUCCESS_SIGNALS, DEFAULT_FAILURE_SIGNAL];
-
-/** Splits a string at arbitrary points. */
-function pieces(text: string, offsets: readonly number[]): string[] {
-  const points = [...new Set(offsets.map((o) => o % (text.length + 1)))].sort((a, b) => a - b);
-  const out: string[] = [];
-  let from = 0;
-  for (const p of points) {
-    out.push(text.slice(from, p));
-    from = p;
-  }
-  out.push(text.slice(from));
-  return out;
-}
 
 /** Text that may hold signal fragments and spacing variants. */
 const noisy = fc.array(
@@ -39,7 +27,7 @@ describe('signal scanner', () => {
     fc.assert(
       fc.property(noisy, fc.array(fc.nat(), { maxLength: 30 }), (text, offsets) => {
         const scanner = createSignalScanner(DEFAULT_SUCCESS_SIGNALS);
-        for (const p of pieces(text, offsets)) scanner.feed(p);
+        for (const p of cutText(text, offsets)) scanner.feed(p);
         expect(scanner.found).toBe(containsSignal(text, DEFAULT_SUCCESS_SIGNALS));
       }),
       { numRuns: 500 },
@@ -50,7 +38,7 @@ describe('signal scanner', () => {
 describe('echo rule', () => {
   const filtered = (p: string, output: string, offsets: readonly number[]): string => {
     const f = createEchoFilter(p, SIGNALS);
-    return pieces(output, offsets).map((x) => f.push(x)).join('') + f.end();
+    return cutText(output, offsets).map((x) => f.push(x)).join('') + f.end();
   };
 
   it('chunking never changes what is scanned', () => {
@@ -96,10 +84,10 @@ describe('redaction', () => {
         const text = parts.map((x) => (x === 'S1' ? s1 : x === 'S2' ? s2 : x)).join('');
         const whole = redact(text);
         const t = textStreamRedactor(redact);
-        expect(pieces(text, offsets).map((x) => t.push(x)).join('') + t.end()).toBe(whole);
+        expect(cutText(text, offsets).map((x) => t.push(x)).join('') + t.end()).toBe(whole);
         const b = byteStreamRedactor(redact.secrets);
         const bytes = Buffer.from(text);
-        const out = Buffer.concat([...pieces(bytes.toString('latin1'), offsets).map((x) => b.push(Buffer.from(x, 'latin1'))), b.end()]);
+        const out = Buffer.concat([...cutBytes(bytes, offsets).map((x) => b.push(x)), b.end()]);
         expect(out.equals(Buffer.from(whole))).toBe(true);
         for (const s of redact.secrets) expect(whole.includes(s.value)).toBe(false);
       }),

@@ -10,6 +10,7 @@ import type { AgentAdapter } from '../../src/agents/types.js';
 import { createSignalScanner } from '../../src/core/signals.js';
 import { createLineSplitter } from '../../src/runner/line-splitter.js';
 import { FIXTURES_DIR, invocationOptions, SIGNAL } from '../agents/run-adapter.js';
+import { cutBytes } from './chunks.js';
 
 /** Each JSON-lines adapter: a recorded run whose own text holds the signal, and one where only tool output does. */
 const CASES: Array<{ agent: string; withSignal: string; toolOnly: string }> = [
@@ -52,19 +53,6 @@ function scan(adapter: AgentAdapter, chunks: readonly Buffer[]): Scan {
   return { found: scanner.found, text, usage: usage.join('\n') };
 }
 
-/** Cuts a buffer at the given (sorted, deduplicated) offsets. */
-function cut(bytes: Buffer, offsets: readonly number[]): Buffer[] {
-  const points = [...new Set(offsets.map((o) => o % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let from = 0;
-  for (const p of points) {
-    chunks.push(bytes.subarray(from, p));
-    from = p;
-  }
-  chunks.push(bytes.subarray(from));
-  return chunks;
-}
-
 const fixture = (agent: string, name: string): Buffer => readFileSync(join(FIXTURES_DIR, agent, `${name}.jsonl`));
 
 describe.each(CASES)('$agent stream parser', ({ agent, withSignal, toolOnly }) => {
@@ -77,7 +65,7 @@ describe.each(CASES)('$agent stream parser', ({ agent, withSignal, toolOnly }) =
       expect(whole.found, `${name} whole`).toBe(expected);
       fc.assert(
         fc.property(fc.array(fc.nat(), { maxLength: 40 }), (offsets) => {
-          const chunked = scan(adapter, cut(bytes, offsets));
+          const chunked = scan(adapter, cutBytes(bytes, offsets));
           expect(chunked).toEqual(whole);
         }),
         { numRuns: 150 },
