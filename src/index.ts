@@ -1,6 +1,14 @@
 // The library entry: `import { runLoop } from 'ringmaster'`. Thin: re-exports only.
-export { runLoop, abortableSleep, iterationLogPath } from './runner/run-loop.js';
-export type { RunDeps, RunSummary, ResumePoint } from './runner/run-loop.js';
+export { runLoop, abortableSleep } from './runner/run-loop.js';
+export type { RunDeps, RunSummary, ResumePoint, PauseControl } from './runner/run-loop.js';
+export { promptProgram } from './runner/program.js';
+export type { LoopProgram, ProgramStep, ProgramStop, ProgramSettlement, ProgramContext, SettledIteration, ProgramUnit } from './runner/program.js';
+export { RunController } from './manager/run-controller.js';
+export type { RunControllerOptions, ClaimInfo, ControlAnswer } from './manager/run-controller.js';
+export { ControlPoller } from './manager/control-poller.js';
+export { runEventSchema, agentActivitySchema, createEventStream } from './runner/events.js';
+export type { RunEventBody, AgentActivity, AgentActivitySink } from './runner/events.js';
+export { dataDir, iterationLogPath, workspaceKey } from './store/index.js';
 export type { RunSpec, AgentSettings } from './runner/spec.js';
 export type { RunEvent, RunEventSink } from './runner/events.js';
 export { resolveRun } from './config/resolve.js';

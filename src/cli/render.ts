@@ -1,6 +1,6 @@
 // Turns run events into what the terminal shows: seed 001's progress lines, or one JSON object per line.
 import { formatDuration, formatElapsed } from '../core/duration.js';
-import type { RunEvent, RunEventSink } from '../runner/events.js';
+import type { AgentActivitySink, RunEvent, RunEventSink } from '../runner/events.js';
 
 /** Output streams a renderer writes to. */
 export interface RenderTarget {
@@ -94,9 +94,6 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
       case 'iteration_started':
         line(e.time, `Iteration ${counter(e.iteration, e.max_iterations)} starting...`);
         break;
-      case 'agent_output':
-        (e.stream === 'stderr' ? target.err : target.out).write(e.text);
-        break;
       case 'iteration_completed': {
         const text = `Iteration ${counter(e.iteration, e.max_iterations)} completed in ${formatElapsed(e.duration_ms)} (${outcomeText(e)})`;
         const color = e.outcome === 'failure' ? '33' : e.outcome === 'complete' ? '32' : '';
@@ -125,6 +122,18 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
       case 'warning':
         target.err.write(`${paint(c, '33', 'WARNING:')} ${e.message}\n`);
         break;
+      case 'pause_requested':
+        line(e.time, `Pause requested${e.by ? ` (by ${e.by})` : ''}: pausing after the current iteration...`);
+        break;
+      case 'paused':
+        line(e.time, `Paused${e.by ? ` (by ${e.by})` : ''} after iteration ${e.after_iteration}`);
+        break;
+      case 'resumed':
+        line(e.time, 'Resumed');
+        break;
+      case 'stop_requested':
+        line(e.time, `Stop requested${e.by ? ` (by ${e.by})` : ''}: stopping the agent...`);
+        break;
       case 'run_finished': {
         const text = finishedText(e, options.maxRuntimeMs === null ? null : formatDuration(options.maxRuntimeMs), options.maxCostUsd);
         const color = e.status === 'failed' ? '31' : e.stop_reason === 'success_signal' ? '32' : '';
@@ -139,9 +148,28 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
   };
 }
 
-/** Renders events as JSON lines (time as ISO 8601). */
+/** Renders events as JSON lines: exactly the stored event (run_id, seq, time in epoch ms, fields). */
 export function jsonRenderer(target: RenderTarget): RunEventSink {
   return (e) => {
-    target.out.write(`${JSON.stringify({ ...e, time: new Date(e.time).toISOString() })}\n`);
+    target.out.write(`${JSON.stringify(e)}\n`);
+  };
+}
+
+/** Streams the agent's activity to the terminal (--verbose): raw output, assistant text, one line per tool call. */
+export function verboseActivity(target: RenderTarget): AgentActivitySink {
+  return (a) => {
+    switch (a.kind) {
+      case 'output':
+        (a.stream === 'stderr' ? target.err : target.out).write(a.text);
+        break;
+      case 'text':
+        target.out.write(a.text.endsWith('\n') ? a.text : `${a.text}\n`);
+        break;
+      case 'tool_call':
+        target.out.write(`[tool] ${a.name} ${a.input.length > 200 ? `${a.input.slice(0, 200)}…` : a.input}\n`);
+        break;
+      case 'tool_result':
+        break;
+    }
   };
 }

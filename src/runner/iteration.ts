@@ -1,10 +1,11 @@
 // Runs one iteration: supervise the agent process, parse its stream, scan its own text for signals,
 // and fold everything into an IterationResult (failures are values, never exceptions).
 import type { AgentAdapter, AgentEvent, InvocationOptions } from '../agents/types.js';
+import type { AgentActivityBody } from './events.js';
 import { computeCostUsd, type PriceTable } from '../agents/pricing.js';
 import { supervise, type SupervisedExit } from '../agents/supervisor.js';
 import { createEchoFilter } from '../core/echo-filter.js';
-import { createSignalScanner } from '../core/signals.js';
+import { createSignalScanner, type SignalScanner } from '../core/signals.js';
 import type { ErrorKind, IterationResult, Usage } from '../core/types.js';
 import { addUsage } from '../core/types.js';
 import { createLineSplitter } from './line-splitter.js';
@@ -23,6 +24,8 @@ export interface IterationInput {
   resumeCostBaseline: number;
   env: Readonly<Record<string, string | undefined>>;
   successSignals: string[];
+  /** Replaces the success signals as the judge of completion (see ProgramStep.completionScanner). */
+  completionScanner?: (() => SignalScanner) | null;
   failureSignal: string;
   idleTimeoutMs: number | null;
   hardTimeoutMs: number | null;
@@ -30,8 +33,8 @@ export interface IterationInput {
   killGraceMs: number;
   prices: PriceTable;
   signal: AbortSignal;
-  /** Receives what the agent prints, for --verbose (null = not wanted). */
-  onOutput: ((stream: 'stdout' | 'stderr', text: string) => void) | null;
+  /** Receives what the agent does, live (--verbose, the WebSocket); null = not wanted. */
+  onActivity: ((activity: AgentActivityBody) => void) | null;
   onSpawn?: (pid: number) => void;
 }
 
@@ -43,6 +46,8 @@ export interface IterationOutcomeData {
   sessionCumulativeCost: number | null;
   /** Settles when the iteration's log file is closed. */
   logClosed: Promise<void>;
+  /** The agent's own text (assistant text; not tool output, not the echoed prompt), its last 64 KiB. */
+  text: string;
 }
 
 /** Error kinds by how much they explain a failure: a higher one wins when several are seen. */
@@ -56,16 +61,51 @@ const KIND_RANK: Partial<Record<ErrorKind, number>> = {
 };
 
 const TAIL_BYTES = 64 * 1024;
+/** How much of the agent's own text an iteration keeps for the program (structured results, $PREVIOUS_OUTPUT). */
+const TEXT_TAIL_CHARS = 64 * 1024;
 
-function describeTool(event: Extract<AgentEvent, { type: 'tool_call' }>): string {
-  const input = JSON.stringify(event.input) ?? '';
-  return `[tool] ${event.name} ${input.length > 200 ? `${input.slice(0, 200)}…` : input}\n`;
+/**
+ * Keeps (at least) the last `max` characters of what is appended. Chunks are only joined when the value is read:
+ * joining per chunk would allocate a new big string for every chunk of a flood of output.
+ */
+function createTextTail(max: number): { push(text: string): void; value(): string } {
+  let parts: string[] = [];
+  let head = 0;
+  let size = 0;
+  return {
+    push(text) {
+      if (text === '') return;
+      parts.push(text);
+      size += text.length;
+      while (parts.length - head > 1 && size - (parts[head]?.length ?? 0) >= max) {
+        size -= parts[head]?.length ?? 0;
+        parts[head] = ''; // release the chunk now, not at the next compaction
+        head += 1;
+      }
+      if (head > 1024 && head * 2 > parts.length) {
+        parts = parts.slice(head);
+        head = 0;
+      }
+    },
+    value() {
+      const joined = parts.slice(head).join('');
+      return joined.length > max ? joined.slice(-max) : joined;
+    },
+  };
+}
+
+/** Bounds of live activity: a tool's input and output, and one chunk of text. */
+const TOOL_TEXT_MAX = 4000;
+const ACTIVITY_TEXT_MAX = 64 * 1024;
+
+function bounded(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** Runs the agent once and returns its result. */
 export async function runIteration(input: IterationInput): Promise<IterationOutcomeData> {
   const { adapter } = input;
-  const success = createSignalScanner(input.successSignals);
+  const success = input.completionScanner ? input.completionScanner() : createSignalScanner(input.successSignals);
   const failure = createSignalScanner([input.failureSignal]);
   let usage: Usage | null = null;
   let cumulativeUsage: Usage | null = null;
@@ -77,6 +117,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   let resetAtMs: number | null = null;
   let resultIsError = false;
   let malformed = 0;
+  const ownText = createTextTail(TEXT_TAIL_CHARS);
 
   const classify = (kind: ErrorKind, message: string): void => {
     if (!classified || (KIND_RANK[kind] ?? 0) > (KIND_RANK[classified.kind] ?? 0)) classified = { kind, message };
@@ -87,10 +128,11 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       case 'text':
         success.feed(event.text);
         failure.feed(event.text);
-        if (adapter.format === 'jsonl') input.onOutput?.('stdout', event.text.endsWith('\n') ? event.text : `${event.text}\n`);
+        ownText.push(event.text.endsWith('\n') ? event.text : `${event.text}\n`);
+        if (adapter.format === 'jsonl') input.onActivity?.({ kind: 'text', text: bounded(event.text, ACTIVITY_TEXT_MAX) });
         break;
       case 'tool_call':
-        input.onOutput?.('stdout', describeTool(event));
+        input.onActivity?.({ kind: 'tool_call', name: event.name, input: bounded(JSON.stringify(event.input) ?? '', TOOL_TEXT_MAX) });
         break;
       case 'usage':
         if (event.cumulative) cumulativeUsage = event.usage;
@@ -119,6 +161,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
         malformed += 1;
         break;
       case 'tool_result':
+        input.onActivity?.({ kind: 'tool_result', name: event.name, output: bounded(event.output, TOOL_TEXT_MAX), is_error: event.isError });
         break;
     }
   };
@@ -148,12 +191,13 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   const scan = (text: string): void => {
     success.feed(text);
     failure.feed(text);
+    ownText.push(text);
   };
   const onStdout =
     adapter.format === 'text'
       ? (text: string) => {
           scan(echo.push(text));
-          input.onOutput?.('stdout', text);
+          input.onActivity?.({ kind: 'output', stream: 'stdout', text });
         }
       : (text: string) => splitter.push(text);
 
@@ -168,7 +212,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     tailBytes: TAIL_BYTES,
     signal: input.signal,
     onStdout,
-    onStderr: input.onOutput ? (text) => input.onOutput?.('stderr', text) : undefined,
+    onStderr: input.onActivity ? (text) => input.onActivity?.({ kind: 'output', stream: 'stderr', text }) : undefined,
     onSpawn: input.onSpawn,
   });
   if (adapter.format === 'text') scan(echo.end());
@@ -234,6 +278,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     malformedLines: malformed,
     sessionCumulativeCost: cumulativeCost,
     logClosed: exit.logClosed,
+    text: ownText.value(),
     result: {
       exitCode: exit.exitCode,
       exitSignal: exit.exitSignal,
@@ -255,6 +300,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       malformedLines: 0,
       sessionCumulativeCost: null,
       logClosed: Promise.resolve(),
+      text: '',
       result: {
         exitCode: null,
         exitSignal: null,

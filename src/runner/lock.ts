@@ -1,11 +1,12 @@
-// The workspace lock: `.ringmaster/lock`, created exclusively (write temp + link), naming its holder. A lock whose pid is
-// dead (same host) is stale and taken over atomically; a live holder makes acquireLock throw LockHeldError.
+// A workspace lock: a file in the data directory (locks/<hash of the workspace real path>.lock), created exclusively
+// (write temp + link), naming its holder. A lock whose pid is dead (same host) is stale and taken over atomically; a live
+// holder makes acquireLock throw LockHeldError.
 import { hostname as osHostname } from 'node:os';
 import { link, open, readFile, rename, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { EXIT, UserError } from '../core/errors.js';
-import { ensureRingmasterDir } from '../store/paths.js';
+import { ensurePrivateDir } from '../store/paths.js';
 
 /** Contents of a lock file. `since` is an ISO 8601 time. */
 export const lockInfoSchema = z.object({
@@ -79,14 +80,8 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
-/** Path of the lock file of a directory. */
-export function lockPath(dir: string): string {
-  return join(dir, '.ringmaster', 'lock');
-}
-
-/** The current lock of `dir`, or null when unlocked. Throws BadLockError on an unreadable lock. */
-export async function readLock(dir: string): Promise<LockInfo | null> {
-  const path = lockPath(dir);
+/** The current lock at `path`, or null when unlocked. Throws BadLockError on an unreadable lock. */
+export async function readLock(path: string): Promise<LockInfo | null> {
   const text = await readText(path);
   return text === null ? null : parseLock(path, text);
 }
@@ -96,10 +91,9 @@ export function isStale(holder: LockInfo, env: LockEnv): boolean {
   return holder.hostname === env.hostname && holder.pid !== env.pid && !env.isAlive(holder.pid);
 }
 
-/** Takes the lock of `dir` for run `runId`; throws LockHeldError when a live run holds it. */
-export async function acquireLock(dir: string, runId: string, env: LockEnv = processLockEnv()): Promise<HeldLock> {
-  ensureRingmasterDir(dir);
-  const path = lockPath(dir);
+/** Takes the lock file at `path` for run `runId`; throws LockHeldError when a live run holds it. */
+export async function acquireLock(path: string, runId: string, env: LockEnv = processLockEnv()): Promise<HeldLock> {
+  ensurePrivateDir(dirname(path));
   const info: LockInfo = { pid: env.pid, run_id: runId, since: new Date(env.now()).toISOString(), hostname: env.hostname };
   const text = `${JSON.stringify(info)}\n`;
   let takenOver: LockInfo | null = null;
@@ -111,7 +105,7 @@ export async function acquireLock(dir: string, runId: string, env: LockEnv = pro
     if (!isStale(holder, env)) throw new LockHeldError(path, holder, env.hostname);
     if (await removeIfUnchanged(path, currentText, env)) takenOver = holder;
   }
-  const last = await readLock(dir);
+  const last = await readLock(path);
   if (last) throw new LockHeldError(path, last, env.hostname);
   throw new BadLockError(path, 'could not be created after 5 attempts');
 }
@@ -133,7 +127,7 @@ function held(path: string, info: LockInfo, text: string, takenOver: LockInfo | 
  */
 async function createExclusive(path: string, text: string): Promise<boolean> {
   const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const handle = await open(temp, 'wx', 0o644);
+  const handle = await open(temp, 'wx', 0o600);
   try {
     await handle.writeFile(text);
     await handle.sync();

@@ -33,6 +33,7 @@ async function start(maxIterations = 3): Promise<void> {
     template: null,
     sessionId: null,
     continueMessage: null,
+    env: {},
     force: false,
     now: NOW,
   });

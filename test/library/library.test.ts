@@ -1,5 +1,6 @@
 // The library entry as users import it (`import { runLoop } from 'ringmaster'`, resolved through package.json
 // "exports"), running a real loop without the CLI, store or lock, exactly like the README's example.
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { planAgent, useWorkspace } from '../helpers/cli.js';
 
@@ -20,9 +21,29 @@ it("import { runLoop, resolveRun } from 'ringmaster' runs a loop and reports its
     env: process.env,
     onEvent: (event) => types.push(event.type),
     signal: new AbortController().signal,
-    streamOutput: false,
   });
   expect(summary).toMatchObject({ runId: 'lib-run', status: 'completed', stopReason: 'success_signal' });
   expect(summary.state.iteration).toBe(2);
-  expect(types).toEqual(['run_started', 'iteration_started', 'iteration_completed', 'iteration_started', 'iteration_completed', 'run_finished']);
+  expect(types).toEqual([
+    'run_started', 'iteration_started', 'iteration_completed', 'iteration_started', 'completion_signal_detected', 'iteration_completed', 'completed', 'run_finished',
+  ]);
+});
+
+it("import { RunController, openStore } from 'ringmaster' records a run in a store, events numbered from 1", async () => {
+  const { RunController, openStore, resolveRun } = await import('ringmaster');
+  const env = { RINGMASTER_HOME: join(ws.dir, 'home') };
+  const { spec } = resolveRun(ws.dir, {}, { prompt: 'go', maxIterations: '3', settings: [{ key: 'agent.command', flag: '--agent-command', raw: planAgent('ok,complete') }] });
+  const store = await openStore({ env });
+  try {
+    const events: Array<[number, string]> = [];
+    const controller = new RunController({ store, env, runId: 'ctl-run', spec, workspace: ws.dir, mode: 'create', onEvent: (e) => events.push([e.seq, e.type]) });
+    const summary = await controller.run();
+    expect(summary).toMatchObject({ runId: 'ctl-run', status: 'completed', stopReason: 'success_signal' });
+    expect(events.map(([seq]) => seq)).toEqual(events.map((_, i) => i + 1));
+    expect((await store.listEvents('ctl-run')).map((e) => [e.seq, e.type])).toEqual(events);
+    expect((await store.listIterations('ctl-run')).map((r) => [r.number, r.status])).toEqual([[1, 'success'], [2, 'complete']]);
+    expect(await store.getRun('ctl-run')).toMatchObject({ status: 'completed', stop_reason: 'success_signal', owner_pid: null });
+  } finally {
+    await store.close();
+  }
 });

@@ -5,10 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/core/errors.js';
-import { BadLockError, LockHeldError, acquireLock, isProcessAlive, lockPath, readLock } from '../../src/runner/lock.js';
+import { BadLockError, LockHeldError, acquireLock, isProcessAlive, readLock } from '../../src/runner/lock.js';
 import type { LockEnv } from '../../src/runner/lock.js';
 
 const dirs: string[] = [];
+/** The lock file a workspace gets in a data directory `dir` (its name is a hash of the workspace path). */
+function lockPath(dir: string): string {
+  return join(dir, 'locks', 'workspace.lock');
+}
 function workspace(): string {
   const dir = mkdtempSync(join(tmpdir(), 'rm-lock-'));
   dirs.push(dir);
@@ -26,21 +30,21 @@ function env(pid: number, alive: number[] = [], hostname = 'box'): LockEnv {
 describe('workspace lock', () => {
   it('writes pid, run id, since and hostname, and releases only its own lock', async () => {
     const dir = workspace();
-    const lock = await acquireLock(dir, 'run1', env(100));
+    const lock = await acquireLock(lockPath(dir), 'run1', env(100));
     expect(JSON.parse(readFileSync(lockPath(dir), 'utf8'))).toEqual({ pid: 100, run_id: 'run1', since: '2025-06-01T08:00:00.000Z', hostname: 'box' });
-    expect(await readLock(dir)).toEqual(lock.info);
+    expect(await readLock(lockPath(dir))).toEqual(lock.info);
     expect(lock.takenOver).toBeNull();
     await lock.release();
-    expect(await readLock(dir)).toBeNull();
-    expect(readdirSync(join(dir, '.ringmaster')).sort()).toEqual(['.gitignore']);
+    expect(await readLock(lockPath(dir))).toBeNull();
+    expect(readdirSync(join(dir, 'locks'))).toEqual([]);
   });
 
   it('refuses a second run while the holder lives, naming pid, run id and since', async () => {
     const dir = workspace();
-    await acquireLock(dir, 'run1', env(100));
-    const second = acquireLock(dir, 'run2', env(200, [100]));
+    await acquireLock(lockPath(dir), 'run1', env(100));
+    const second = acquireLock(lockPath(dir), 'run2', env(200, [100]));
     await expect(second).rejects.toBeInstanceOf(LockHeldError);
-    const error = await acquireLock(dir, 'run2', env(200, [100])).catch((e: unknown) => e);
+    const error = await acquireLock(lockPath(dir), 'run2', env(200, [100])).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: EXIT.locked });
     expect((error as Error).message).toBe(
       `the workspace is locked by run run1 (pid 100, since 2025-06-01T08:00:00.000Z); use --worktree to run in a separate worktree, or 'ringmaster stop' it. Lock file: ${lockPath(dir)}`,
@@ -49,43 +53,43 @@ describe('workspace lock', () => {
 
   it('takes over a stale lock whose pid is dead, and never judges a lock from another host', async () => {
     const dir = workspace();
-    await acquireLock(dir, 'dead-run', env(100));
-    const lock = await acquireLock(dir, 'run2', env(200, []));
+    await acquireLock(lockPath(dir), 'dead-run', env(100));
+    const lock = await acquireLock(lockPath(dir), 'run2', env(200, []));
     expect(lock.takenOver).toMatchObject({ pid: 100, run_id: 'dead-run' });
-    expect((await readLock(dir))?.run_id).toBe('run2');
+    expect((await readLock(lockPath(dir)))?.run_id).toBe('run2');
     await lock.release();
-    await acquireLock(dir, 'remote', env(100, [], 'other-box'));
-    await expect(acquireLock(dir, 'run3', env(200, []))).rejects.toThrow('(pid 100 on host other-box, since');
+    await acquireLock(lockPath(dir), 'remote', env(100, [], 'other-box'));
+    await expect(acquireLock(lockPath(dir), 'run3', env(200, []))).rejects.toThrow('(pid 100 on host other-box, since');
   });
 
   it('does not remove a lock that is no longer its own', async () => {
     const dir = workspace();
-    const first = await acquireLock(dir, 'run1', env(100));
+    const first = await acquireLock(lockPath(dir), 'run1', env(100));
     rmSync(lockPath(dir));
-    await acquireLock(dir, 'run2', env(200));
+    await acquireLock(lockPath(dir), 'run2', env(200));
     await first.release();
-    expect((await readLock(dir))?.run_id).toBe('run2');
+    expect((await readLock(lockPath(dir)))?.run_id).toBe('run2');
   });
 
   it('reports a corrupt lock file instead of guessing', async () => {
     const dir = workspace();
-    await acquireLock(dir, 'run1', env(100));
+    await acquireLock(lockPath(dir), 'run1', env(100));
     writeFileSync(lockPath(dir), 'garbage');
-    await expect(acquireLock(dir, 'run2', env(200))).rejects.toBeInstanceOf(BadLockError);
+    await expect(acquireLock(lockPath(dir), 'run2', env(200))).rejects.toBeInstanceOf(BadLockError);
   });
 
   it('one winner among concurrent takeovers of a stale lock', async () => {
     const dir = workspace();
-    await acquireLock(dir, 'dead', env(1));
+    await acquireLock(lockPath(dir), 'dead', env(1));
     const pids = Array.from({ length: 8 }, (_, i) => 10 + i);
-    const racers = pids.map((pid, i) => acquireLock(dir, `r${i}`, env(pid, pids)).then(
+    const racers = pids.map((pid, i) => acquireLock(lockPath(dir), `r${i}`, env(pid, pids)).then(
       (l) => l.info.run_id,
       (e: unknown) => (e instanceof LockHeldError ? 'refused' : String(e)),
     ));
     const results = await Promise.all(racers);
     const winners = results.filter((r) => r !== 'refused');
     expect(winners).toHaveLength(1);
-    expect((await readLock(dir))?.run_id).toBe(winners[0]);
+    expect((await readLock(lockPath(dir)))?.run_id).toBe(winners[0]);
   });
 
   it('knows live and dead pids', () => {

@@ -2,7 +2,7 @@
 // totals equal the sum of the rows, the interrupted iteration is recorded as interrupted.
 // The driver (test/fixtures/store-crash-driver.mjs) follows the runner's store protocol with a fake
 // agent process; it runs from dist/, so `npm run build` first (the `test` script does).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,12 @@ const CHECKPOINT_INTERVAL = 2;
 
 /** Runs the driver once; kills its whole process group (driver + agent) after `killAfterMs` if given. */
 function drive(dir: string, runId: string, killAfterMs: number | null): Promise<KillableResult> {
-  return runKillable([DRIVER, dir, runId, String(MAX_ITERATIONS), String(CHECKPOINT_INTERVAL)], { cwd: dir, env: gitEnv(), killAfterMs });
+  return runKillable([DRIVER, dir, runId, String(MAX_ITERATIONS), String(CHECKPOINT_INTERVAL)], { cwd: dir, env: { ...gitEnv(), RINGMASTER_HOME: homeOf(dir) }, killAfterMs });
+}
+
+/** Each trial's data directory: inside its repository's git-excluded .ringmaster/, removed with it. */
+function homeOf(dir: string): string {
+  return join(dir, '.ringmaster', 'home');
 }
 
 const dirs: string[] = [];
@@ -61,7 +66,7 @@ describe('kill -9 and resume', () => {
       }
       totalKills += kills;
       const context = `trial ${trial}, seed ${seed}, ${kills} kills`;
-      const store = openStore(dir, { create: false });
+      const store = await openStore({ env: { RINGMASTER_HOME: homeOf(dir) }, create: false });
       try {
         const run = await store.getRun(runId);
         expect(run, context).toMatchObject({ status: 'stopped', stop_reason: 'max_iterations', owner_pid: null });
@@ -105,8 +110,8 @@ describe('kill -9 and resume', () => {
       } finally {
         await store.close();
       }
-      expect(existsSync(join(dir, '.ringmaster', 'lock')), context).toBe(false);
-      const db = new DatabaseSync(databasePath(dir));
+      expect(readdirSync(join(homeOf(dir), 'locks')).filter((f) => f.endsWith('.lock')), context).toEqual([]);
+      const db = new DatabaseSync(databasePath(homeOf(dir)));
       try {
         expect(db.prepare('PRAGMA integrity_check').get(), context).toEqual({ integrity_check: 'ok' });
       } finally {

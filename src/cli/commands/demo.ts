@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { UsageError } from '../../core/errors.js';
 import { resolveRun } from '../../config/resolve.js';
 import { newRunId } from '../../core/ids.js';
-import { driveRun } from '../drive.js';
+import { runInTerminal } from '../run-session.js';
 import type { CliIO, Command } from '../command.js';
 
 const TODO = `# TODO
@@ -47,7 +47,7 @@ async function demo(args: string[], io: CliIO): Promise<number> {
   const workspace = createDemoWorkspace(values.dir ?? tmpdir());
   if (!values.json) io.stdout.write(`Demo workspace: ${workspace}\n(the scripted agent checks off one TODO.md task per iteration, then signals completion)\n\n`);
   const { spec } = resolveRun(workspace, {}, { settings: [{ key: 'agent.name', flag: '--agent', raw: 'scripted' }, { key: 'loop.checkpoint_interval', flag: '--checkpoint-interval', raw: '1' }], maxIterations: '5' });
-  const code = await driveRun(io, { workspace, runId: newRunId(Date.now(), Math.random), spec, json: values.json, verbose: values.verbose ?? true });
+  const { exitCode: code } = await runInTerminal(io, { workspace, runId: newRunId(Date.now(), Math.random), spec, json: values.json, verbose: values.verbose ?? true, mode: 'create' });
   if (!values.json) io.stdout.write(`\nLook at the result: cd ${workspace} && cat TODO.md && ls work/ && git log --oneline\n`);
   return code;
 }

@@ -10,6 +10,7 @@ import { isProcessAlive } from '../../runner/lock.js';
 import { RunNotFoundError } from '../../store/errors.js';
 import type { DisplayStatus, LivenessProbe } from '../../store/liveness.js';
 import { openStore } from '../../store/open-store.js';
+import { workspaceKey } from '../../store/paths.js';
 import type { CheckpointRow, IterationRow, RunRow, RunTotals } from '../../store/rows.js';
 import type { Store } from '../../store/store.js';
 import type { CliIO } from '../command.js';
@@ -20,6 +21,9 @@ export const HISTORY_OPTIONS = {
   json: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
+/** Options of the commands that list runs of this workspace by default (`--all`: every workspace). */
+export const LISTING_OPTIONS = { ...HISTORY_OPTIONS, all: { type: 'boolean' } } as const satisfies ParseArgsConfig['options'];
+
 /** Parses a history command's arguments strictly; mistakes become a UsageError naming the command. */
 export function parseHistoryArgs<O extends NonNullable<ParseArgsConfig['options']>>(command: string, args: string[], options: O) {
   try {
@@ -29,11 +33,11 @@ export function parseHistoryArgs<O extends NonNullable<ParseArgsConfig['options'
   }
 }
 
-/** The workspace (from --cwd or the current directory) and its store, which must exist. */
-export function openWorkspaceStore(cwd: string | undefined, io: CliIO): { workspace: string; store: Store } {
-  const workspace = resolve(io.cwd, cwd ?? '.');
-  if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`--cwd: not a directory: ${workspace}`);
-  return { workspace, store: openStore(workspace, { create: false }) };
+/** The workspace (from --cwd or the current directory, as its real path) and the user's store, which must exist. */
+export async function openWorkspaceStore(cwd: string | undefined, io: CliIO): Promise<{ workspace: string; store: Store }> {
+  const dir = resolve(io.cwd, cwd ?? '.');
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--cwd: not a directory: ${dir}`);
+  return { workspace: workspaceKey(dir), store: await openStore({ env: io.env, workspace: dir, create: false }) };
 }
 
 /** Exactly one positional run id, or a UsageError. */
@@ -69,6 +73,8 @@ export function runJson(run: RunRow, totals: RunTotals, status: DisplayStatus) {
     stored_status: run.status,
     stop_reason: run.stop_reason,
     agent: run.agent,
+    kind: run.kind,
+    meta: run.meta,
     iterations: totals.iterations,
     cost_usd: totals.cost_usd,
     cost_unknown: totals.cost_unknown,
@@ -112,10 +118,11 @@ export function iterationJson(row: IterationRow) {
     started_at: iso(row.started_at),
     completed_at: iso(row.completed_at),
     log_path: row.log_path,
+    unit_id: row.unit_id,
   };
 }
 
 /** The JSON object of a checkpoint. */
 export function checkpointJson(row: CheckpointRow) {
-  return { iteration: row.iteration, commit_sha: row.commit_sha, state: row.state, message: row.message, created_at: iso(row.created_at) };
+  return { iteration: row.iteration, commit_sha: row.commit_sha, state: row.state, message: row.message, snapshot: row.snapshot, created_at: iso(row.created_at) };
 }

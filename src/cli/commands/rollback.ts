@@ -4,6 +4,8 @@ import { EXIT, UserError, UsageError } from '../../core/errors.js';
 import { isGitRepo } from '../../git/repo.js';
 import { rollback, rollbackMessage } from '../../git/rollback.js';
 import { LockHeldError, acquireLock } from '../../runner/lock.js';
+import { appendEventBodies } from '../../runner/standalone-events.js';
+import { dataDir, workspaceLockPath } from '../../store/paths.js';
 import type { CheckpointRow } from '../../store/rows.js';
 import type { CliIO, Command } from '../command.js';
 import { HISTORY_OPTIONS, openWorkspaceStore, parseHistoryArgs, requireRun, runIdArgument } from './history-common.js';
@@ -21,7 +23,7 @@ async function rollbackCommand(args: string[], io: CliIO): Promise<number> {
     to = Number(values.to);
     if (!Number.isInteger(to) || to < 0) throw new UsageError(`--to: expected an iteration number, got '${values.to}'`);
   }
-  const { workspace, store } = openWorkspaceStore(values.cwd, io);
+  const { workspace, store } = await openWorkspaceStore(values.cwd, io);
   try {
     const run = await requireRun(store, id, workspace);
     const dir = run.worktree ?? run.workspace;
@@ -33,7 +35,7 @@ async function rollbackCommand(args: string[], io: CliIO): Promise<number> {
       const list = [...new Set(candidates.map((c) => c.iteration))].join(', ');
       throw new UserError(`run ${run.id} has no checkpoint at iteration ${to}; its checkpoints are at iterations ${list}`, EXIT.failure);
     }
-    const lock = await acquireLock(dir, run.id).catch((error: unknown) => {
+    const lock = await acquireLock(workspaceLockPath(dataDir(io.env), run.workspace), run.id).catch((error: unknown) => {
       if (error instanceof LockHeldError) {
         throw new LockHeldError(error.lockPath, error.holder, hostname(), `stop it ('ringmaster stop ${error.holder.run_id}') before rolling back`);
       }
@@ -44,12 +46,9 @@ async function rollbackCommand(args: string[], io: CliIO): Promise<number> {
       const result = await rollback(dir, target.commit_sha, { force: values.force === true, message });
       const now = Date.now();
       await store.recordCheckpoint({ run_id: run.id, iteration: target.iteration, commit_sha: result.commit ?? result.target, state: 'rollback', message, created_at: now });
-      await store.appendEvent({
-        run_id: run.id,
-        type: 'rollback',
-        at: now,
-        payload: { to_iteration: target.iteration, target_sha: result.target, commit_sha: result.commit, discarded: result.discarded },
-      });
+      await appendEventBodies(store, run.id, [
+        { type: 'rollback', time: now, to_iteration: target.iteration, target_sha: result.target, commit_sha: result.commit, discarded: result.discarded },
+      ]);
       if (values.json) {
         const out = { run_id: run.id, iteration: target.iteration, target_sha: result.target, commit_sha: result.commit, workspace: dir, discarded: result.discarded };
         io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);

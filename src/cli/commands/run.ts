@@ -5,34 +5,12 @@ import { parseArgs } from 'node:util';
 import { getAdapter } from '../../agents/registry.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { newRunId } from '../../core/ids.js';
-import type { StopReason } from '../../core/types.js';
 import { resolveRun, SETTING_FLAGS, type RunFlags } from '../../config/resolve.js';
 import { composePrompt } from '../../prompt/compose.js';
-import { abortableSleep, type RunDeps } from '../../runner/run-loop.js';
 import { createWorktree } from '../../git/index.js';
-import { driveRun } from '../drive.js';
 import type { RunSpec } from '../../runner/spec.js';
 import type { CliIO, Command } from '../command.js';
-import { humanRenderer, jsonRenderer, useColor } from '../render.js';
-
-/** Exit code for how a run ended (README.md#exit-codes). */
-export function exitCodeFor(reason: StopReason): number {
-  switch (reason) {
-    case 'success_signal':
-      return EXIT.success;
-    case 'max_iterations':
-    case 'max_runtime':
-    case 'max_cost':
-    case 'stalled':
-      return EXIT.limit;
-    case 'interrupted':
-    case 'user_stop':
-      return EXIT.interrupted;
-    case 'failure_threshold':
-    case 'fatal_error':
-      return EXIT.failure;
-  }
-}
+import { runInTerminal } from '../run-session.js';
 
 /** The options `run` accepts (also used by `config show` and `resume`). */
 export const RUN_OPTIONS = {
@@ -118,23 +96,6 @@ function dryRun(spec: RunSpec, io: CliIO): number {
   return EXIT.success;
 }
 
-/** Default dependencies of a CLI run. */
-export function cliRunDeps(io: CliIO, values: { json?: boolean | undefined; verbose?: boolean | undefined }, spec: RunSpec, signal: AbortSignal): RunDeps {
-  const target = { out: io.stdout, err: io.stderr };
-  const onEvent = values.json
-    ? jsonRenderer(target)
-    : humanRenderer(target, { color: useColor(io.stdout, io.env), maxRuntimeMs: spec.limits.maxRuntimeMs, maxCostUsd: spec.limits.maxCostUsd });
-  return {
-    now: () => Date.now(),
-    newRunId: () => newRunId(Date.now(), Math.random),
-    sleep: abortableSleep,
-    env: io.env,
-    onEvent,
-    signal,
-    streamOutput: values.verbose === true,
-  };
-}
-
 async function run(args: string[], io: CliIO): Promise<number> {
   const { values } = parseRunArgs(args);
   const workspace = workspaceFrom(values, io);
@@ -153,7 +114,8 @@ async function run(args: string[], io: CliIO): Promise<number> {
       io.stdout.write(`Worktree: ${created.path} (branch ${created.branch})${created.sourceDirty ? ' — uncommitted changes of your checkout are not in it' : ''}\n`);
     }
   }
-  return driveRun(io, { workspace, runId, spec, json: values.json, verbose: values.verbose, worktree });
+  const { exitCode } = await runInTerminal(io, { workspace, runId, spec, json: values.json, verbose: values.verbose, worktree, mode: 'create' });
+  return exitCode;
 }
 
 /** The `run` command. */

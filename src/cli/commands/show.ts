@@ -18,7 +18,7 @@ import { count, duration, localTime, table, usd } from './history-format.js';
 async function show(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseHistoryArgs('show', args, { ...HISTORY_OPTIONS, events: { type: 'boolean' } });
   const id = runIdArgument('show', positionals);
-  const { workspace, store } = openWorkspaceStore(values.cwd, io);
+  const { workspace, store } = await openWorkspaceStore(values.cwd, io);
   try {
     const run = await requireRun(store, id, workspace);
     const [totals, iterations, checkpoints, events] = await Promise.all([
