@@ -29,9 +29,9 @@ export interface SuperviseOptions {
   /** Aborts the process (SIGINT/SIGTERM of ringmaster, user stop). */
   signal?: AbortSignal;
   /** Decoded stdout text, in order. */
-  onStdout(text: string): void;
+  onStdout(text: string, offset: number): void;
   /** Decoded stderr text, in order. */
-  onStderr?(text: string): void;
+  onStderr?(text: string, offset: number): void;
   /** Called once the process is started, with its pid (= process group id). */
   onSpawn?(pid: number): void;
 }
@@ -114,10 +114,12 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
 
   const onAbort = (): void => terminate('aborted');
 
-  const pipeStream = (stream: NodeJS.ReadableStream, deliver: (text: string) => void): Promise<void> =>
+  const pipeStream = (stream: NodeJS.ReadableStream, deliver: (text: string, offset: number) => void): Promise<void> =>
     new Promise((resolve) => {
       const decoder = new StringDecoder('utf8');
       stream.on('data', (chunk: Buffer) => {
+        // Where this chunk starts in the log (stdout and stderr share it, in arrival order).
+        const offset = bytesOut;
         bytesOut += chunk.length;
         tail.push(chunk);
         touch();
@@ -126,11 +128,11 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
           log.once('drain', () => stream.resume());
         }
         const text = decoder.write(chunk);
-        if (text !== '') deliver(text);
+        if (text !== '') deliver(text, offset);
       });
       stream.on('end', () => {
         const rest = decoder.end();
-        if (rest !== '') deliver(rest);
+        if (rest !== '') deliver(rest, bytesOut);
         resolve();
       });
       stream.on('error', () => resolve());
@@ -146,8 +148,8 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     child.on('exit', (code, signal) => resolve({ code, signal }));
   });
 
-  const stdoutDone = pipeStream(child.stdout, (text) => options.onStdout(text));
-  const stderrDone = pipeStream(child.stderr, (text) => options.onStderr?.(text));
+  const stdoutDone = pipeStream(child.stdout, (text, offset) => options.onStdout(text, offset));
+  const stderrDone = pipeStream(child.stderr, (text, offset) => options.onStderr?.(text, offset));
 
   if (child.pid !== undefined) {
     options.onSpawn?.(child.pid);

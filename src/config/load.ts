@@ -58,7 +58,7 @@ export function workspaceConfigPath(cwd: string): string | null {
   return null;
 }
 
-const TOP_KEYS = new Set(['loop', 'agent', 'procedures', 'prices']);
+const TOP_KEYS = new Set(['loop', 'agent', 'manager', 'server', 'procedures', 'prices']);
 const SETTING_KEYS = new Map(SETTINGS.map((s) => [s.key, s]));
 
 function readYamlFile(file: string): Record<string, unknown> {
@@ -118,14 +118,26 @@ function applyFile(file: string, into: LoadedConfig): void {
       }
       continue;
     }
-    for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
-      const key = `${section}.${name}`;
-      const setting = SETTING_KEYS.get(key);
-      if (!setting) throw new ConfigError(file, key, 'unknown key (see README.md#configuration for the list)');
-      const parsed = setting.parse(raw);
-      if (!parsed.ok) throw new ConfigError(file, key, parsed.problem);
-      into.values.set(key, { value: parsed.value, source: file });
+    applyMapping(file, section, body as Record<string, unknown>, into);
+  }
+}
+
+/** Applies `prefix.name` keys of a mapping; a nested mapping (e.g. manager.defaults) is a group of keys. */
+function applyMapping(file: string, prefix: string, body: Record<string, unknown>, into: LoadedConfig): void {
+  for (const [name, raw] of Object.entries(body)) {
+    const key = `${prefix}.${name}`;
+    const setting = SETTING_KEYS.get(key);
+    if (!setting) {
+      const isGroup = SETTINGS.some((s) => s.key.startsWith(`${key}.`));
+      if (isGroup && raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+        applyMapping(file, key, raw as Record<string, unknown>, into);
+        continue;
+      }
+      throw new ConfigError(file, key, isGroup ? 'expected a mapping' : 'unknown key (see README.md#configuration for the list)');
     }
+    const parsed = setting.parse(raw);
+    if (!parsed.ok) throw new ConfigError(file, key, parsed.problem);
+    into.values.set(key, { value: parsed.value, source: file });
   }
 }
 

@@ -5,7 +5,7 @@ import type { Limits } from '../core/types.js';
 import { builtInProcedures, promptLabel, type PromptSource } from '../prompt/compose.js';
 import type { RunSpec } from '../runner/spec.js';
 import { applyFlag, loadConfig, type LoadedConfig, type Sourced } from './load.js';
-import { SETTINGS } from './settings.js';
+import { MANAGER_DEFAULTS, SETTINGS } from './settings.js';
 
 /** Flags of `ringmaster run` that shape the spec (already parsed from argv as strings/booleans). */
 export interface RunFlags {
@@ -45,9 +45,22 @@ export function resolveMaxIterations(flags: RunFlags, config: LoadedConfig, proc
   return { value: entry?.value as number, source: entry?.source ?? 'built-in' };
 }
 
+/** Options of resolveRun. */
+export interface ResolveOptions {
+  /** 'manager': runs created through the server take manager.defaults.* where only a built-in default applies. */
+  defaults?: 'cli' | 'manager';
+}
+
 /** Resolves the whole run spec for a workspace. */
-export function resolveRun(workspace: string, env: Readonly<Record<string, string | undefined>>, flags: RunFlags): Resolution {
+export function resolveRun(workspace: string, env: Readonly<Record<string, string | undefined>>, flags: RunFlags, options: ResolveOptions = {}): Resolution {
   const config = loadConfig(workspace, env);
+  if (options.defaults === 'manager') {
+    for (const { key, from } of MANAGER_DEFAULTS) {
+      const current = config.values.get(key);
+      const replacement = config.values.get(from);
+      if (current?.source === 'built-in' && replacement) config.values.set(key, { value: replacement.value, source: `${from} (${replacement.source})` });
+    }
+  }
   for (const { key, flag, raw } of flags.settings) applyFlag(config, key, flag, raw);
   // --agent-command alone means "run this command": it implies --agent command.
   const commandSource = config.values.get('agent.command')?.source ?? '';

@@ -126,6 +126,26 @@ export const SETTINGS: readonly SettingDef<unknown>[] = [
   def({ key: 'agent.args', default: [], description: 'extra arguments appended to the agent command line', parse: stringList(splitCommandLine), format: fmtList }),
   def({ key: 'agent.fallback', default: [], description: 'agents to switch to, in order, when the current one hits a usage limit', parse: stringList(commaList), format: fmtList }),
   def({ key: 'agent.permission_mode', default: 'bypass', description: "'bypass' lets the agent act without asking (unattended loops); 'default' keeps the CLI's prompts", parse: oneOf(['bypass', 'default'] as const), format: String }),
+  def({ key: 'manager.max_concurrent', default: 5, description: "runs 'ringmaster serve' drives at once; more are queued (pending), first in first out", parse: integer(1), format: String }),
+  def({ key: 'manager.resume_on_start', default: true, description: "'ringmaster serve' resumes the runs it was driving when it stopped or died; false marks them stopped (interrupted) to resume by hand", parse: boolean, format: String }),
+  def({ key: 'manager.defaults.max_iterations', default: 100, description: "iteration limit of runs created through the server when neither the request nor the config sets one (seed 000)", parse: integer(1), format: String }),
+  def({ key: 'manager.defaults.max_runtime', default: 4 * 3_600_000, description: 'max runtime of server-created runs unless set (seed 000: 4h)', parse: duration(true), format: fmtDuration }),
+  def({ key: 'manager.defaults.max_cost', default: 300, description: 'cost budget of server-created runs unless set (seed 000: $300)', parse: money, format: (v: number | null) => (v === null ? 'none' : `$${v}`) }),
+  def({ key: 'manager.defaults.checkpoint_interval', default: 5, description: 'checkpoint interval of server-created runs unless set', parse: integer(0), format: String }),
+  def({ key: 'manager.defaults.cooldown', default: 5000, description: 'cooldown of server-created runs unless set (seed 000: 5s)', parse: duration(false), format: fmtDuration }),
+  def({ key: 'manager.defaults.failure_threshold', default: 5, description: "circuit breaker of server-created runs unless set (seed 000's circuit_breaker_threshold: 5)", parse: integer(1), format: String }),
+  def({ key: 'server.host', default: '127.0.0.1', description: "address 'ringmaster serve' binds; anything but loopback requires a token", parse: text, format: String }),
+  def({ key: 'server.port', default: 7420, description: "port of 'ringmaster serve'", parse: integer(0), format: String }),
+];
+
+/** The run settings that manager.defaults.* replace (when only their built-in default applies) for server-created runs. */
+export const MANAGER_DEFAULTS: ReadonlyArray<{ key: string; from: string }> = [
+  { key: 'loop.default_max_iterations', from: 'manager.defaults.max_iterations' },
+  { key: 'loop.max_runtime', from: 'manager.defaults.max_runtime' },
+  { key: 'loop.max_cost', from: 'manager.defaults.max_cost' },
+  { key: 'loop.checkpoint_interval', from: 'manager.defaults.checkpoint_interval' },
+  { key: 'loop.cooldown', from: 'manager.defaults.cooldown' },
+  { key: 'loop.failure_threshold', from: 'manager.defaults.failure_threshold' },
 ];
 
 /** The environment variable for a key: RINGMASTER_ + the key upper-cased with dots as underscores. */

@@ -53,7 +53,7 @@ export async function createHookRun(env: StoreEnv, projectDir: string, spec: unk
   if (!hasStore(env)) return null;
   return withStore(env, async (store) => {
     const id = newRunId(now, Math.random);
-    await store.createRun({ id, agent: HOOK_AGENT, spec, workspace: workspaceKey(projectDir), owner: { pid: process.pid, host: hostname() }, now });
+    await store.createRun({ id, agent: HOOK_AGENT, origin: 'hook', spec, workspace: workspaceKey(projectDir), owner: { pid: process.pid, host: hostname() }, now });
     return id;
   });
 }

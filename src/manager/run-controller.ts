@@ -7,7 +7,7 @@ import { acquireLock, type HeldLock } from '../runner/lock.js';
 import { createEventStream, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
 import { killLeftoverAgent } from '../runner/leftover.js';
 import type { LoopProgram } from '../runner/program.js';
-import { createRecorder } from '../runner/recorder.js';
+import { createRecorder, type Recorder } from '../runner/recorder.js';
 import { stateFromRows } from '../runner/resume-state.js';
 import { abortableSleep, runLoop, type ResumePoint, type RunSummary } from '../runner/run-loop.js';
 import type { RunSpec } from '../runner/spec.js';
@@ -69,6 +69,7 @@ export class RunController {
   private isPaused = false;
   private finished = false;
   private lastEvent: RunEvent | null = null;
+  private recorder: Recorder | null = null;
 
   constructor(options: RunControllerOptions) {
     this.options = options;
@@ -88,6 +89,11 @@ export class RunController {
   /** True once the loop has paused at an iteration boundary (until resumed). */
   get paused(): boolean {
     return this.isPaused;
+  }
+
+  /** Events emitted but not yet written to the store, in order (a replay adds them to what the store has). */
+  unstoredEvents(): RunEvent[] {
+    return this.recorder?.unstored() ?? [];
   }
 
   /** The last event of the run so far (for live summaries). */
@@ -140,6 +146,7 @@ export class RunController {
           this.interrupt();
         },
       });
+      this.recorder = recorder;
       this.stream = createEventStream(this.runId, lastSeq, (event) => {
         this.lastEvent = event;
         if (event.type === 'paused') this.isPaused = true;

@@ -51,6 +51,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     agent: z.string(),
     resumed: z.boolean(),
   }),
+  event('run_queued', { position: count, workspace: z.string(), agent: z.string(), label: z.string() }),
   event('iteration_started', {
     iteration: z.number().int().positive(),
     max_iterations: nullableCount,
@@ -147,12 +148,15 @@ export type RunEventBodySink = (event: RunEventBody) => void;
 
 /** What the agent is doing right now: live only (WebSocket, --verbose), bounded, never stored. */
 export const agentActivitySchema = z.discriminatedUnion('kind', [
-  /** Raw output of a plain-text agent, or stderr of any agent. */
-  z.object({ kind: z.literal('output'), iteration: z.number().int().positive(), time: ms, stream: z.enum(['stdout', 'stderr']), text: z.string() }),
-  /** Assistant text of a structured (JSON lines) agent. */
-  z.object({ kind: z.literal('text'), iteration: z.number().int().positive(), time: ms, text: z.string() }),
-  z.object({ kind: z.literal('tool_call'), iteration: z.number().int().positive(), time: ms, name: z.string(), input: z.string() }),
-  z.object({ kind: z.literal('tool_result'), iteration: z.number().int().positive(), time: ms, name: z.string().nullable(), output: z.string(), is_error: z.boolean() }),
+  /** Raw output of a plain-text agent, or stderr of any agent; `offset`: where it starts in the iteration's log. */
+  z.object({ kind: z.literal('output'), iteration: z.number().int().positive(), time: ms, stream: z.enum(['stdout', 'stderr']), offset: count, text: z.string() }),
+  /**
+   * Assistant text of a structured (JSON lines) agent. `index` numbers the structured activity of an iteration
+   * (text, tool calls, tool results) from 0: reading the log back (GET /api/runs/:id/activity) gives the same numbers.
+   */
+  z.object({ kind: z.literal('text'), iteration: z.number().int().positive(), time: ms, index: count, text: z.string() }),
+  z.object({ kind: z.literal('tool_call'), iteration: z.number().int().positive(), time: ms, index: count, name: z.string(), input: z.string() }),
+  z.object({ kind: z.literal('tool_result'), iteration: z.number().int().positive(), time: ms, index: count, name: z.string().nullable(), output: z.string(), is_error: z.boolean() }),
 ]);
 
 /** One piece of live agent activity. */

@@ -1,6 +1,7 @@
 // Runs one iteration: supervise the agent process, parse its stream, scan its own text for signals,
 // and fold everything into an IterationResult (failures are values, never exceptions).
 import type { AgentAdapter, AgentEvent, InvocationOptions } from '../agents/types.js';
+import { activityOf } from './activity.js';
 import type { AgentActivityBody } from './events.js';
 import { computeCostUsd, type PriceTable } from '../agents/pricing.js';
 import { supervise, type SupervisedExit } from '../agents/supervisor.js';
@@ -94,14 +95,6 @@ function createTextTail(max: number): { push(text: string): void; value(): strin
   };
 }
 
-/** Bounds of live activity: a tool's input and output, and one chunk of text. */
-const TOOL_TEXT_MAX = 4000;
-const ACTIVITY_TEXT_MAX = 64 * 1024;
-
-function bounded(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
 /** Runs the agent once and returns its result. */
 export async function runIteration(input: IterationInput): Promise<IterationOutcomeData> {
   const { adapter } = input;
@@ -123,16 +116,23 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     if (!classified || (KIND_RANK[kind] ?? 0) > (KIND_RANK[classified.kind] ?? 0)) classified = { kind, message };
   };
 
+  // Structured activity is numbered in stream order, as activityOf numbers it when the log is read back.
+  let activityIndex = 0;
   const onEvent = (event: AgentEvent): void => {
+    if (input.onActivity && adapter.format === 'jsonl') {
+      const activity = activityOf(event, activityIndex);
+      if (activity) {
+        activityIndex += 1;
+        input.onActivity(activity);
+      }
+    }
     switch (event.type) {
       case 'text':
         success.feed(event.text);
         failure.feed(event.text);
         ownText.push(event.text.endsWith('\n') ? event.text : `${event.text}\n`);
-        if (adapter.format === 'jsonl') input.onActivity?.({ kind: 'text', text: bounded(event.text, ACTIVITY_TEXT_MAX) });
         break;
       case 'tool_call':
-        input.onActivity?.({ kind: 'tool_call', name: event.name, input: bounded(JSON.stringify(event.input) ?? '', TOOL_TEXT_MAX) });
         break;
       case 'usage':
         if (event.cumulative) cumulativeUsage = event.usage;
@@ -161,7 +161,6 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
         malformed += 1;
         break;
       case 'tool_result':
-        input.onActivity?.({ kind: 'tool_result', name: event.name, output: bounded(event.output, TOOL_TEXT_MAX), is_error: event.isError });
         break;
     }
   };
@@ -195,9 +194,9 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   };
   const onStdout =
     adapter.format === 'text'
-      ? (text: string) => {
+      ? (text: string, offset: number) => {
           scan(echo.push(text));
-          input.onActivity?.({ kind: 'output', stream: 'stdout', text });
+          input.onActivity?.({ kind: 'output', stream: 'stdout', offset, text });
         }
       : (text: string) => splitter.push(text);
 
@@ -212,7 +211,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     tailBytes: TAIL_BYTES,
     signal: input.signal,
     onStdout,
-    onStderr: input.onActivity ? (text) => input.onActivity?.({ kind: 'output', stream: 'stderr', text }) : undefined,
+    onStderr: input.onActivity ? (text, offset) => input.onActivity?.({ kind: 'output', stream: 'stderr', offset, text }) : undefined,
     onSpawn: input.onSpawn,
   });
   if (adapter.format === 'text') scan(echo.end());

@@ -37,6 +37,8 @@ export interface Recorder {
   deps: Pick<RunDeps, 'beforeIteration' | 'onAgentSpawn' | 'afterIteration' | 'beforeFinish' | 'onMetadata'>;
   /** Persists one stamped event, and the rows and status it implies, in order. */
   record(event: RunEvent): void;
+  /** Events recorded but not written to the store yet (in order), so a replay can include them. */
+  unstored(): RunEvent[];
   /** Waits for pending writes and stops the heartbeat. */
   close(): Promise<void>;
 }
@@ -85,10 +87,14 @@ export function createRecorder(options: RecorderOptions): Recorder {
   // Events are written on the next turn of the event loop, i.e. while the next agent already runs: they stay
   // in order but off the critical path between two iterations. Rows (the truth for totals) are not deferred.
   const eventQueue: NewEvent[] = [];
+  // Recorded and not yet confirmed written (queued or in flight), oldest first: writes complete in order.
+  const unwritten: RunEvent[] = [];
   let eventsScheduled: NodeJS.Immediate | null = null;
   const flushEvents = (): void => {
     eventsScheduled = null;
-    for (const event of eventQueue.splice(0)) enqueue(`event ${event.seq ?? ''} ${event.type}`, () => store.appendEvent(event));
+    for (const event of eventQueue.splice(0)) {
+      enqueue(`event ${event.seq ?? ''} ${event.type}`, () => store.appendEvent(event).finally(() => unwritten.shift()));
+    }
   };
 
   const pidPath = agentPidPath(options.dataDir, runId);
@@ -107,6 +113,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
   heartbeat.unref();
 
   const record = (e: RunEvent): void => {
+    unwritten.push(e);
     const iteration = 'iteration' in e ? e.iteration : null;
     eventQueue.push({ run_id: runId, seq: e.seq, type: e.type, payload: e, at: e.time, iteration: iteration === 0 ? null : iteration });
     eventsScheduled ??= setImmediate(flushEvents);
@@ -178,6 +185,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
 
   return {
     record,
+    unstored: () => [...unwritten],
     deps: {
       async beforeIteration(_runId, iteration, agent, logPath, unitId) {
         await chain;

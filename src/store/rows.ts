@@ -39,6 +39,7 @@ export const runRowSchema = z.object({
   stop_reason: z.enum(STOP_REASONS).nullable(),
   agent: z.string(),
   kind: z.string(),
+  origin: z.string(),
   spec: json,
   meta: json.pipe(z.record(z.string(), z.unknown())),
   workspace: z.string(),

@@ -106,6 +106,7 @@ CREATE INDEX errors_by_run ON errors (run_id, id);
     sql: `
 ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'prompt';
 ALTER TABLE runs ADD COLUMN meta_json TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'cli';
 CREATE INDEX runs_by_workspace ON runs (workspace, created_at DESC);
 CREATE INDEX runs_by_status ON runs (status);
 

@@ -37,7 +37,7 @@ import type {
 type Params = Record<string, SQLInputValue>;
 
 const RUN_SELECT = `
-SELECT r.id, r.status, r.stop_reason, r.agent, r.kind, r.spec_json AS spec, r.meta_json AS meta, r.workspace, r.worktree, r.branch,
+SELECT r.id, r.status, r.stop_reason, r.agent, r.kind, r.origin, r.spec_json AS spec, r.meta_json AS meta, r.workspace, r.worktree, r.branch,
        r.created_at, r.updated_at, r.ended_at,
        o.pid AS owner_pid, o.host AS owner_host, o.heartbeat_at AS heartbeat_at
 FROM runs r LEFT JOIN run_owners o ON o.run_id = r.id AND o.ended_at IS NULL`;
@@ -72,13 +72,14 @@ export class SqliteStore implements Store {
   async createRun(run: NewRun): Promise<RunRow> {
     return this.tx(() => {
       this.run(
-        `INSERT INTO runs (id, status, stop_reason, agent, kind, spec_json, meta_json, workspace, worktree, branch, created_at, updated_at, ended_at)
-         VALUES (:id, :status, NULL, :agent, :kind, :spec, :meta, :workspace, :worktree, :branch, :now, :now, NULL)`,
+        `INSERT INTO runs (id, status, stop_reason, agent, kind, origin, spec_json, meta_json, workspace, worktree, branch, created_at, updated_at, ended_at)
+         VALUES (:id, :status, NULL, :agent, :kind, :origin, :spec, :meta, :workspace, :worktree, :branch, :now, :now, NULL)`,
         {
           id: run.id,
           status: run.status ?? 'running',
           agent: run.agent,
           kind: run.kind ?? 'prompt',
+          origin: run.origin ?? 'cli',
           spec: JSON.stringify(run.spec ?? null),
           meta: JSON.stringify(run.meta ?? {}),
           workspace: run.workspace,

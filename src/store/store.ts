@@ -32,6 +32,8 @@ export interface NewRun {
   kind?: string;
   /** Program metadata (workflow name, steps, current task...). */
   meta?: Record<string, unknown>;
+  /** Who started it: 'cli' (default), 'server', 'worker', 'hook'. A server resumes its own runs after a restart. */
+  origin?: string;
   /** The workspace's real path: where the user started the run (runs are listed by it). */
   workspace: string;
   /** With --worktree: the directory the agent works in, and its branch. */

@@ -56,6 +56,7 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
         stop_reason: null,
         agent: 'claude',
         kind: 'prompt',
+        origin: 'cli',
         spec: { prompt: 'PROMPT.md', limits: { max_iterations: 10 } },
         meta: {},
         workspace: '/w',

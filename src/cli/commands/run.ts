@@ -1,13 +1,14 @@
 // `ringmaster run`: resolve config and flags into a RunSpec, run the loop, render progress, map the exit code.
 import { existsSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { quoteArgv } from '../../agents/command.js';
 import { getAdapter } from '../../agents/registry.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { newRunId } from '../../core/ids.js';
 import { resolveRun, SETTING_FLAGS, type RunFlags } from '../../config/resolve.js';
 import { composePrompt } from '../../prompt/compose.js';
-import { createWorktree } from '../../git/index.js';
+import { placeInWorktree } from '../../manager/worktree-run.js';
 import type { RunSpec } from '../../runner/spec.js';
 import type { CliIO, Command } from '../command.js';
 import { runInTerminal } from '../run-session.js';
@@ -74,9 +75,7 @@ export function runFlagsFrom(values: RunValues): RunFlags {
 }
 
 /** Quotes argv for display only (never executed through a shell). */
-export function displayArgv(argv: readonly string[]): string {
-  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
+export const displayArgv = quoteArgv;
 
 function dryRun(spec: RunSpec, io: CliIO): number {
   const adapter = getAdapter({ name: spec.agent.name, command: spec.agent.command });
@@ -106,10 +105,8 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const runId = newRunId(Date.now(), Math.random);
   let worktree: { path: string; branch: string } | null = null;
   if (values.worktree) {
-    const created = await createWorktree(workspace, runId);
+    const created = await placeInWorktree(workspace, runId, spec);
     worktree = { path: created.path, branch: created.branch };
-    spec.workspace = created.workdir;
-    if (spec.prompt.kind === 'file') spec.prompt = { kind: 'file', path: join(created.workdir, relative(workspace, spec.prompt.path)) };
     if (!values.json) {
       io.stdout.write(`Worktree: ${created.path} (branch ${created.branch})${created.sourceDirty ? ' — uncommitted changes of your checkout are not in it' : ''}\n`);
     }

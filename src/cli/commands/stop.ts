@@ -2,10 +2,8 @@
 // orphaned run whose process died.
 import { hostname } from 'node:os';
 import { EXIT } from '../../core/errors.js';
-import { killLeftoverAgent } from '../../runner/leftover.js';
-import { appendEventBodies } from '../../runner/standalone-events.js';
+import { closeOrphanedRun } from '../../manager/orphans.js';
 import { ACTIVE_STATUSES } from '../../store/liveness.js';
-import { dataDir } from '../../store/paths.js';
 import type { CliIO, Command } from '../command.js';
 import { awaitControl, findControllableRun, hasLiveOwner, requestControl } from './control-common.js';
 import { HISTORY_OPTIONS, openWorkspaceStore, parseHistoryArgs, runIdArgument } from './history-common.js';
@@ -33,34 +31,10 @@ async function stop(args: string[], io: CliIO): Promise<number> {
       return EXIT.success;
     }
     // Orphaned: nobody drives it. Kill what its agent left behind, then close the run as stopped.
-    const killed = killLeftoverAgent(dataDir(io.env), run.id);
-    const now = Date.now();
-    const claim = await store.claimRun(run.id, { pid: process.pid, host: hostname() }, now);
-    for (const request of await store.pendingControls(run.id)) await store.markControlHandled(request.id, now, 'expired: run closed by stop');
-    const finished = await store.finishRun(run.id, { status: 'stopped', stop_reason: 'user_stop', now });
-    const totals = await store.runTotals(run.id);
-    await appendEventBodies(store, run.id, [
-      { type: 'stopped', time: now, stop_reason: 'user_stop' },
-      {
-        type: 'run_finished',
-        time: now,
-        status: finished.status,
-        stop_reason: 'user_stop',
-        iterations: totals.iterations,
-        total_ms: totals.runtime_ms,
-        cost_usd: totals.cost_usd,
-        cost_unknown: totals.cost_unknown,
-        tokens_in: totals.tokens_in,
-        tokens_out: totals.tokens_out,
-        consecutive_failures: totals.consecutive_failures,
-        failure_threshold: 0,
-        max_iterations: null,
-        message: 'closed by ringmaster stop: its process had died',
-      },
-    ]);
+    const closed = await closeOrphanedRun(store, io.env, run, { pid: process.pid, host: hostname() }, Date.now());
     const details = [
-      claim.interrupted.length ? `iteration ${claim.interrupted.join(', ')} recorded as interrupted` : null,
-      killed !== null ? `left-over agent process group ${killed} killed` : null,
+      closed.interrupted.length ? `iteration ${closed.interrupted.join(', ')} recorded as interrupted` : null,
+      closed.leftoverKilled !== null ? `left-over agent process group ${closed.leftoverKilled} killed` : null,
     ].filter(Boolean);
     io.stdout.write(`stopped orphaned run ${run.id}${details.length ? ` (${details.join('; ')})` : ''}\n`);
     return EXIT.success;
