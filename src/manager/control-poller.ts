@@ -9,6 +9,7 @@ export interface ControlTarget {
   requestPause(by: string | null): ControlAnswer;
   requestResume(by: string | null): ControlAnswer;
   requestStop(by: string | null): ControlAnswer;
+  extend(iterations: number, by: string | null): ControlAnswer;
 }
 
 /** Default poll interval: a request is picked up well within a second. */
@@ -65,7 +66,7 @@ export class ControlPoller {
   }
 }
 
-function apply(target: ControlTarget, request: ControlRow): ControlAnswer {
+function apply(target: ControlTarget, request: ControlRow): ControlAnswer | 'invalid_request' {
   switch (request.action) {
     case 'pause':
       return target.requestPause(request.requested_by);
@@ -73,5 +74,9 @@ function apply(target: ControlTarget, request: ControlRow): ControlAnswer {
       return target.requestResume(request.requested_by);
     case 'stop':
       return target.requestStop(request.requested_by);
+    case 'extend': {
+      const n = request.options.iterations;
+      return typeof n === 'number' && Number.isInteger(n) && n > 0 ? target.extend(n, request.requested_by) : 'invalid_request';
+    }
   }
 }

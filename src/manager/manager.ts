@@ -121,6 +121,11 @@ export class LoopManager {
     return this.active.get(runId)?.controller.transition ?? null;
   }
 
+  /** Until when a run driven here waits for a usage or rate limit (epoch ms), or null. */
+  waitingUntil(runId: string): number | null {
+    return this.active.get(runId)?.controller.waitingUntil ?? null;
+  }
+
   /** The events of a run driven here that are emitted but not stored yet (for gap-free replays). */
   unstoredEvents(runId: string): RunEvent[] {
     return this.active.get(runId)?.controller.unstoredEvents() ?? [];
@@ -158,20 +163,33 @@ export class LoopManager {
     return { id, status: this.active.has(id) ? 'running' : 'pending' };
   }
 
-  /** Pause, resume or stop a run, wherever it is driven. Resume of a run nobody drives continues it here. */
-  async control(runId: string, action: ControlAction, by: string | null): Promise<ControlOutcome> {
+  /**
+   * Pause, resume, stop or extend (raise the iteration limit by `iterations`) a run, wherever it is driven. Resume of
+   * a run nobody drives continues it here; extending a run that ended at its iteration limit continues it too.
+   */
+  async control(runId: string, action: ControlAction, by: string | null, iterations = 0): Promise<ControlOutcome> {
+    if (action === 'extend' && (!Number.isInteger(iterations) || iterations < 1)) throw new ManagerError('invalid_request', 'iterations: expected a whole number of at least 1');
     const live = this.active.get(runId);
     if (live) {
       const c = live.controller;
-      const answer = action === 'pause' ? c.requestPause(by) : action === 'resume' ? c.requestResume(by) : c.requestStop(by);
+      const answer =
+        action === 'pause' ? c.requestPause(by) : action === 'resume' ? c.requestResume(by) : action === 'stop' ? c.requestStop(by) : c.extend(iterations, by);
       return this.outcome(runId, action, answer);
     }
     const waiting = this.queued.get(runId);
-    if (waiting) return this.controlQueued(runId, waiting, action);
+    if (waiting) return this.controlQueued(runId, waiting, action, iterations);
     const run = await this.options.store.getRun(runId);
     if (!run) throw new ManagerError('not_found', `no run '${runId}'`);
-    if (ACTIVE_STATUSES.includes(run.status) && !isOrphaned(run, this.probe())) return this.controlRemote(run, action, by);
+    if (ACTIVE_STATUSES.includes(run.status) && !isOrphaned(run, this.probe())) return this.controlRemote(run, action, by, iterations);
     switch (action) {
+      case 'extend': {
+        const spec = run.spec as RunSpec;
+        if (spec.limits.maxIterations === null) return this.outcome(runId, action, 'already');
+        spec.limits.maxIterations += iterations;
+        await this.options.store.updateRunSpec(runId, spec, this.now());
+        if (run.stop_reason === 'max_iterations' || ACTIVE_STATUSES.includes(run.status)) await this.adopt({ ...run, spec }, false);
+        return this.outcome(runId, action, 'accepted');
+      }
       case 'pause':
         return this.outcome(runId, action, 'not_running');
       case 'stop':
@@ -277,9 +295,14 @@ export class LoopManager {
     this.pump();
   }
 
-  private async controlQueued(runId: string, queued: Queued, action: ControlAction): Promise<ControlOutcome> {
+  private async controlQueued(runId: string, queued: Queued, action: ControlAction, iterations: number): Promise<ControlOutcome> {
     const { store } = this.options;
     switch (action) {
+      case 'extend':
+        if (queued.spec.limits.maxIterations === null) return this.outcome(runId, action, 'already');
+        queued.spec.limits.maxIterations += iterations;
+        await store.updateRunSpec(runId, queued.spec, this.now());
+        return this.outcome(runId, action, 'accepted');
       case 'pause':
         if (queued.held) return this.outcome(runId, action, 'already');
         queued.held = true;
@@ -305,9 +328,10 @@ export class LoopManager {
     }
   }
 
-  private async controlRemote(run: RunRow, action: ControlAction, by: string | null): Promise<ControlOutcome> {
+  private async controlRemote(run: RunRow, action: ControlAction, by: string | null, iterations: number): Promise<ControlOutcome> {
     const { store } = this.options;
-    const request = await store.requestControl({ run_id: run.id, action, requested_by: by, requested_at: this.now() });
+    const options = action === 'extend' ? { iterations } : {};
+    const request = await store.requestControl({ run_id: run.id, action, options, requested_by: by, requested_at: this.now() });
     const until = Date.now() + REMOTE_ANSWER_MS;
     for (;;) {
       const row = await store.getControl(request.id);

@@ -70,6 +70,7 @@ export class RunController {
   private finished = false;
   private lastEvent: RunEvent | null = null;
   private recorder: Recorder | null = null;
+  private waitingUntilMs: number | null = null;
 
   constructor(options: RunControllerOptions) {
     this.options = options;
@@ -89,6 +90,11 @@ export class RunController {
   /** True once the loop has paused at an iteration boundary (until resumed). */
   get paused(): boolean {
     return this.isPaused;
+  }
+
+  /** When a run waiting for a usage or rate limit goes on (epoch ms), or null when it is not waiting. */
+  get waitingUntil(): number | null {
+    return this.waitingUntilMs;
   }
 
   /** Events emitted but not yet written to the store, in order (a replay adds them to what the store has). */
@@ -149,6 +155,8 @@ export class RunController {
       this.recorder = recorder;
       this.stream = createEventStream(this.runId, lastSeq, (event) => {
         this.lastEvent = event;
+        if (event.type === 'waiting') this.waitingUntilMs = event.until;
+        else if (event.type === 'iteration_started' || event.type === 'paused' || event.type === 'run_finished') this.waitingUntilMs = null;
         if (event.type === 'paused') this.isPaused = true;
         if (event.type === 'resumed') this.isPaused = false;
         this.options.onEvent?.(event);
@@ -215,6 +223,17 @@ export class RunController {
     this.emit({ type: 'stop_requested', time: this.now(), by });
     this.interruptController.abort();
     this.releaseWaiters();
+    return 'accepted';
+  }
+
+  /** Raises the iteration limit by `iterations` (an unlimited run stays unlimited); stored with the run's spec. */
+  extend(iterations: number, by: string | null): ControlAnswer {
+    if (this.finished) return 'not_running';
+    const limits = this.options.spec.limits;
+    if (limits.maxIterations === null) return 'already';
+    limits.maxIterations += iterations;
+    this.emit({ type: 'limits_changed', time: this.now(), max_iterations: limits.maxIterations, by });
+    void this.options.store.updateRunSpec(this.runId, this.options.spec, this.now()).catch((error: unknown) => this.options.onStoreError?.(`store: spec: ${(error as Error).message}`));
     return 'accepted';
   }
 

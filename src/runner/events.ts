@@ -105,6 +105,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
   event('paused', { after_iteration: count, by: z.string().nullable(), suspended: z.boolean() }),
   event('resumed', { paused_ms: ms }),
   event('stop_requested', { by: z.string().nullable() }),
+  event('limits_changed', { max_iterations: nullableCount, by: z.string().nullable() }),
   event('warning', { message: z.string() }),
   event('rollback', {
     to_iteration: count,

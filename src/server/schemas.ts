@@ -18,7 +18,18 @@ export const healthSchema = z.object({ ok: z.literal(true), version: z.string(),
 export const transitionSchema = z.enum(['pausing', 'stopping']).nullable();
 
 /** A run in a list: its view plus what this server knows live. */
-export const runItemSchema = runViewSchema.extend({ transition: transitionSchema }).meta({ id: 'RunItem' });
+export const runItemSchema = runViewSchema
+  .extend({
+    transition: transitionSchema,
+    last_seq: z.number().int().nonnegative().describe('seq of the last stored event: the snapshot reflects every event up to it'),
+    waiting_until: z.string().nullable().describe('ISO time a run waiting for a usage or rate limit goes on (runs driven by this server)'),
+  })
+  .meta({ id: 'RunItem' });
+
+/** A unit of work of a task or workflow run, with what its iterations cost. */
+export const unitSchema = z
+  .object({ id: z.string(), title: z.string().nullable(), status: z.string().nullable(), iterations: z.number().int().nonnegative(), cost_usd: z.number().nonnegative() })
+  .meta({ id: 'Unit' });
 
 /** GET /api/runs. */
 export const runListSchema = z.object({ runs: z.array(runItemSchema), total: z.number().int().nonnegative(), limit: z.number().int().positive(), offset: z.number().int().nonnegative() }).meta({ id: 'RunList' });
@@ -38,6 +49,7 @@ export const runDetailSchema = z
     run: runItemSchema.extend({ spec: z.unknown(), last_iteration: z.number().int().nonnegative(), duration_ms: z.number().int().nonnegative() }),
     iterations: z.array(iterationViewSchema),
     checkpoints: z.array(checkpointViewSchema),
+    units: z.array(unitSchema),
   })
   .meta({ id: 'RunDetail' });
 
@@ -48,7 +60,32 @@ export const runCreatedSchema = z.object({ id: z.string(), status: z.enum(RUN_ST
 export const runIdParamSchema = z.object({ id: z.string().min(1).max(200) });
 
 /** Path of the control routes. */
-export const controlParamSchema = runIdParamSchema.extend({ action: z.enum(CONTROL_ACTIONS) });
+export const controlParamSchema = runIdParamSchema.extend({ action: z.enum(['pause', 'resume', 'stop']) });
+
+/** Body of POST /api/runs/:id/extend. */
+export const extendBodySchema = z.strictObject({ iterations: z.number().int().positive().max(1_000_000) });
+
+/** Body of POST /api/runs/:id/rollback. */
+export const rollbackBodySchema = z.strictObject({ to: z.number().int().nonnegative().optional(), force: z.boolean().optional() });
+
+/** POST /api/runs/:id/rollback answer. */
+export const rollbackResultSchema = z
+  .object({ run_id: z.string(), iteration: z.number().int(), target_sha: z.string(), commit_sha: z.string().nullable(), workspace: z.string(), discarded: z.array(z.string()) })
+  .meta({ id: 'RollbackResult' });
+
+/** Query of GET /api/runs/:id/activity. */
+export const activityQuerySchema = z.object({ iteration: z.coerce.number().int().positive(), limit: z.coerce.number().int().positive().max(100_000).default(20_000) });
+
+/** GET /api/runs/:id/activity: an iteration's log read back as activity. */
+export const activityListSchema = z.object({ activity: z.array(agentActivitySchema), truncated: z.boolean() }).meta({ id: 'ActivityList' });
+
+/** Path of GET /api/runs/:id/checkpoints/:sha/diff. */
+export const diffParamSchema = runIdParamSchema.extend({ sha: z.string().regex(/^[0-9a-f]{7,64}$/) });
+
+/** GET /api/agents. */
+export const agentListSchema = z
+  .object({ agents: z.array(z.object({ name: z.string(), display_name: z.string(), format: z.enum(['text', 'jsonl']), supports_resume: z.boolean() })) })
+  .meta({ id: 'AgentList' });
 
 /** POST /api/runs/:id/{pause,resume,stop} answer. */
 export const controlOutcomeSchema = z

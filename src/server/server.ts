@@ -85,9 +85,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     storeKind: options.storeKind ?? 'sqlite',
     probe: () => ({ host: hostname(), now: Date.now(), isAlive: isProcessAlive }),
     now: Date.now,
+    env: options.env,
+    publish: (event) => eventHub.publish(event),
   });
   const app = new Hono();
   app.route('/', api);
+  // Unknown API paths are API errors, never the dashboard's page.
+  app.all('/api/*', (c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
   mountDashboard(app, options.dashboardDir === undefined ? defaultDashboardDir() : options.dashboardDir, options.access);
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });

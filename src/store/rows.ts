@@ -133,7 +133,7 @@ export const errorRowSchema = z.object({
 export type ErrorRow = z.infer<typeof errorRowSchema>;
 
 /** Actions another process can ask of a run's owner. */
-export const CONTROL_ACTIONS = ['pause', 'resume', 'stop'] as const;
+export const CONTROL_ACTIONS = ['pause', 'resume', 'stop', 'extend'] as const;
 
 /** One control action. */
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];

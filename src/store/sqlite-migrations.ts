@@ -117,7 +117,7 @@ ALTER TABLE checkpoints ADD COLUMN snapshot_json TEXT;
 CREATE TABLE control_requests (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-  action TEXT NOT NULL CHECK (action IN ('pause', 'resume', 'stop')),
+  action TEXT NOT NULL CHECK (action IN ('pause', 'resume', 'stop', 'extend')),
   options_json TEXT NOT NULL DEFAULT '{}',
   requested_by TEXT,
   requested_at INTEGER NOT NULL,

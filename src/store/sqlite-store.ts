@@ -126,6 +126,11 @@ export class SqliteStore implements Store {
     return row.n;
   }
 
+  async updateRunSpec(id: string, spec: unknown, now: number): Promise<void> {
+    const { changes } = this.run('UPDATE runs SET spec_json = :spec, updated_at = :now WHERE id = :id', { id, spec: JSON.stringify(spec ?? null), now });
+    if (changes === 0) throw new StoreError(`updateRunSpec: no run ${id}`);
+  }
+
   async updateRunMeta(id: string, meta: Record<string, unknown>, now: number): Promise<void> {
     const { changes } = this.run('UPDATE runs SET meta_json = :meta, updated_at = :now WHERE id = :id', { id, meta: JSON.stringify(meta), now });
     if (changes === 0) throw new StoreError(`updateRunMeta: no run ${id}`);

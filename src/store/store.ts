@@ -159,6 +159,8 @@ export interface Store {
   listRuns(filter?: RunFilter): Promise<RunWithTotals[]>;
   /** How many runs match the filter (limit and offset ignored). */
   countRuns(filter?: RunFilter): Promise<number>;
+  /** Replaces the run's resolved spec (e.g. a raised iteration limit); never put API keys or env in it. */
+  updateRunSpec(id: string, spec: unknown, now: number): Promise<void>;
   /** Replaces the run's program metadata. */
   updateRunMeta(id: string, meta: Record<string, unknown>, now: number): Promise<void>;
   /** Sets status (e.g. waiting, paused, running) without ending the run. */

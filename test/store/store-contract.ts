@@ -277,6 +277,9 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
       await store.updateRunMeta('t', { task: 'A-2', done: ['A-1'] }, T0 + 5);
       expect(await store.getRun('t')).toMatchObject({ meta: { task: 'A-2', done: ['A-1'] }, updated_at: T0 + 5 });
       await expect(store.updateRunMeta('nope', {}, T0)).rejects.toBeInstanceOf(StoreError);
+      await store.updateRunSpec('t', { limits: { maxIterations: 12 } }, T0 + 6);
+      expect(await store.getRun('t')).toMatchObject({ spec: { limits: { maxIterations: 12 } }, updated_at: T0 + 6 });
+      await expect(store.updateRunSpec('nope', {}, T0)).rejects.toBeInstanceOf(StoreError);
       const row = await store.startIteration({ run_id: 't', number: 1, agent: 'claude', started_at: T0, log_path: null, unit_id: 'A-2' });
       expect(row.unit_id).toBe('A-2');
     });
