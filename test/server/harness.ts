@@ -54,7 +54,7 @@ export async function startTestServer(options: { maxConcurrent?: number; host?: 
         ...(init.body === undefined ? {} : { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) }),
       });
       const text = await response.text();
-      let body: unknown = null;
+      let body: unknown;
       try {
         body = JSON.parse(text);
       } catch {
@@ -87,7 +87,7 @@ export async function connect(base: string, headers: Record<string, string> = {}
   const messages: ServerMessage[] = [];
   const waiters: Array<() => void> = [];
   ws.on('message', (data) => {
-    messages.push(JSON.parse(String(data)) as ServerMessage);
+    messages.push(JSON.parse((data as Buffer).toString('utf8')) as ServerMessage);
     for (const wake of waiters.splice(0)) wake();
   });
   const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
