@@ -76,7 +76,7 @@ function readYamlFile(file: string): Record<string, unknown> {
   }
   const data: unknown = doc.toJS();
   if (data === null || data === undefined) return {};
-  if (typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(file, '(top level)', 'expected a mapping of sections (loop, agent, procedures, prices)');
+  if (typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(file, '(top level)', `expected a mapping of sections (${[...TOP_KEYS].join(', ')})`);
   return data as Record<string, unknown>;
 }
 
