@@ -18,6 +18,7 @@ import { ACTIVE_STATUSES, isOrphaned, type LivenessProbe } from '../store/livene
 import { workspaceKey } from '../store/paths.js';
 import type { ControlAction, Owner, RunRow, Store } from '../store/index.js';
 import { isProcessAlive } from '../runner/lock.js';
+import { IterationPool, iterationWorkersAvailable } from '../runner/iteration-pool.js';
 import { ControlPoller } from './control-poller.js';
 import { closeOrphanedRun } from './orphans.js';
 import { ManagerError } from './errors.js';
@@ -41,6 +42,8 @@ export interface ManagerOptions {
   onActivity?: (runId: string, activity: AgentActivity) => void;
   /** Problems worth a line in the server's log (store write failures, recovery). */
   log?: (message: string) => void;
+  /** Worker threads that run the agents (0: in this thread). Default 2 when the compiled worker is available. */
+  iterationThreads?: number;
 }
 
 /** Seed 000's LoopManagerStats, over the active runs of every process that shares the store. */
@@ -97,6 +100,7 @@ export class LoopManager {
   private readonly queued = new Map<string, Queued>();
   private readonly active = new Map<string, Active>();
   private readonly poller: ControlPoller;
+  private readonly pool: IterationPool | null;
   private accepting = true;
 
   constructor(options: ManagerOptions) {
@@ -104,6 +108,13 @@ export class LoopManager {
     this.owner = options.owner ?? { pid: process.pid, host: hostname() };
     this.now = options.now ?? Date.now;
     this.poller = new ControlPoller(options.store, { onError: (error) => options.log?.(`control requests: ${error.message}`) });
+    const threads = options.iterationThreads ?? 2;
+    this.pool = threads > 0 && iterationWorkersAvailable() ? new IterationPool(threads) : null;
+  }
+
+  /** How many worker threads run the agents (0 when they run in this thread). */
+  get iterationThreads(): number {
+    return this.pool === null ? 0 : (this.options.iterationThreads ?? 2);
   }
 
   /** The configured concurrency limit. */
@@ -253,6 +264,7 @@ export class LoopManager {
     for (const { controller } of this.active.values()) controller.interrupt();
     await Promise.all([...this.active.values()].map((a) => a.done));
     this.poller.stop();
+    await this.pool?.close();
   }
 
   private guard<T>(work: () => T): T {
@@ -382,6 +394,7 @@ export class LoopManager {
       onEvent: (event) => this.options.onEvent?.(event),
       onActivity: this.options.onActivity ? (activity) => this.options.onActivity?.(id, activity) : null,
       onStoreError: (message) => this.options.log?.(`run ${id}: ${message}`),
+      ...(this.pool ? { runIteration: this.pool.run } : {}),
     });
     if (queued.startPaused) controller.requestPause('restart');
     const unregister = this.poller.register(controller);

@@ -6,6 +6,7 @@ import { isGitRepo } from '../git/index.js';
 import { acquireLock, type HeldLock } from '../runner/lock.js';
 import { createEventStream, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
 import { killLeftoverAgent } from '../runner/leftover.js';
+import type { IterationRunner } from '../runner/iteration.js';
 import type { LoopProgram } from '../runner/program.js';
 import { createRecorder, type Recorder } from '../runner/recorder.js';
 import { stateFromRows } from '../runner/resume-state.js';
@@ -37,6 +38,8 @@ export interface RunControllerOptions {
   onStoreError?: (message: string) => void;
   /** With mode 'claim': told what was taken over before the loop starts. */
   onClaim?: (info: ClaimInfo) => void;
+  /** Where iterations run (default: this thread; a server passes its worker pool). */
+  runIteration?: IterationRunner;
 }
 
 /** What claiming an existing run found. */
@@ -179,6 +182,7 @@ export class RunController {
             pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed() },
             ...(program ? { program } : {}),
             logPath: (id, n) => iterationLogPath(dir, id, n),
+            ...(this.options.runIteration ? { runIteration: this.options.runIteration } : {}),
             ...recorder.deps,
           },
           resume,

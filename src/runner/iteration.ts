@@ -11,9 +11,14 @@ import type { ErrorKind, IterationResult, Usage } from '../core/types.js';
 import { addUsage } from '../core/types.js';
 import { createLineSplitter } from './line-splitter.js';
 
+/** Runs one iteration somewhere (this thread, or a worker thread of a pool): see iteration-pool.ts. */
+export type IterationRunner = (input: IterationInput) => Promise<IterationOutcomeData>;
+
 /** Inputs of one iteration. */
 export interface IterationInput {
   adapter: AgentAdapter;
+  /** How `adapter` was made (another thread rebuilds it from this). */
+  agentSpec: { name: string; command: readonly string[] | null };
   prompt: string;
   cwd: string;
   logPath: string;

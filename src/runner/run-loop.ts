@@ -8,7 +8,7 @@ import type { Decision, IterationResult, LoopState, RunStatus, StopReason } from
 import { dataDir, iterationLogPath } from '../store/paths.js';
 import type { AgentActivity, AgentActivityBody, AgentActivitySink, RunEventBody, RunEventBodySink } from './events.js';
 import { eventUnit, iterationEvents } from './iteration-events.js';
-import { runIteration } from './iteration.js';
+import { runIteration, type IterationRunner } from './iteration.js';
 import { promptProgram, type LoopProgram, type ProgramContext, type ProgramStep, type ProgramStop } from './program.js';
 import type { RunSpec } from './spec.js';
 
@@ -43,6 +43,8 @@ export interface RunDeps {
   startWarnings?: readonly string[];
   /** What the run runs; default: the spec's prompt (promptProgram). */
   program?: LoopProgram;
+  /** Runs each iteration (default: in this thread; a server hands a pool of worker threads). */
+  runIteration?: IterationRunner;
   /** Where iteration logs go; default: the data directory's logs/<run>/iteration-<n>.log. */
   logPath?(runId: string, iteration: number): string;
   /** Awaited before each agent process starts (the store writes the iteration row here). */
@@ -101,7 +103,8 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   const program = deps.program ?? promptProgram(spec);
   const chain = [spec.agent.name, ...spec.agent.fallback.filter((n) => n !== spec.agent.name)];
   let agentIndex = 0;
-  let runAgent: AgentAdapter = getAdapter({ name: chain[0] ?? spec.agent.name, command: spec.agent.command });
+  let runAgentSpec = { name: chain[0] ?? spec.agent.name, command: spec.agent.command };
+  let runAgent: AgentAdapter = getAdapter(runAgentSpec);
   let lastSession: { id: string; agent: string } | null = resume?.lastSessionId ? { id: resume.lastSessionId, agent: runAgent.name } : null;
   const sessionCost = new Map<string, number>();
   // Iteration logs still being flushed: awaited before the run reports its end, never between iterations.
@@ -175,7 +178,8 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       break;
     }
     const iteration = state.iteration + 1;
-    const adapter = step.agent?.name ? getAdapter({ name: step.agent.name, command: step.agent.command ?? spec.agent.command }) : runAgent;
+    const stepAgentSpec = step.agent?.name ? { name: step.agent.name, command: step.agent.command ?? spec.agent.command } : null;
+    const adapter = stepAgentSpec ? getAdapter(stepAgentSpec) : runAgent;
     const logPath = logPathOf(iteration);
     emit({ type: 'iteration_started', time: deps.now(), iteration, max_iterations: displayMax(), agent: adapter.name, log_path: logPath, unit: eventUnit(step.unit) });
     if (deps.beforeIteration) await deps.beforeIteration(runId, iteration, adapter.name, logPath, step.unit?.id ?? null);
@@ -190,8 +194,9 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
             onActivity?.(activity);
           }
         : null;
-    const outcome = await runIteration({
+    const outcome = await (deps.runIteration ?? runIteration)({
       adapter,
+      agentSpec: stepAgentSpec ?? runAgentSpec,
       prompt: step.prompt,
       cwd: spec.workspace,
       logPath,
@@ -250,7 +255,8 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       if (next !== undefined && decision.reason !== 'overloaded' && adapter === runAgent) {
         agentIndex += 1;
         const previous = runAgent.name;
-        runAgent = getAdapter({ name: next, command: spec.agent.command });
+        runAgentSpec = { name: next, command: spec.agent.command };
+        runAgent = getAdapter(runAgentSpec);
         lastSession = null;
         emit({ type: 'agent_switched', time: deps.now(), from: previous, to: runAgent.name, reason: settled.result.errorMessage ?? decision.reason });
         continue;

@@ -7,6 +7,7 @@ import { removeDir, sh, snapshot, tempRepo } from '../git/git-repo.js';
 import { agentPidPath, workspaceKey, workspaceLockPath } from '../../src/store/paths.js';
 import { cleanEnv, planAgent, ROOT, runCli, startCli } from '../helpers/cli.js';
 import { testHome } from '../helpers/home.js';
+import { alive } from '../helpers/proc.js';
 
 const built = existsSync(join(ROOT, 'dist', 'cli', 'main.js'));
 const dirs: string[] = [];
@@ -37,15 +38,6 @@ async function waitFor<T>(what: string, probe: () => T | null | undefined): Prom
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** True while the process exists and is not a zombie (an unreaped zombie has already been killed). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 interface LockJson { pid: number; run_id: string; since: string }
 interface RunsRow { id: string; status: string; stop_reason: string | null; worktree: string | null; branch: string | null; iterations: number }

@@ -9,6 +9,7 @@ import { agentPidPath, workspaceKey, workspaceLockPath } from '../../src/store/p
 import { removeDir, tempRepo } from '../git/git-repo.js';
 import { cleanEnv, normalise, planAgent, runCli, startCli } from '../helpers/cli.js';
 import { testHome } from '../helpers/home.js';
+import { alive } from '../helpers/proc.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -34,15 +35,6 @@ async function until<T>(what: string, probe: () => Promise<T | null> | T | null)
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** True while the process exists and is not a zombie (a killed orphan may wait unreaped in a container). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /** How many iterations the plan agent has started in `dir`. */
 function agentCount(dir: string): number {

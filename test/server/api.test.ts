@@ -7,6 +7,7 @@ import { runEventSchema } from '../../src/runner/events.js';
 import { removeDir, tempRepo } from '../git/git-repo.js';
 import { planAgent } from '../helpers/cli.js';
 import { startTestServer, until, type TestServer } from './harness.js';
+import { alive } from '../helpers/proc.js';
 
 const dirs: string[] = [];
 let t: TestServer | null = null;
@@ -199,12 +200,3 @@ describe('the OpenAPI document', () => {
   });
 });
 
-/** True while the process exists and is not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { removeDir, tempRepo } from '../git/git-repo.js';
 import { cleanEnv, planAgent, startCli } from '../helpers/cli.js';
 import { until } from './harness.js';
+import { alive } from '../helpers/proc.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -43,14 +44,6 @@ interface Detail { run: { status: string; stop_reason: string | null; iterations
 
 const agentCount = (dir: string): number => (existsSync(join(dir, '.plan-agent-count')) ? Number(readFileSync(join(dir, '.plan-agent-count'), 'utf8')) : 0);
 
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 describe('ringmaster serve', () => {
   it('kill -9, then a restart resumes the runs it drove: left-over agent killed, the iteration interrupted, numbering and totals go on', async () => {
