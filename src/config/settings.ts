@@ -127,6 +127,7 @@ export const SETTINGS: readonly SettingDef<unknown>[] = [
   def({ key: 'agent.fallback', default: [], description: 'agents to switch to, in order, when the current one hits a usage limit', parse: stringList(commaList), format: fmtList }),
   def({ key: 'agent.permission_mode', default: 'bypass', description: "'bypass' lets the agent act without asking (unattended loops); 'default' keeps the CLI's prompts", parse: oneOf(['bypass', 'default'] as const), format: String }),
   def({ key: 'manager.max_concurrent', default: 5, description: "runs 'ringmaster serve' drives at once; more are queued (pending), first in first out", parse: integer(1), format: String }),
+  def({ key: 'manager.iteration_threads', default: 2, description: "worker threads that run the agents of 'ringmaster serve' (0: its main thread)", parse: integer(0), format: String }),
   def({ key: 'manager.resume_on_start', default: true, description: "'ringmaster serve' resumes the runs it was driving when it stopped or died; false marks them stopped (interrupted) to resume by hand", parse: boolean, format: String }),
   def({ key: 'manager.defaults.max_iterations', default: 100, description: "iteration limit of runs created through the server when neither the request nor the config sets one (seed 000)", parse: integer(1), format: String }),
   def({ key: 'manager.defaults.max_runtime', default: 4 * 3_600_000, description: 'max runtime of server-created runs unless set (seed 000: 4h)', parse: duration(true), format: fmtDuration }),

@@ -28,6 +28,8 @@ export interface ServerOptions {
   access: AccessPolicy;
   maxConcurrent: number;
   resumeOnStart: boolean;
+  /** Worker threads that run the agents (default 2; 0: the main thread). */
+  iterationThreads?: number;
   version: string;
   storeKind?: string;
   /** Directory of the built dashboard (default: dist/web next to this module); null serves none. */
@@ -62,6 +64,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     env: options.env,
     maxConcurrent: options.maxConcurrent,
     resumeOnStart: options.resumeOnStart,
+    ...(options.iterationThreads !== undefined ? { iterationThreads: options.iterationThreads } : {}),
     onEvent: (event) => hub?.publish(event),
     onActivity: (runId, activity) => hub?.activity(runId, activity),
     log,

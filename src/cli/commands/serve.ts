@@ -47,6 +47,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
       port,
       access: { tokenHash: token.hash, loopback },
       maxConcurrent: get<number>('manager.max_concurrent'),
+      iterationThreads: get<number>('manager.iteration_threads'),
       resumeOnStart: values['no-resume'] === true ? false : get<boolean>('manager.resume_on_start'),
       version: VERSION,
       log,
