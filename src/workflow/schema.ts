@@ -198,5 +198,13 @@ export const KNOWN_KEYS = {
 /** JSON Schema (draft 2020-12) of a workflow file, for editors (yaml-language-server, VS Code). */
 export function workflowJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(workflowSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return { ...schema, title: 'Ringmaster workflow' };
+  // The rule between fields that JSON Schema can say: either steps, or a loop with a prompt or a command.
+  const either = (keys: string[]) => ({ anyOf: keys.map((k) => ({ required: [k] })) });
+  const exclusive = {
+    oneOf: [
+      { required: ['steps'], not: either(['loop', 'prompt', 'command']) },
+      { required: ['loop'], not: either(['steps']), oneOf: [{ required: ['prompt'] }, { required: ['command'] }] },
+    ],
+  };
+  return { ...schema, title: 'Ringmaster workflow', ...exclusive };
 }

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { getAdapter } from '../../agents/registry.js';
 import { resolveRun, SETTING_FLAGS, type RunFlags } from '../../config/resolve.js';
 import { EXIT, UsageError, UserError } from '../../core/errors.js';
-import { findWorkflow } from '../../workflow/discover.js';
+import { findWorkflow, WorkflowError } from '../../workflow/discover.js';
 import { renderDryRun } from '../../workflow/dry-run.js';
 import { baseSettings, resolveWorkflow, type ResolvedWorkflow } from '../../workflow/resolve.js';
 import type { RunSpec } from '../../runner/spec.js';
@@ -46,7 +46,13 @@ export function resolveWorkflowRun(values: Values, positionals: string[], io: Cl
   if (name === undefined) throw new UsageError('missing the workflow: ringmaster workflow run NAME ["message"] (see ringmaster workflow list)');
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}' (quote the message)`);
   const workspace = workspaceFrom(values, io);
-  const workflow = findWorkflow(workspace, name, io.cwd);
+  let workflow;
+  try {
+    workflow = findWorkflow(workspace, name, io.cwd);
+  } catch (error) {
+    if (error instanceof WorkflowError) throw new WorkflowError(error.problems.map((p) => ({ ...p, file: shownPath(p.file, io.cwd) })));
+    throw error;
+  }
   const resolution = resolveRun(workspace, io.env, runFlags(values));
   const resolved = resolveWorkflow(workflow, baseSettings(resolution, values.unlimited === true), message ?? '');
   for (const step of resolved.steps) getAdapter({ name: step.agent.name, command: step.agent.command });
