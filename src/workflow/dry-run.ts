@@ -1,5 +1,6 @@
 // `ringmaster workflow run NAME --dry-run`: every step resolved (agent, model, loop, sessions, the command
 // line) with the prompt of its first iteration, variables substituted where they are known before the run.
+import { formatElapsed } from '../core/duration.js';
 import { promptTemplate } from './prompt.js';
 import type { ResolvedStep, ResolvedWorkflow } from './resolve.js';
 import { describeSessions } from './session.js';
@@ -20,8 +21,8 @@ function loopWords(step: ResolvedStep): string {
   const parts = [`loops until "${loop.until}"`, `max ${loop.maxIterations} iteration${loop.maxIterations === 1 ? '' : 's'}`];
   if (loop.untilCommand) parts.push(`or until \`${loop.untilCommand.join(' ')}\` exits 0`);
   if (loop.maxCostUsd !== null) parts.push(`max cost $${loop.maxCostUsd}`);
-  if (loop.maxRuntimeMs !== null) parts.push(`max runtime ${Math.round(loop.maxRuntimeMs / 1000)}s`);
-  if (loop.idleTimeoutMs !== null) parts.push(`idle timeout ${Math.round(loop.idleTimeoutMs / 1000)}s`);
+  if (loop.maxRuntimeMs !== null) parts.push(`max runtime ${formatElapsed(loop.maxRuntimeMs)}`);
+  if (loop.idleTimeoutMs !== null) parts.push(`idle timeout ${formatElapsed(loop.idleTimeoutMs)}`);
   return parts.join(', ');
 }
 

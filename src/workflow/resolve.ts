@@ -45,7 +45,10 @@ export interface ResolvedStep {
 export interface ResolvedWorkflow {
   workflow: Workflow;
   steps: ResolvedStep[];
-  /** Run-wide limits: a loop workflow's loop limits become the run's; a steps workflow keeps the config's. */
+  /**
+   * Run-wide limits: no iteration cap (each step has its own); a loop workflow's max_cost and max_runtime
+   * become the run's; a steps workflow keeps the configuration's (its loops' own are the program's).
+   */
   limits: Limits;
   idleTimeoutMs: number | null;
   userMessage: string;
@@ -70,12 +73,12 @@ export function resolveWorkflow(workflow: Workflow, base: BaseSettings, userMess
     const loop = step.loop === null ? null : { ...step.loop, maxIterations: overrideMax ?? step.loop.maxIterations };
     return { step, agent: stepAgent(step, workflow, base), maxIterations: loop?.maxIterations ?? 1, loop };
   });
-  const budget = steps.reduce((sum, s) => sum + s.maxIterations, 0);
   const only = workflow.kind === 'loop' ? steps[0]?.loop : null;
   const limits: Limits = {
     ...base.limits,
-    // The program stops each loop at its max_iterations; the run-wide cap is the sum, a safety net.
-    maxIterations: budget,
+    // Iteration budgets are per step (the program stops each loop at its max_iterations), not run-wide:
+    // a run-wide cap would count an interrupted iteration that the step then runs again.
+    maxIterations: null,
     maxCostUsd: base.maxCostFromFlag ? base.limits.maxCostUsd : (only?.maxCostUsd ?? base.limits.maxCostUsd),
     maxRuntimeMs: base.maxRuntimeFromFlag ? base.limits.maxRuntimeMs : (only?.maxRuntimeMs ?? base.limits.maxRuntimeMs),
   };

@@ -41,20 +41,20 @@ describe('resolveWorkflow', () => {
   it('a loop workflow: its loop limits become the run limits unless a flag set them', () => {
     const w = workflow({ kind: 'loop', steps: [step(1, { loop: loop({ maxIterations: 7, maxCostUsd: 2, maxRuntimeMs: 60_000, idleTimeoutMs: 5000 }) })] });
     const r = resolveWorkflow(w, base(), 'msg');
-    expect([r.limits.maxIterations, r.limits.maxCostUsd, r.limits.maxRuntimeMs, r.idleTimeoutMs, r.userMessage]).toEqual([7, 2, 60_000, 5000, 'msg']);
+    expect([r.steps[0]?.maxIterations, r.limits.maxIterations, r.limits.maxCostUsd, r.limits.maxRuntimeMs, r.idleTimeoutMs, r.userMessage]).toEqual([7, null, 2, 60_000, 5000, 'msg']);
     const flagged = resolveWorkflow(
       w,
       base({ maxIterations: { value: 2, fromFlag: true }, maxCostFromFlag: true, limits: { ...LIMITS, maxCostUsd: 1, maxRuntimeMs: 9000 }, maxRuntimeFromFlag: true, idleTimeoutMs: { value: 100, fromFlag: true } }),
       '',
     );
-    expect([flagged.limits.maxIterations, flagged.steps[0]?.loop?.maxIterations, flagged.limits.maxCostUsd, flagged.limits.maxRuntimeMs, flagged.idleTimeoutMs]).toEqual([2, 2, 1, 9000, 100]);
+    expect([flagged.steps[0]?.maxIterations, flagged.steps[0]?.loop?.maxIterations, flagged.limits.maxCostUsd, flagged.limits.maxRuntimeMs, flagged.idleTimeoutMs]).toEqual([2, 2, 1, 9000, 100]);
   });
 
-  it('a steps workflow: the run-wide iteration cap is the sum of the steps budgets; config limits stay the run limits', () => {
+  it('a steps workflow: each step has its iteration budget, no run-wide cap; config limits stay the run limits', () => {
     const w = workflow({ steps: [step(1), step(2, { loop: loop({ maxIterations: 10, maxCostUsd: 3 }) }), step(3)] });
     const r = resolveWorkflow(w, base(), '');
     expect(r.steps.map((s) => s.maxIterations)).toEqual([1, 10, 1]);
-    expect([r.limits.maxIterations, r.limits.maxCostUsd]).toEqual([12, 10]);
+    expect([r.limits.maxIterations, r.limits.maxCostUsd]).toEqual([null, 10]);
   });
 
   it('agent and model: flag > step > workflow > config; a model follows its agent', () => {
