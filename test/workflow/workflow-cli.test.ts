@@ -193,3 +193,22 @@ describe('the shipped workflows', () => {
     expect(dry.stdout).toContain('\n<promise>COMPLETE</promise>\n');
   });
 });
+
+describe('the README examples', () => {
+  it('every workflow file shown in README.md is valid', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```yaml\n(# \.ringmaster\/workflows\/([\w-]+\.yaml)[^\n]*\n[\s\S]*?)```/g)];
+    expect(blocks.map((b) => b[2])).toEqual(['ralph.yaml', 'plan-implement-review.yaml']);
+    for (const [, text, file] of blocks) write(`workflows/${file ?? ''}`, text ?? '');
+    write('commands/review.md', 'Review the changes. $USER_MESSAGE\n');
+    const r = await cli('workflow', 'validate');
+    expect(r.stdout).toBe(
+      [
+        'ok  .ringmaster/workflows/plan-implement-review.yaml: plan-implement-review (3 steps: plan → implement (loop) → review)',
+        'ok  .ringmaster/workflows/ralph.yaml: ralph (loop until "COMPLETE", max 20 iterations)',
+        '',
+      ].join('\n'),
+    );
+    expect(r.code).toBe(0);
+  });
+});
