@@ -1,6 +1,8 @@
-// Turns run events into what the terminal shows: seed 001's progress lines, or one JSON object per line.
+// Turns run events into what the terminal shows: seed 001's progress lines (a workflow's own lines come from
+// render-workflow.ts), or one JSON object per line.
 import { formatDuration, formatElapsed } from '../core/duration.js';
 import type { AgentActivitySink, RunEvent, RunEventSink } from '../runner/events.js';
+import { createWorkflowView, workflowLine, type WorkflowView } from './render-workflow.js';
 
 /** Output streams a renderer writes to. */
 export interface RenderTarget {
@@ -85,8 +87,25 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
   const line = (time: number, text: string): void => {
     target.out.write(`${paint(c, '2', `[${clock(time)}]`)} ${text}\n`);
   };
+  const costLine = (e: Extract<RunEvent, { type: 'run_finished' }>): void => {
+    if (e.tokens_in > 0 || e.tokens_out > 0 || e.cost_usd > 0) {
+      const cost = e.cost_unknown ? `$${e.cost_usd.toFixed(4)} (some iterations' cost unknown)` : `$${e.cost_usd.toFixed(4)}`;
+      target.out.write(`  cost: ${cost}, tokens: ${e.tokens_in} in / ${e.tokens_out} out\n`);
+    }
+  };
+  // A workflow run has its own lines (steps, the loop's iteration numbers); the rest is common.
+  let workflow: WorkflowView | null = null;
   return (e) => {
     stopCountdown();
+    if (e.type === 'run_started' && e.kind === 'workflow') workflow = createWorkflowView();
+    const own = workflow ? workflowLine(e, workflow) : undefined;
+    if (own === null) return;
+    if (own !== undefined) {
+      line(e.time, own.color ? paint(c, own.color, own.text) : own.text);
+      if (own.detail) target.out.write(`  ${paint(c, '2', own.detail)}\n`);
+      if (e.type === 'run_finished') costLine(e);
+      return;
+    }
     switch (e.type) {
       case 'run_started':
         line(e.time, `Starting procedure: ${e.label} (${e.max_iterations === null ? 'unlimited' : `max ${plural(e.max_iterations, 'iteration')}`})`);
@@ -138,10 +157,7 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
         const text = finishedText(e, options.maxRuntimeMs === null ? null : formatDuration(options.maxRuntimeMs), options.maxCostUsd);
         const color = e.status === 'failed' ? '31' : e.stop_reason === 'success_signal' ? '32' : '';
         line(e.time, color ? paint(c, color, text) : text);
-        if (e.tokens_in > 0 || e.tokens_out > 0 || e.cost_usd > 0) {
-          const cost = e.cost_unknown ? `$${e.cost_usd.toFixed(4)} (some iterations' cost unknown)` : `$${e.cost_usd.toFixed(4)}`;
-          target.out.write(`  cost: ${cost}, tokens: ${e.tokens_in} in / ${e.tokens_out} out\n`);
-        }
+        costLine(e);
         break;
       }
     }

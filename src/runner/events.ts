@@ -18,6 +18,9 @@ export const eventUnitSchema = z.object({
   max_iterations: z.number().int().positive().nullable(),
 });
 
+/** A workflow loop as events describe it. */
+const workflowLoopSchema = z.object({ until: z.string(), max_iterations: z.number().int().positive(), fresh_context: z.boolean() });
+
 /** Fields every stored event has. `time` is epoch milliseconds. */
 const envelope = { run_id: z.string().min(1), seq: z.number().int().positive(), time: ms };
 
@@ -123,6 +126,39 @@ export const runEventSchema = z.discriminatedUnion('type', [
     warning: z.string().nullable(),
   }),
   event('program', { name: z.string(), data: z.record(z.string(), z.unknown()) }),
+  // Workflows (seed 004): the workflow's shape at start, each step's start and end, a loop ending by its signal.
+  event('workflow_started', {
+    name: z.string(),
+    workflow_kind: z.enum(['steps', 'loop']),
+    user_message: z.string(),
+    steps: z.array(z.object({ name: z.string(), agent: z.string(), loop: workflowLoopSchema.nullable() })),
+  }),
+  event('step_started', {
+    step: z.number().int().positive(),
+    steps: z.number().int().positive(),
+    name: z.string(),
+    agent: z.string(),
+    loop: workflowLoopSchema.nullable(),
+  }),
+  event('step_completed', {
+    step: z.number().int().positive(),
+    steps: z.number().int().positive(),
+    name: z.string(),
+    status: z.enum(['completed', 'failed']),
+    iterations: count,
+    cost_usd: z.number().nonnegative(),
+    cost_unknown: z.boolean(),
+    runtime_ms: ms,
+    message: z.string().nullable(),
+  }),
+  event('loop_completed', {
+    step: z.number().int().positive(),
+    name: z.string(),
+    iterations: z.number().int().positive(),
+    max_iterations: z.number().int().positive(),
+    until: z.string(),
+    by: z.enum(['signal', 'until_command']),
+  }),
   event('completed', { stop_reason: z.enum(STOP_REASONS) }),
   event('stopped', { stop_reason: z.enum(STOP_REASONS) }),
   event('failed', { stop_reason: z.enum(STOP_REASONS), message: z.string().nullable() }),

@@ -67,6 +67,8 @@ export interface ProgramSettlement {
   completionEnds: 'run' | 'unit';
   /** Stop the run now whatever the limits say (a task limit with on_failure: stop, a workflow loop out of iterations). */
   stop?: ProgramStop | null;
+  /** The program's own events about this iteration (a step ended), emitted after the iteration's events. */
+  events?: RunEventBody[];
 }
 
 /** What a program may use; everything with side effects comes from the runner. */

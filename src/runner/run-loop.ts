@@ -232,6 +232,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     if (outcome.malformedLines > 0) {
       emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${outcome.malformedLines} malformed output line(s) from ${adapter.name} skipped (see ${logPath})` });
     }
+    for (const e of settled.events ?? []) emit(e);
     if (deps.afterIteration) {
       try {
         await deps.afterIteration(runId, iteration, state);
@@ -240,14 +241,15 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       }
     }
     const decision = decided.decision;
-    if (decision.kind === 'stop') {
-      final = decision;
-      if (decision.reason === 'fatal_error') message = settled.result.errorMessage;
-      break;
-    }
+    // The program's stop comes first: it says more (the workflow completed, which step failed) than a limit reached at the same iteration.
     if (settled.stop) {
       final = settled.stop;
       message = settled.stop.message;
+      break;
+    }
+    if (decision.kind === 'stop') {
+      final = decision;
+      if (decision.reason === 'fatal_error') message = settled.result.errorMessage;
       break;
     }
     if (decision.kind === 'wait') {
@@ -302,7 +304,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
 
   async function settle(step: ProgramStep, iteration: number, result: IterationResult, text: string, logPath: string) {
     // An interrupted iteration is not the program's to judge: the run ends as interrupted.
-    if (result.errorKind === 'interrupted') return { result, completionEnds: 'run' as const, stop: null };
+    if (result.errorKind === 'interrupted') return { result, completionEnds: 'run' as const, stop: null, events: [] };
     return program.settle(context(), { iteration, step, result, text, logPath });
   }
 

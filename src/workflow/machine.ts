@@ -61,6 +61,11 @@ export function nextIteration(state: WorkflowState): { step: number; iteration: 
   return s === undefined ? null : { step: state.current, iteration: s.iterations + 1 };
 }
 
+/** Marks the current step as running (its first iteration, or a resumed step that had failed); no-op when done. */
+export function startStep(state: WorkflowState): WorkflowState {
+  return state.steps[state.current] === undefined ? state : withStep(state, state.current, { status: 'running', message: null });
+}
+
 /** What the program found out about an iteration besides its result. */
 export interface IterationFacts {
   /** The result; `successSignal` = the loop's completion signal was in the agent's own text. */

@@ -24,3 +24,8 @@ export function maxIterationsMessage(maxIterations: number, until: string): stri
 export function stepFailureMessage(index: number, total: number, name: string, iteration: number | null, reason: string): string {
   return `Step ${index}/${total} (${name})${iteration === null ? '' : `, iteration ${iteration}`}: ${reason}`;
 }
+
+/** `Workflow complete: plan-implement-review (3 steps, 5 iterations)`: how a steps workflow ends. */
+export function workflowCompleteLine(name: string, steps: number, iterations: number): string {
+  return `Workflow complete: ${name} (${steps} step${steps === 1 ? '' : 's'}, ${iterations} iteration${iterations === 1 ? '' : 's'})`;
+}

@@ -39,6 +39,8 @@ export interface ResolvedStep {
   maxIterations: number;
   /** The loop with --max-iterations applied, or null. */
   loop: LoopSpec | null;
+  /** This step's idle timeout in ms (its loop's idle_timeout, unless --idle-timeout was given); null = the run's. */
+  idleTimeoutMs: number | null;
 }
 
 /** A workflow ready to run: its steps and the run-wide limits and idle timeout. */
@@ -71,7 +73,8 @@ export function resolveWorkflow(workflow: Workflow, base: BaseSettings, userMess
   const overrideMax = base.maxIterations.fromFlag ? base.maxIterations.value : null;
   const steps = workflow.steps.map((step): ResolvedStep => {
     const loop = step.loop === null ? null : { ...step.loop, maxIterations: overrideMax ?? step.loop.maxIterations };
-    return { step, agent: stepAgent(step, workflow, base), maxIterations: loop?.maxIterations ?? 1, loop };
+    const idleTimeoutMs = base.idleTimeoutMs.fromFlag ? null : (loop?.idleTimeoutMs ?? null);
+    return { step, agent: stepAgent(step, workflow, base), maxIterations: loop?.maxIterations ?? 1, loop, idleTimeoutMs };
   });
   const only = workflow.kind === 'loop' ? steps[0]?.loop : null;
   const limits: Limits = {

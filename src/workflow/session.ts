@@ -21,9 +21,9 @@ export function describeSessions(steps: readonly ResolvedStep[], index: number, 
   return `${first}; ${current.loop.freshContext ? 'a new session every iteration (fresh_context)' : 'iterations 2.. resume the session'}`;
 }
 
-/** Warnings to print at start: steps whose agent cannot keep the session the workflow asks for. */
-export function sessionWarnings(steps: readonly ResolvedStep[], canResume: (agent: string) => boolean): string[] {
+/** Warnings to print at start: steps whose agent cannot keep the session the workflow asks for (a loop workflow's one step is not named). */
+export function sessionWarnings(steps: readonly ResolvedStep[], canResume: (agent: string) => boolean, kind: 'steps' | 'loop' = 'steps'): string[] {
   return steps
     .filter((s, i) => !canResume(s.agent.name) && ((s.loop !== null && !s.loop.freshContext) || (i > 0 && !s.step.clearContext)))
-    .map((s) => `step ${s.step.index} (${s.step.name}): agent '${s.agent.name}' cannot resume sessions: each iteration will be a new session`);
+    .map((s) => `${kind === 'loop' ? '' : `step ${s.step.index} (${s.step.name}): `}agent '${s.agent.name}' cannot resume sessions: each iteration will be a new session`);
 }

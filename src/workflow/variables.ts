@@ -14,7 +14,7 @@ export interface PromptVariables {
   iteration: number;
   /** The loop's max_iterations (1 for a step without a loop). */
   maxIterations: number;
-  /** The agent's own text of the previous iteration ('' at the first). */
+  /** The agent's own text of the previous iteration, already bounded by boundOutput ('' at the first). */
   previousOutput: string;
 }
 
@@ -35,7 +35,7 @@ export function substituteVariables(template: string, vars: PromptVariables, onl
     WORKFLOW_ID: vars.workflowId,
     ITERATION: String(vars.iteration),
     MAX_ITERATIONS: String(vars.maxIterations),
-    PREVIOUS_OUTPUT: boundOutput(vars.previousOutput),
+    PREVIOUS_OUTPUT: vars.previousOutput,
   };
   return template.replace(/\$(?:\{([A-Z][A-Z0-9_]*)\}|([A-Z][A-Z0-9_]*))/g, (whole, braced: string | undefined, bare: string | undefined) => {
     const name = braced ?? bare ?? '';

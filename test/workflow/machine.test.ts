@@ -21,6 +21,7 @@ function step(index: number, name: string, loop: Partial<LoopSpec> | null = null
     agent: { name: 'claude', model: null, command: null },
     maxIterations: spec?.maxIterations ?? 1,
     loop: spec,
+    idleTimeoutMs: null,
   };
 }
 

@@ -41,13 +41,13 @@ describe('resolveWorkflow', () => {
   it('a loop workflow: its loop limits become the run limits unless a flag set them', () => {
     const w = workflow({ kind: 'loop', steps: [step(1, { loop: loop({ maxIterations: 7, maxCostUsd: 2, maxRuntimeMs: 60_000, idleTimeoutMs: 5000 }) })] });
     const r = resolveWorkflow(w, base(), 'msg');
-    expect([r.steps[0]?.maxIterations, r.limits.maxIterations, r.limits.maxCostUsd, r.limits.maxRuntimeMs, r.idleTimeoutMs, r.userMessage]).toEqual([7, null, 2, 60_000, 5000, 'msg']);
+    expect([r.steps[0]?.maxIterations, r.limits.maxIterations, r.limits.maxCostUsd, r.limits.maxRuntimeMs, r.idleTimeoutMs, r.steps[0]?.idleTimeoutMs, r.userMessage]).toEqual([7, null, 2, 60_000, 5000, 5000, 'msg']);
     const flagged = resolveWorkflow(
       w,
       base({ maxIterations: { value: 2, fromFlag: true }, maxCostFromFlag: true, limits: { ...LIMITS, maxCostUsd: 1, maxRuntimeMs: 9000 }, maxRuntimeFromFlag: true, idleTimeoutMs: { value: 100, fromFlag: true } }),
       '',
     );
-    expect([flagged.steps[0]?.maxIterations, flagged.steps[0]?.loop?.maxIterations, flagged.limits.maxCostUsd, flagged.limits.maxRuntimeMs, flagged.idleTimeoutMs]).toEqual([2, 2, 1, 9000, 100]);
+    expect([flagged.steps[0]?.maxIterations, flagged.steps[0]?.loop?.maxIterations, flagged.limits.maxCostUsd, flagged.limits.maxRuntimeMs, flagged.idleTimeoutMs, flagged.steps[0]?.idleTimeoutMs]).toEqual([2, 2, 1, 9000, 100, null]);
   });
 
   it('a steps workflow: each step has its iteration budget, no run-wide cap; config limits stay the run limits', () => {

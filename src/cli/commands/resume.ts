@@ -2,6 +2,7 @@
 // limit-ended run in this process with its totals and limits intact.
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError, UserError } from '../../core/errors.js';
+import { registerBuiltInProgramKinds } from '../../manager/program-kinds.js';
 import { programForRun } from '../../manager/programs.js';
 import type { RunSpec } from '../../runner/spec.js';
 import type { CliIO, Command } from '../command.js';
@@ -50,6 +51,7 @@ async function resume(args: string[], io: CliIO): Promise<number> {
     if (values.unlimited) spec.limits.maxIterations = null;
     // A worktree run goes on in its worktree and, as when it started, without the workspace lock.
     const worktree = run.worktree !== null ? { path: run.worktree, branch: run.branch ?? '' } : null;
+    registerBuiltInProgramKinds();
     continueHere = { spec, runId: run.id, worktree, workspace: run.workspace, program: await programForRun(run, spec) };
   } finally {
     await store.close();

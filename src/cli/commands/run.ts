@@ -95,6 +95,13 @@ function dryRun(spec: RunSpec, io: CliIO): number {
   return EXIT.success;
 }
 
+/** With --worktree: creates the run's worktree, points the spec at it and tells the user (not with --json). */
+export async function startWorktree(workspace: string, runId: string, spec: RunSpec, json: boolean, io: CliIO): Promise<{ path: string; branch: string }> {
+  const created = await placeInWorktree(workspace, runId, spec);
+  if (!json) io.stdout.write(`Worktree: ${created.path} (branch ${created.branch})${created.sourceDirty ? ' — uncommitted changes of your checkout are not in it' : ''}\n`);
+  return { path: created.path, branch: created.branch };
+}
+
 async function run(args: string[], io: CliIO): Promise<number> {
   const { values } = parseRunArgs(args);
   const workspace = workspaceFrom(values, io);
@@ -103,14 +110,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   getAdapter({ name: spec.agent.name, command: spec.agent.command });
   composePrompt(spec.prompt, spec.context); // a missing prompt file is a usage error before anything starts
   const runId = newRunId(Date.now(), Math.random);
-  let worktree: { path: string; branch: string } | null = null;
-  if (values.worktree) {
-    const created = await placeInWorktree(workspace, runId, spec);
-    worktree = { path: created.path, branch: created.branch };
-    if (!values.json) {
-      io.stdout.write(`Worktree: ${created.path} (branch ${created.branch})${created.sourceDirty ? ' — uncommitted changes of your checkout are not in it' : ''}\n`);
-    }
-  }
+  const worktree = values.worktree ? await startWorktree(workspace, runId, spec, values.json === true, io) : null;
   const { exitCode } = await runInTerminal(io, { workspace, runId, spec, json: values.json, verbose: values.verbose, worktree, mode: 'create' });
   return exitCode;
 }

@@ -4,13 +4,17 @@ import { relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getAdapter } from '../../agents/registry.js';
 import { resolveRun, SETTING_FLAGS, type RunFlags } from '../../config/resolve.js';
-import { EXIT, UsageError, UserError } from '../../core/errors.js';
+import { EXIT, UsageError } from '../../core/errors.js';
+import { newRunId } from '../../core/ids.js';
 import { findWorkflow, WorkflowError } from '../../workflow/discover.js';
 import { renderDryRun } from '../../workflow/dry-run.js';
+import { agentCanResume, WorkflowProgram } from '../../workflow/program.js';
+import { promptTemplate } from '../../workflow/prompt.js';
 import { baseSettings, resolveWorkflow, type ResolvedWorkflow } from '../../workflow/resolve.js';
 import type { RunSpec } from '../../runner/spec.js';
 import type { CliIO } from '../command.js';
-import { displayArgv, RUN_OPTIONS, workspaceFrom } from './run.js';
+import { runInTerminal } from '../run-session.js';
+import { displayArgv, RUN_OPTIONS, startWorktree, workspaceFrom } from './run.js';
 
 // `run`'s options without the prompt ones: the workflow is the prompt.
 const { prompt: _prompt, 'prompt-file': _promptFile, procedure: _procedure, context: _context, ...OPTIONS } = RUN_OPTIONS;
@@ -83,10 +87,39 @@ function dryRun(resolved: ResolvedWorkflow, spec: RunSpec, io: CliIO): number {
   return EXIT.success;
 }
 
+/** The run spec of a workflow run: the workflow's limits, its first step's agent, its name as the label. */
+export function workflowSpec(resolved: ResolvedWorkflow, base: RunSpec): RunSpec {
+  const first = resolved.steps[0]?.agent ?? { name: base.agent.name, model: base.agent.model, command: base.agent.command };
+  return {
+    ...base,
+    // The prompts come from the steps (stored in the run's metadata); this is what `show` prints for the spec.
+    prompt: { kind: 'text', text: `(workflow ${resolved.workflow.name})` },
+    context: null,
+    label: resolved.workflow.name,
+    limits: resolved.limits,
+    idleTimeoutMs: resolved.idleTimeoutMs,
+    agent: { ...base.agent, name: first.name, model: first.model, command: first.command },
+  };
+}
+
 /** Runs `ringmaster workflow run`. */
-export function workflowRun(args: string[], io: CliIO): Promise<number> {
+export async function workflowRun(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parse(args);
-  const { resolved, spec } = resolveWorkflowRun(values, positionals, io);
-  if (values['dry-run']) return Promise.resolve(dryRun(resolved, spec, io));
-  throw new UserError('running a workflow needs the runner\'s program seam, which is not on this branch yet: use --dry-run', EXIT.usage);
+  const { resolved, spec: base } = resolveWorkflowRun(values, positionals, io);
+  if (values['dry-run']) return dryRun(resolved, base, io);
+  const spec = workflowSpec(resolved, base);
+  // Command files are read now too: a missing one is a usage error before anything starts.
+  for (const step of resolved.steps) promptTemplate(step.step.prompt);
+  const workspace = workspaceFrom(values, io);
+  const runId = newRunId(Date.now(), Math.random);
+  const worktree = values.worktree ? await startWorktree(workspace, runId, spec, values.json === true, io) : null;
+  const { workflow } = resolved;
+  const program = new WorkflowProgram({
+    def: { workflow: { name: workflow.name, kind: workflow.kind, description: workflow.description, file: workflow.file, source: workflow.source }, steps: resolved.steps, userMessage: resolved.userMessage },
+    canResume: agentCanResume(spec.agent.command),
+    env: io.env,
+    runAgent: spec.agent,
+  });
+  const { exitCode } = await runInTerminal(io, { workspace, runId, spec, json: values.json, verbose: values.verbose, worktree, mode: 'create', program });
+  return exitCode;
 }
