@@ -3,14 +3,13 @@
 import { relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getAdapter } from '../../agents/registry.js';
-import { resolveRun, SETTING_FLAGS, type RunFlags } from '../../config/resolve.js';
+import { SETTING_FLAGS, type RunFlags } from '../../config/resolve.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { newRunId } from '../../core/ids.js';
-import { findWorkflow, WorkflowError } from '../../workflow/discover.js';
+import { WorkflowError } from '../../workflow/discover.js';
 import { renderDryRun } from '../../workflow/dry-run.js';
-import { agentCanResume, WorkflowProgram } from '../../workflow/program.js';
-import { promptTemplate } from '../../workflow/prompt.js';
-import { baseSettings, resolveWorkflow, type ResolvedWorkflow } from '../../workflow/resolve.js';
+import type { ResolvedWorkflow } from '../../workflow/resolve.js';
+import { prepareWorkflowRun, resolveWorkflowRequest, type WorkflowRunRequest } from '../../workflow/start.js';
 import type { RunSpec } from '../../runner/spec.js';
 import type { CliIO } from '../command.js';
 import { runInTerminal } from '../run-session.js';
@@ -44,23 +43,22 @@ function runFlags(values: Values): RunFlags {
   return { maxIterations: values['max-iterations'], unlimited: values.unlimited, settings };
 }
 
-/** The workflow and the run spec it starts from (config + flags), resolved for the workspace. */
-export function resolveWorkflowRun(values: Values, positionals: string[], io: CliIO): { resolved: ResolvedWorkflow; spec: RunSpec } {
+/** The workflow request of `workflow run NAME ["message"] [options]`. */
+function request(values: Values, positionals: string[], io: CliIO): WorkflowRunRequest {
   const [name, message, ...extra] = positionals;
   if (name === undefined) throw new UsageError('missing the workflow: ringmaster workflow run NAME ["message"] (see ringmaster workflow list)');
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}' (quote the message)`);
-  const workspace = workspaceFrom(values, io);
-  let workflow;
+  return { workspace: workspaceFrom(values, io), env: io.env, workflow: name, message: message ?? '', flags: runFlags(values), cwd: io.cwd };
+}
+
+/** Problems of a workflow file, with paths as the user sees them. */
+function shownProblems<T>(cwd: string, work: () => T): T {
   try {
-    workflow = findWorkflow(workspace, name, io.cwd);
+    return work();
   } catch (error) {
-    if (error instanceof WorkflowError) throw new WorkflowError(error.problems.map((p) => ({ ...p, file: shownPath(p.file, io.cwd) })));
+    if (error instanceof WorkflowError) throw new WorkflowError(error.problems.map((p) => ({ ...p, file: shownPath(p.file, cwd) })));
     throw error;
   }
-  const resolution = resolveRun(workspace, io.env, runFlags(values));
-  const resolved = resolveWorkflow(workflow, baseSettings(resolution, values.unlimited === true), message ?? '');
-  for (const step of resolved.steps) getAdapter({ name: step.agent.name, command: step.agent.command });
-  return { resolved, spec: resolution.spec };
 }
 
 function dryRun(resolved: ResolvedWorkflow, spec: RunSpec, io: CliIO): number {
@@ -87,39 +85,17 @@ function dryRun(resolved: ResolvedWorkflow, spec: RunSpec, io: CliIO): number {
   return EXIT.success;
 }
 
-/** The run spec of a workflow run: the workflow's limits, its first step's agent, its name as the label. */
-export function workflowSpec(resolved: ResolvedWorkflow, base: RunSpec): RunSpec {
-  const first = resolved.steps[0]?.agent ?? { name: base.agent.name, model: base.agent.model, command: base.agent.command };
-  return {
-    ...base,
-    // The prompts come from the steps (stored in the run's metadata); this is what `show` prints for the spec.
-    prompt: { kind: 'text', text: `(workflow ${resolved.workflow.name})` },
-    context: null,
-    label: resolved.workflow.name,
-    limits: resolved.limits,
-    idleTimeoutMs: resolved.idleTimeoutMs,
-    agent: { ...base.agent, name: first.name, model: first.model, command: first.command },
-  };
-}
-
 /** Runs `ringmaster workflow run`. */
 export async function workflowRun(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parse(args);
-  const { resolved, spec: base } = resolveWorkflowRun(values, positionals, io);
-  if (values['dry-run']) return dryRun(resolved, base, io);
-  const spec = workflowSpec(resolved, base);
-  // Command files are read now too: a missing one is a usage error before anything starts.
-  for (const step of resolved.steps) promptTemplate(step.step.prompt);
-  const workspace = workspaceFrom(values, io);
+  const req = request(values, positionals, io);
+  if (values['dry-run']) {
+    const { resolved, base } = shownProblems(io.cwd, () => resolveWorkflowRequest(req));
+    return dryRun(resolved, base, io);
+  }
+  const { spec, program } = shownProblems(io.cwd, () => prepareWorkflowRun(req));
   const runId = newRunId(Date.now(), Math.random);
-  const worktree = values.worktree ? await startWorktree(workspace, runId, spec, values.json === true, io) : null;
-  const { workflow } = resolved;
-  const program = new WorkflowProgram({
-    def: { workflow: { name: workflow.name, kind: workflow.kind, description: workflow.description, file: workflow.file, source: workflow.source }, steps: resolved.steps, userMessage: resolved.userMessage },
-    canResume: agentCanResume(spec.agent.command),
-    env: io.env,
-    runAgent: spec.agent,
-  });
-  const { exitCode } = await runInTerminal(io, { workspace, runId, spec, json: values.json, verbose: values.verbose, worktree, mode: 'create', program });
+  const worktree = values.worktree ? await startWorktree(req.workspace, runId, spec, values.json === true, io) : null;
+  const { exitCode } = await runInTerminal(io, { workspace: req.workspace, runId, spec, json: values.json, verbose: values.verbose, worktree, mode: 'create', program });
   return exitCode;
 }
