@@ -126,7 +126,7 @@ export class WorkflowProgram implements LoopProgram {
     if (untilCommand && classifyOutcome(result) === 'success') {
       const ran = await runUntilCommand({ argv: untilCommand, cwd: ctx.workspace, env: this.options.env, iterationLogPath: settled.logPath, signal: ctx.signal });
       untilCommandPassed = ran.passed;
-      if (ran.problem !== null) events.push({ type: 'warning', time: ctx.now(), message: `step ${resolved.step.index} (${resolved.step.name}): until_command ${ran.problem} (see ${ran.logPath})` });
+      if (ran.problem !== null && !ctx.signal.aborted) events.push({ type: 'warning', time: ctx.now(), message: `step ${resolved.step.index} (${resolved.step.name}): until_command ${ran.problem} (see ${ran.logPath})` });
     }
     const { state, verdict } = settleIteration(this.def.steps, this.state, { result, untilCommandPassed, text: boundOutput(settled.text) }, this.def.workflow.kind);
     this.state = state;
