@@ -22,6 +22,7 @@ import { IterationPool, iterationWorkersAvailable } from '../runner/iteration-po
 import { ControlPoller } from './control-poller.js';
 import { closeOrphanedRun } from './orphans.js';
 import { ManagerError } from './errors.js';
+import { registerBuiltInProgramKinds } from './program-kinds.js';
 import { programForRun } from './programs.js';
 import { RunController, type Transition } from './run-controller.js';
 import { runFlagsFromRequest, type RunRequest } from './run-request.js';
@@ -110,6 +111,8 @@ export class LoopManager {
     this.poller = new ControlPoller(options.store, { onError: (error) => options.log?.(`control requests: ${error.message}`) });
     const threads = options.iterationThreads ?? 2;
     this.pool = threads > 0 && iterationWorkersAvailable() ? new IterationPool(threads) : null;
+    // Stored runs of every kind (workflows...) can be continued here.
+    registerBuiltInProgramKinds();
   }
 
   /** How many worker threads run the agents (0 when they run in this thread). */
