@@ -36,6 +36,8 @@ export function containsSignal(text: string, signals: readonly string[]): boolea
 export interface SignalScanner {
   feed(chunk: string): boolean;
   readonly found: boolean;
+  /** Told that the output has ended (a rule about the end of the output can only be judged then); returns `found`. */
+  end?(): boolean;
 }
 
 /** Creates a scanner for the given signals that holds at most a small carry-over in memory. */

@@ -7,6 +7,7 @@ import { computeCostUsd, type PriceTable } from '../agents/pricing.js';
 import { supervise, type SupervisedExit } from '../agents/supervisor.js';
 import { createEchoFilter } from '../core/echo-filter.js';
 import { createSignalScanner, type SignalScanner } from '../core/signals.js';
+import { completionScannerFor, type CompletionRule } from './completion-rule.js';
 import type { ErrorKind, IterationResult, Usage } from '../core/types.js';
 import { addUsage } from '../core/types.js';
 import { createLineSplitter } from './line-splitter.js';
@@ -30,7 +31,9 @@ export interface IterationInput {
   resumeCostBaseline: number;
   env: Readonly<Record<string, string | undefined>>;
   successSignals: string[];
-  /** Replaces the success signals as the judge of completion (see ProgramStep.completionScanner). */
+  /** Replaces the success signals as the judge of completion (see ProgramStep.completion). */
+  completion?: CompletionRule | null;
+  /** A program's own scanner instead (see ProgramStep.completionScanner; keeps the iteration in this thread). */
   completionScanner?: (() => SignalScanner) | null;
   failureSignal: string;
   idleTimeoutMs: number | null;
@@ -103,7 +106,7 @@ function createTextTail(max: number): { push(text: string): void; value(): strin
 /** Runs the agent once and returns its result. */
 export async function runIteration(input: IterationInput): Promise<IterationOutcomeData> {
   const { adapter } = input;
-  const success = input.completionScanner ? input.completionScanner() : createSignalScanner(input.successSignals);
+  const success = completionScannerFor(input.completion, input.completionScanner, input.successSignals);
   const failure = createSignalScanner([input.failureSignal]);
   let usage: Usage | null = null;
   let cumulativeUsage: Usage | null = null;
@@ -225,6 +228,8 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     for (const e of parser.end()) onEvent(e);
     malformed += splitter.oversized;
   }
+  // The output has ended: rules about its end (a workflow's plain signal as the last thing said) are judged now.
+  success.end?.();
 
   const finalUsage = cumulativeUsage ?? usage;
   let cost: number | null = null;

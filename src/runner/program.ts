@@ -2,6 +2,7 @@
 // work, agent, session) and judges each result before the run's limits are checked. The plain prompt loop,
 // task loops and workflows are programs; every iteration stays an ordinary recorded iteration.
 import type { SignalScanner } from '../core/signals.js';
+import type { CompletionRule } from './completion-rule.js';
 import type { IterationResult, LoopState, RunStatus, StopReason } from '../core/types.js';
 import { composePrompt } from '../prompt/compose.js';
 import type { AgentActivity, RunEventBody } from './events.js';
@@ -31,8 +32,13 @@ export interface ProgramStep {
   /** This iteration's completion signals (workflow `until`); null = the run's. */
   successSignals?: string[] | null;
   /**
-   * A scanner that decides completion for this iteration instead of the signals (e.g. a workflow's own rules),
-   * fed the agent's own text as it streams; null = the signals.
+   * How this iteration's completion is judged instead of the run's signals (plain data: it crosses threads):
+   * `until` = a workflow loop's signal (seed 004's rules), `none` = no signal ends it.
+   */
+  completion?: CompletionRule | null;
+  /**
+   * A scanner that decides completion instead (a library's own rule), fed the agent's own text as it streams; it
+   * keeps the iteration in the thread that runs the loop. Prefer `completion`.
    */
   completionScanner?: (() => SignalScanner) | null;
   /** This iteration's idle timeout in ms (undefined = the run's; null = none). */

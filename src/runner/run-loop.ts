@@ -207,6 +207,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       resumeCostBaseline: resumeId ? (sessionCost.get(resumeId) ?? 0) : 0,
       env,
       successSignals: step.successSignals ?? spec.successSignals,
+      completion: step.completion ?? null,
       completionScanner: step.completionScanner ?? null,
       failureSignal: spec.failureSignal,
       idleTimeoutMs: step.idleTimeoutMs !== undefined ? step.idleTimeoutMs : spec.idleTimeoutMs,

@@ -2,9 +2,7 @@
 // judged by the workflow's own completion rules, folded into the pure state machine, and stored with the run
 // (runs.meta) after every iteration so `ringmaster resume` continues where it stopped.
 import { getAdapter } from '../agents/registry.js';
-import { createCompletionScanner, type CompletionScanner } from '../core/completion.js';
 import { classifyOutcome } from '../core/decide.js';
-import type { SignalScanner } from '../core/signals.js';
 import type { RunEventBody } from '../runner/events.js';
 import type { LoopProgram, ProgramContext, ProgramSettlement, ProgramStep, ProgramStop, SettledIteration } from '../runner/program.js';
 import type { RunSpec } from '../runner/spec.js';
@@ -19,7 +17,6 @@ import { runUntilCommand } from './until-command.js';
 import { boundOutput } from './variables.js';
 
 /** A step without a loop ends after one iteration whatever the agent prints: no completion signal is looked for. */
-const NO_SIGNAL = (): SignalScanner => ({ feed: () => false, found: false });
 
 /** What a workflow program needs besides the workflow. */
 export interface WorkflowProgramOptions {
@@ -47,8 +44,6 @@ export class WorkflowProgram implements LoopProgram {
   /** The step whose step_started this process has emitted (-1: none yet). */
   private announced = -1;
   private started = false;
-  /** The completion scanner of the iteration running now: asked for the end-of-output rule when it settles. */
-  private scanner: CompletionScanner | null = null;
 
   constructor(options: WorkflowProgramOptions) {
     this.options = options;
@@ -100,14 +95,13 @@ export class WorkflowProgram implements LoopProgram {
     const { runAgent } = this.options;
     const sameAgent = resolved.agent.name === runAgent.name && resolved.agent.model === runAgent.model && JSON.stringify(resolved.agent.command) === JSON.stringify(runAgent.command);
     const loop = resolved.loop;
-    this.scanner = null;
     return Promise.resolve({
       kind: 'step',
       prompt,
       unit: { id: resolved.step.name, title: resolved.step.name, iteration: at.iteration, maxIterations: resolved.maxIterations },
       agent: sameAgent ? null : { name: resolved.agent.name, model: resolved.agent.model, command: resolved.agent.command },
       freshSession: startsFreshSession(steps, at.step, at.iteration, this.options.canResume),
-      completionScanner: loop ? () => (this.scanner = createCompletionScanner(loop.until)) : NO_SIGNAL,
+      completion: loop ? { kind: 'until', signal: loop.until } : { kind: 'none' },
       ...(resolved.idleTimeoutMs !== null ? { idleTimeoutMs: resolved.idleTimeoutMs } : {}),
     });
   }
@@ -116,10 +110,7 @@ export class WorkflowProgram implements LoopProgram {
     const index = this.state.current;
     const resolved = this.def.steps[index];
     if (!resolved) throw new Error(`workflow: settle without a step (${index + 1})`);
-    let result = settled.result;
-    // The plain signal at the very end of the output is known only once the output has ended.
-    if (resolved.loop && !result.successSignal && this.scanner?.end() === true) result = { ...result, successSignal: true };
-    this.scanner = null;
+    const result = settled.result;
     const events: RunEventBody[] = [];
     let untilCommandPassed: boolean | null = null;
     const untilCommand = resolved.loop?.untilCommand ?? null;
