@@ -23,6 +23,5 @@ await runLoop(spec, {
     if (e.type === 'run_finished') finished = e.time;
   },
   signal: new AbortController().signal,
-  streamOutput: false,
 });
 process.stdout.write(`${JSON.stringify({ loop_ms: finished - started })}\n`);

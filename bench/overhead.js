@@ -21,7 +21,8 @@ async function bashRound(script, n, cwd) {
 
 async function ringmasterRound(n, cwd) {
   const args = [CLI, 'run', '--agent-command', AGENT, '--max-iterations', String(n), '--prompt-file', join(cwd, 'PROMPT.md'), '--cwd', cwd, '--checkpoint-interval', '0', '--json'];
-  const r = await run(NODE, args, { cwd, capture: true });
+  // Its own data directory in the workspace: the bench never writes to the user's store.
+  const r = await run(NODE, args, { cwd, capture: true, env: { ...process.env, RINGMASTER_HOME: join(cwd, '.ringmaster-home') } });
   const events = jsonLines(r.stdout);
   const started = events.find((e) => e.type === 'run_started');
   const finished = events.find((e) => e.type === 'run_finished');
@@ -29,7 +30,8 @@ async function ringmasterRound(n, cwd) {
   if (r.code !== 2 || !started || !finished || completed.length !== n) {
     throw new Error(`ringmaster run: exit ${r.code}, ${completed.length}/${n} iterations\n${r.stderr}`);
   }
-  const loopMs = Date.parse(finished.time) - Date.parse(started.time);
+  // --json times are epoch milliseconds.
+  const loopMs = finished.time - started.time;
   return { wallMs: r.ms, loopMs, exitCode: r.code, agentMedianMs: median(completed.map((e) => e.duration_ms)) };
 }
 

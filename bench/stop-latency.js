@@ -23,7 +23,7 @@ async function oneStop(ignoreTerm, graceMs) {
   const pidFile = join(cwd, 'pids');
   try {
     writeFileSync(join(cwd, 'PROMPT.md'), 'Wait.\n');
-    const env = { ...process.env, BENCH_PIDFILE: pidFile, BENCH_IGNORE_TERM: ignoreTerm ? '1' : '0' };
+    const env = { ...process.env, BENCH_PIDFILE: pidFile, BENCH_IGNORE_TERM: ignoreTerm ? '1' : '0', RINGMASTER_HOME: join(cwd, '.ringmaster-home') };
     if (graceMs !== null) env.RINGMASTER_LOOP_KILL_GRACE = `${graceMs}ms`;
     const args = [CLI, 'run', '--agent-command', AGENT, '--max-iterations', '1', '--prompt-file', join(cwd, 'PROMPT.md'), '--cwd', cwd, '--checkpoint-interval', '0', '--json'];
     const child = spawn(NODE, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -16,28 +16,48 @@ export function capMarker(omitted: number, cap: number): string {
   return `\n[ringmaster: ${omitted} bytes of output omitted here: the log keeps its first and last bytes, ${formatByteSize(cap)} in all (loop.max_log_size)]\n`;
 }
 
-/** The last N bytes of a byte stream, in a few buffers (N = 0 keeps nothing). */
+/**
+ * The last N bytes of a byte stream (N = 0 keeps nothing), copied into a ring of its own: holding on to the
+ * stream's chunks instead would keep them alive long enough to reach V8's old space, where a flood of output
+ * (1 GiB) piles up tens of MB of dead buffers between full collections.
+ */
 export class ByteTail {
-  private chunks: Buffer[] = [];
+  private ring: Buffer | null = null;
+  private start = 0;
   private size = 0;
   constructor(private readonly max: number) {}
   push(chunk: Buffer): void {
-    if (this.max <= 0) return;
-    const piece = chunk.length > this.max ? chunk.subarray(chunk.length - this.max) : chunk;
-    this.chunks.push(piece);
-    this.size += piece.length;
-    while (this.chunks.length > 1 && this.size - (this.chunks[0]?.length ?? 0) >= this.max) {
-      this.size -= this.chunks.shift()?.length ?? 0;
+    if (this.max <= 0 || chunk.length === 0) return;
+    this.ring ??= Buffer.allocUnsafe(this.max);
+    const ring = this.ring;
+    if (chunk.length >= this.max) {
+      chunk.copy(ring, 0, chunk.length - this.max);
+      this.start = 0;
+      this.size = this.max;
+      return;
+    }
+    const end = (this.start + this.size) % this.max;
+    const first = Math.min(chunk.length, this.max - end);
+    chunk.copy(ring, end, 0, first);
+    if (first < chunk.length) chunk.copy(ring, 0, first);
+    const overflow = this.size + chunk.length - this.max;
+    if (overflow > 0) {
+      this.start = (this.start + overflow) % this.max;
+      this.size = this.max;
+    } else {
+      this.size += chunk.length;
     }
   }
   /** How many bytes `bytes()` returns. */
   get kept(): number {
-    return Math.min(this.size, this.max);
+    return this.size;
   }
-  /** The kept bytes, trimmed to exactly `max` (or fewer). */
+  /** The kept bytes, oldest first (a copy). */
   bytes(): Buffer {
-    const all = Buffer.concat(this.chunks);
-    return all.subarray(Math.max(0, all.length - this.max));
+    const ring = this.ring;
+    if (ring === null) return Buffer.alloc(0);
+    const firstLength = Math.min(this.size, this.max - this.start);
+    return Buffer.concat([ring.subarray(this.start, this.start + firstLength), ring.subarray(0, this.size - firstLength)]);
   }
 }
 

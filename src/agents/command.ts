@@ -27,6 +27,11 @@ export function commandAdapter(argv: readonly string[], name = 'command'): Agent
   };
 }
 
+/** Quotes argv as one command line that splitCommandLine (or a POSIX shell) turns back into the same words. */
+export function quoteArgv(argv: readonly string[]): string {
+  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
 /**
  * Splits a command line into argv without a shell: whitespace separates words, single and double quotes
  * group them, backslash escapes the next character. Nothing is expanded or interpolated.

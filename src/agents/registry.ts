@@ -43,6 +43,13 @@ export function agentNames(): string[] {
   return Object.keys(FACTORIES).sort();
 }
 
+const BUILT_IN = new Set(Object.keys(FACTORIES));
+
+/** True for the agents shipped with Ringmaster (every thread has them; agents a library registers live in its thread). */
+export function isBuiltInAgent(name: string): boolean {
+  return BUILT_IN.has(name) && FACTORIES[name] !== undefined;
+}
+
 /** Registers an adapter factory under a name (used by the agent modules and by library users). */
 export function registerAgent(name: string, factory: Factory): void {
   FACTORIES[name] = factory;

@@ -2,12 +2,12 @@
 // idle and hard timeouts, abort, and the whole group killed at the end whatever happened.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { idleTimer, timerAfter, timerAt, type IdleTimer, type SafeTimer } from '../os/timers.js';
 import { byteStreamRedactor, redactorOf, secretsOfProcess } from '../core/redact.js';
 import { killGroup } from '../os/process-group.js';
+import { ensurePrivateDir } from '../os/private-files.js';
 import { AGENT_TAG_VARIABLE, killTagged, treeRoot } from '../os/process-tag.js';
 import { ByteTail, CappedLog } from './capped-log.js';
 import type { Invocation } from './types.js';
@@ -36,9 +36,9 @@ export interface SuperviseOptions {
   /** Aborts the process (SIGINT/SIGTERM of ringmaster, user stop). */
   signal?: AbortSignal;
   /** Decoded stdout text, in order. */
-  onStdout(text: string): void;
+  onStdout(text: string, offset: number): void;
   /** Decoded stderr text, in order. */
-  onStderr?(text: string): void;
+  onStderr?(text: string, offset: number): void;
   /** Called once the process is started, with its pid (= process group id). */
   onSpawn?(pid: number): void;
   /**
@@ -65,38 +65,37 @@ export interface SupervisedExit {
   logClosed: Promise<void>;
 }
 
-/** Makes a directory of Ringmaster's (a run's log directory) accessible to its owner only; errors are ignored. */
-function ownerOnly(dir: string): void {
-  try {
-    chmodSync(dir, 0o700);
-  } catch {
-    // not ours, or a read-only file system: the logs are not less safe than before
-  }
-}
-
 /** Runs the invocation to completion and returns how it ended. Never throws for process failures. */
 export async function supervise(options: SuperviseOptions): Promise<SupervisedExit> {
   const started = Date.now();
   // 0700 and 0600: an agent may print anything, and its log is nobody else's business.
-  mkdirSync(dirname(options.logPath), { recursive: true, mode: 0o700 });
-  ownerOnly(dirname(options.logPath));
+  ensurePrivateDir(dirname(options.logPath));
   // Opened asynchronously: the agent starts while the file is being created (writes are buffered until then).
   const log = new CappedLog(options.logPath, options.maxLogBytes);
-  // Secrets of the agent's environment (API keys, tokens) never reach the log, even split across chunks.
+  // Secrets of the agent's environment and command line (API keys, tokens) never reach the log nor the live
+  // output, even split across chunks: each stream is redacted as it arrives, and what is delivered is what the log
+  // holds (so a live chunk's offset is its place in the log).
   const secrets = secretsOfProcess([options.invocation.command, ...options.invocation.args], options.invocation.env);
-  const redactLog = byteStreamRedactor(secrets);
   const redactText = redactorOf(secrets);
   const tail = new ByteTail(options.tailBytes);
-  let closeLog: () => void = () => undefined;
   let swept: Promise<unknown> = Promise.resolve();
+  let bytesOut = 0;
+  let logBytes = 0;
+  /** Writes redacted bytes to the log; returns where they start in it and whether the log wants more now. */
+  const toLog = (safe: Buffer): { offset: number; more: boolean } => {
+    const offset = logBytes;
+    logBytes += safe.length;
+    return { offset, more: safe.length === 0 || log.write(safe) };
+  };
+  const flushers: Array<(deliverToo: boolean) => void> = [];
+  let closeLog: () => void = () => undefined;
   const logClosed = new Promise<void>((resolve) => {
     closeLog = () => {
-      const rest = redactLog.end();
-      if (rest.length > 0) log.write(rest);
+      // A stream that never ended (held open by an escaped process): what its redactor held back goes to the log.
+      for (const flush of flushers) flush(false);
       void Promise.all([log.end(), swept]).then(() => resolve());
     };
   });
-  let bytesOut = 0;
 
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.invocation.env)) if (v !== undefined) env[k] = v;
@@ -129,23 +128,35 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
 
   const onAbort = (): void => terminate('aborted');
 
-  const pipeStream = (stream: NodeJS.ReadableStream, deliver: (text: string) => void): Promise<void> =>
+  const pipeStream = (stream: NodeJS.ReadableStream, deliver: (text: string, offset: number) => void): Promise<void> =>
     new Promise((resolve) => {
       const decoder = new StringDecoder('utf8');
+      const redact = byteStreamRedactor(secrets);
+      let ended = false;
+      const flush = (deliverToo: boolean): void => {
+        if (ended) return;
+        ended = true;
+        const rest = redact.end();
+        const { offset } = toLog(rest);
+        const text = decoder.write(rest) + decoder.end();
+        if (text !== '' && deliverToo) deliver(text, offset);
+      };
+      flushers.push(flush);
       stream.on('data', (chunk: Buffer) => {
         bytesOut += chunk.length;
         tail.push(chunk);
         touch();
-        if (!log.write(redactLog.push(chunk))) {
+        const safe = redact.push(chunk);
+        const { offset, more } = toLog(safe);
+        if (!more) {
           stream.pause();
           log.once('drain', () => stream.resume());
         }
-        const text = decoder.write(chunk);
-        if (text !== '') deliver(text);
+        const text = decoder.write(safe);
+        if (text !== '') deliver(text, offset);
       });
       stream.on('end', () => {
-        const rest = decoder.end();
-        if (rest !== '') deliver(rest);
+        flush(true);
         resolve();
       });
       stream.on('error', () => resolve());
@@ -161,8 +172,8 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     child.on('exit', (code, signal) => resolve({ code, signal }));
   });
 
-  const stdoutDone = pipeStream(child.stdout, (text) => options.onStdout(text));
-  const stderrDone = pipeStream(child.stderr, (text) => options.onStderr?.(text));
+  const stdoutDone = pipeStream(child.stdout, (text, offset) => options.onStdout(text, offset));
+  const stderrDone = pipeStream(child.stderr, (text, offset) => options.onStderr?.(text, offset));
 
   const root = child.pid !== undefined ? treeRoot(child.pid, started) : null;
   if (child.pid !== undefined) {

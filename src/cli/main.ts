@@ -9,8 +9,9 @@ import { VERSION } from '../version.js';
 export function processIO(): CliIO {
   // A closed pipe (e.g. `ringmaster run | head`) must not crash a loop that is driving an agent.
   for (const stream of [process.stdout, process.stderr]) {
+    // EIO: the terminal went away (SIGHUP); the run is being interrupted and must still finish its records.
     stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE') throw error;
+      if (error.code !== 'EPIPE' && error.code !== 'EIO') throw error;
     });
   }
   return {
@@ -20,11 +21,11 @@ export function processIO(): CliIO {
     env: process.env,
     cwd: process.cwd(),
     onSignal(handler) {
-      process.on('SIGINT', handler);
-      process.on('SIGTERM', handler);
+      // SIGHUP: the terminal closed. The agent runs in its own process group, so nothing else would stop it.
+      const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+      for (const signal of signals) process.on(signal, handler);
       return () => {
-        process.off('SIGINT', handler);
-        process.off('SIGTERM', handler);
+        for (const signal of signals) process.off(signal, handler);
       };
     },
   };

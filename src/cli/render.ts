@@ -1,7 +1,9 @@
-// Turns run events into what the terminal shows: seed 001's progress lines, or one JSON object per line.
+// Turns run events into what the terminal shows: seed 001's progress lines (a workflow's own lines come from
+// render-workflow.ts), or one JSON object per line.
 import { formatDuration, formatElapsed } from '../core/duration.js';
-import { redactDeep, redactor, type Redactor } from '../core/redact.js';
-import type { RunEvent, RunEventSink } from '../runner/events.js';
+import { redactor, type Redactor } from '../core/redact.js';
+import type { AgentActivitySink, RunEvent, RunEventSink } from '../runner/events.js';
+import { createWorkflowView, workflowLine, type WorkflowView } from './render-workflow.js';
 
 /** Output streams a renderer writes to. */
 export interface RenderTarget {
@@ -77,7 +79,7 @@ export interface HumanOptions {
 export function humanRenderer(target: RenderTarget, options: HumanOptions): RunEventSink {
   const c = options.color;
   const redact = options.redact ?? redactor(process.env);
-  // Every line goes through here but the agent's live output, which the runner redacts as a stream (iteration.ts).
+  // Events come redacted from the run controller; what is composed here is redacted again on the way out.
   const out = { write: (text: string): unknown => target.out.write(redact(text)), isTTY: target.out.isTTY };
   const err = { write: (text: string): unknown => target.err.write(redact(text)) };
   // On a terminal a wait shows a live countdown on its own line, cleared by the next event.
@@ -92,17 +94,31 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
   const line = (time: number, text: string): void => {
     out.write(`${paint(c, '2', `[${clock(time)}]`)} ${text}\n`);
   };
+  const costLine = (e: Extract<RunEvent, { type: 'run_finished' }>): void => {
+    if (e.tokens_in > 0 || e.tokens_out > 0 || e.cost_usd > 0) {
+      const cost = e.cost_unknown ? `$${e.cost_usd.toFixed(4)} (some iterations' cost unknown)` : `$${e.cost_usd.toFixed(4)}`;
+      out.write(`  cost: ${cost}, tokens: ${e.tokens_in} in / ${e.tokens_out} out\n`);
+    }
+  };
+  // A workflow run has its own lines (steps, the loop's iteration numbers); the rest is common.
+  let workflow: WorkflowView | null = null;
   return (e) => {
     stopCountdown();
+    if (e.type === 'run_started' && e.kind === 'workflow') workflow = createWorkflowView();
+    const own = workflow ? workflowLine(e, workflow) : undefined;
+    if (own === null) return;
+    if (own !== undefined) {
+      line(e.time, own.color ? paint(c, own.color, own.text) : own.text);
+      if (own.detail) out.write(`  ${paint(c, '2', own.detail)}\n`);
+      if (e.type === 'run_finished') costLine(e);
+      return;
+    }
     switch (e.type) {
       case 'run_started':
         line(e.time, `Starting procedure: ${e.label} (${e.max_iterations === null ? 'unlimited' : `max ${plural(e.max_iterations, 'iteration')}`})`);
         break;
       case 'iteration_started':
         line(e.time, `Iteration ${counter(e.iteration, e.max_iterations)} starting...`);
-        break;
-      case 'agent_output':
-        (e.stream === 'stderr' ? target.err : target.out).write(e.text);
         break;
       case 'iteration_completed': {
         const text = `Iteration ${counter(e.iteration, e.max_iterations)} completed in ${formatElapsed(e.duration_ms)} (${outcomeText(e)})`;
@@ -132,25 +148,51 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
       case 'warning':
         err.write(`${paint(c, '33', 'WARNING:')} ${e.message}\n`);
         break;
+      case 'pause_requested':
+        line(e.time, `Pause requested${e.by ? ` (by ${e.by})` : ''}: pausing after the current iteration...`);
+        break;
+      case 'paused':
+        line(e.time, `Paused${e.by ? ` (by ${e.by})` : ''} after iteration ${e.after_iteration}`);
+        break;
+      case 'resumed':
+        line(e.time, 'Resumed');
+        break;
+      case 'stop_requested':
+        line(e.time, `Stop requested${e.by ? ` (by ${e.by})` : ''}: stopping the agent...`);
+        break;
       case 'run_finished': {
         const text = finishedText(e, options.maxRuntimeMs === null ? null : formatDuration(options.maxRuntimeMs), options.maxCostUsd);
         const color = e.status === 'failed' ? '31' : e.stop_reason === 'success_signal' ? '32' : '';
         line(e.time, color ? paint(c, color, text) : text);
-        if (e.tokens_in > 0 || e.tokens_out > 0 || e.cost_usd > 0) {
-          const cost = e.cost_unknown ? `$${e.cost_usd.toFixed(4)} (some iterations' cost unknown)` : `$${e.cost_usd.toFixed(4)}`;
-          out.write(`  cost: ${cost}, tokens: ${e.tokens_in} in / ${e.tokens_out} out\n`);
-        }
+        costLine(e);
         break;
       }
     }
   };
 }
 
-/** Renders events as JSON lines (time as ISO 8601), secrets redacted (default: those of this process's environment). */
-export function jsonRenderer(target: RenderTarget, redact: Redactor = redactor(process.env)): RunEventSink {
+/** Renders events as JSON lines: exactly the stored event (run_id, seq, time in epoch ms, fields). */
+export function jsonRenderer(target: RenderTarget): RunEventSink {
   return (e) => {
-    // The agent's live output is redacted by the runner, as a stream (a secret split across chunks).
-    const event = e.type === 'agent_output' ? e : redactDeep(e, redact);
-    target.out.write(`${JSON.stringify({ ...event, time: new Date(e.time).toISOString() })}\n`);
+    target.out.write(`${JSON.stringify(e)}\n`);
+  };
+}
+
+/** Streams the agent's activity to the terminal (--verbose): raw output, assistant text, one line per tool call. */
+export function verboseActivity(target: RenderTarget): AgentActivitySink {
+  return (a) => {
+    switch (a.kind) {
+      case 'output':
+        (a.stream === 'stderr' ? target.err : target.out).write(a.text);
+        break;
+      case 'text':
+        target.out.write(a.text.endsWith('\n') ? a.text : `${a.text}\n`);
+        break;
+      case 'tool_call':
+        target.out.write(`[tool] ${a.name} ${a.input.length > 200 ? `${a.input.slice(0, 200)}…` : a.input}\n`);
+        break;
+      case 'tool_result':
+        break;
+    }
   };
 }

@@ -12,11 +12,13 @@ import {
   configFileSchema,
   envName,
   FILE_SECTIONS,
+  isGroupKey,
   isSectionName,
+  namesUnder,
   OTHER_ENV_VARIABLES,
+  SECTIONS,
   SETTINGS,
   settingsSchema,
-  type SectionName,
   type SettingEntry,
   type SettingKey,
   type Settings,
@@ -76,8 +78,19 @@ export function workspaceConfigPath(cwd: string): string | null {
 const BY_KEY = new Map<string, SettingEntry>(SETTINGS.map((s) => [s.key, s]));
 const BY_ENV = new Map<string, SettingEntry>(SETTINGS.map((s) => [envName(s.key), s]));
 
-/** Raw values being merged, by section and name, before the final typed parse. */
-type RawLayers = Record<SectionName, Record<string, unknown>>;
+/** Raw values being merged, nested like the file (section, group, name), before the final typed parse. */
+type RawLayers = Record<string, Record<string, unknown>>;
+
+/** Sets a raw value at a setting's path, creating the groups on the way. */
+function setRaw(raw: RawLayers, entry: SettingEntry, value: unknown): void {
+  let node: Record<string, unknown> = raw;
+  for (const part of entry.path.slice(0, -1)) {
+    const next = node[part];
+    node[part] = isRecord(next) ? next : {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[entry.name] = value;
+}
 
 interface Loading {
   raw: RawLayers;
@@ -170,18 +183,31 @@ function applyFile(file: string, into: Loading): void {
       continue;
     }
     if (!isSectionName(section)) continue;
-    for (const [name, raw] of Object.entries(body)) {
-      const key = `${section}.${name}`;
-      const entry = BY_KEY.get(key);
-      if (!entry) {
-        const known = SETTINGS.filter((s) => s.section === section).map((s) => s.name);
-        const guess = closest(name, known);
-        throw new ConfigError({ ...at([section, name]), key }, `unknown key${guess ? ` (did you mean ${section}.${guess}?)` : ''} (see README.md#configuration for the list)`);
-      }
-      check(entry, raw, at([section, name]));
-      into.raw[entry.section][entry.name] = raw;
-      into.sources.set(entry.key, file);
+    applySettings(file, [section], body, lineOf, into);
+  }
+}
+
+/** The settings of a section or group mapping; a nested group (such as manager.defaults) is walked into. */
+function applySettings(file: string, path: readonly string[], body: Record<string, unknown>, lineOf: YamlFile['lineOf'], into: Loading): void {
+  for (const [name, raw] of Object.entries(body)) {
+    const at = [...path, name];
+    const key = at.join('.');
+    const place: ConfigPlace = { file, line: lineOf(at), key };
+    if (isGroupKey(key)) {
+      if (raw === null) continue;
+      if (!isRecord(raw)) throw new ConfigError(place, `expected a mapping (of ${namesUnder(key).map((n) => `${key}.${n}`).join(', ')})`);
+      applySettings(file, at, raw, lineOf, into);
+      continue;
     }
+    const entry = BY_KEY.get(key);
+    if (!entry) {
+      const prefix = path.join('.');
+      const guess = closest(name, namesUnder(prefix));
+      throw new ConfigError(place, `unknown key${guess ? ` (did you mean ${prefix}.${guess}?)` : ''} (see README.md#configuration for the list)`);
+    }
+    check(entry, raw, place);
+    setRaw(into.raw, entry, raw);
+    into.sources.set(entry.key, file);
   }
 }
 
@@ -228,7 +254,7 @@ function applyEnv(env: Readonly<Record<string, string | undefined>>, into: Loadi
     }
     if (raw === '') continue;
     check(entry, raw, { file: `environment variable ${name}` });
-    into.raw[entry.section][entry.name] = raw;
+    setRaw(into.raw, entry, raw);
     into.sources.set(entry.key, `env ${name}`);
   }
 }
@@ -238,14 +264,14 @@ function applyFlags(flags: readonly FlagSetting[], into: Loading): void {
     const entry = BY_KEY.get(key);
     if (!entry) throw new Error(`no setting ${key}`);
     check(entry, raw, { file: `flag ${flag}` });
-    into.raw[entry.section][entry.name] = raw;
+    setRaw(into.raw, entry, raw);
     into.sources.set(entry.key, `flag ${flag}`);
   }
 }
 
 /** Loads built-in defaults < global file < workspace file < env < flags, each value checked where it was written. */
 export function loadConfig(cwd: string, env: Readonly<Record<string, string | undefined>>, flags: readonly FlagSetting[] = []): LoadedConfig {
-  const loading: Loading = { raw: { loop: {}, agent: {} }, sources: new Map(), procedures: new Map(), prices: {}, files: [] };
+  const loading: Loading = { raw: Object.fromEntries(Object.keys(SECTIONS).map((section) => [section, {}])), sources: new Map(), procedures: new Map(), prices: {}, files: [] };
   for (const setting of SETTINGS) loading.sources.set(setting.key, 'built-in');
   const globalPath = globalConfigPath(env);
   if (existsSync(globalPath)) {
@@ -275,6 +301,7 @@ function isSettingKeyOf(key: string): key is SettingKey {
 
 /** The value of a setting (by its entry) with its source, for `config show` and messages. */
 export function sourced(config: LoadedConfig, entry: SettingEntry): Sourced<unknown> {
-  const values: Record<string, unknown> = config.settings[entry.section];
-  return { value: values[entry.name], source: config.sources.get(entry.key) ?? 'built-in' };
+  let value: unknown = config.settings;
+  for (const part of entry.path) value = isRecord(value) ? value[part] : undefined;
+  return { value, source: config.sources.get(entry.key) ?? 'built-in' };
 }

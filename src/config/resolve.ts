@@ -40,11 +40,18 @@ export function resolveMaxIterations(flags: RunFlags, config: LoadedConfig, proc
   return { value: config.settings.loop.default_max_iterations, source: config.sources.get('loop.default_max_iterations') ?? 'built-in' };
 }
 
+/** Options of resolveRun. */
+export interface ResolveOptions {
+  /** 'manager': runs created through the server take manager.defaults.* where only a built-in default applies. */
+  defaults?: 'cli' | 'manager';
+}
+
 /** Resolves the whole run spec for a workspace. */
-export function resolveRun(workspace: string, env: Readonly<Record<string, string | undefined>>, flags: RunFlags): Resolution {
+export function resolveRun(workspace: string, env: Readonly<Record<string, string | undefined>>, flags: RunFlags, options: ResolveOptions = {}): Resolution {
   const loaded = loadConfig(workspace, env, flags.settings);
   const sources = new Map(loaded.sources);
   const config: LoadedConfig = { ...loaded, sources };
+  if (options.defaults === 'manager') applyManagerDefaults(config, sources);
   const { loop, agent } = config.settings;
   // --agent-command alone means "run this command": it implies --agent command.
   let agentName = agent.name;
@@ -110,6 +117,29 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
     prices: config.prices,
   };
   return { spec, config, maxIterations };
+}
+
+/** Server-created runs: each loop setting still at its built-in default takes its manager.defaults.* value. */
+function applyManagerDefaults(config: LoadedConfig, sources: Map<SettingKey, string>): void {
+  const defaults = config.settings.manager.defaults;
+  const take = <T>(key: SettingKey, current: T, from: SettingKey, value: T): T => {
+    if (sources.get(key) !== 'built-in') return current;
+    sources.set(key, `${from} (${sources.get(from) ?? 'built-in'})`);
+    return value;
+  };
+  const loop = config.settings.loop;
+  config.settings = {
+    ...config.settings,
+    loop: {
+      ...loop,
+      default_max_iterations: take('loop.default_max_iterations', loop.default_max_iterations, 'manager.defaults.max_iterations', defaults.max_iterations),
+      max_runtime: take('loop.max_runtime', loop.max_runtime, 'manager.defaults.max_runtime', defaults.max_runtime),
+      max_cost: take('loop.max_cost', loop.max_cost, 'manager.defaults.max_cost', defaults.max_cost),
+      checkpoint_interval: take('loop.checkpoint_interval', loop.checkpoint_interval, 'manager.defaults.checkpoint_interval', defaults.checkpoint_interval),
+      cooldown: take('loop.cooldown', loop.cooldown, 'manager.defaults.cooldown', defaults.cooldown),
+      failure_threshold: take('loop.failure_threshold', loop.failure_threshold, 'manager.defaults.failure_threshold', defaults.failure_threshold),
+    },
+  };
 }
 
 /**

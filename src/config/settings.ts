@@ -36,8 +36,35 @@ export const agentSchema = z.strictObject({
   permission_mode: oneOf(['bypass', 'default']).prefault('bypass').describe("'bypass' lets the agent act without asking (unattended loops); 'default' keeps the CLI's prompts"),
 });
 
-/** The scalar settings by section: add a section here (and to SETTING_INFO) to add keys. */
-export const SECTIONS = { loop: loopSchema, agent: agentSchema } as const;
+/** `manager.defaults.*`: the run settings of server-created runs where only a built-in default applies. */
+export const managerDefaultsSchema = z.strictObject({
+  max_iterations: wholeNumber(1).prefault(100).describe('iteration limit of runs created through the server when neither the request nor the config sets one (seed 000)'),
+  max_runtime: optionalDuration().prefault('4h').describe('max runtime of server-created runs unless set (seed 000: 4h)'),
+  max_cost: money().prefault(300).describe('cost budget of server-created runs unless set (seed 000: $300)'),
+  checkpoint_interval: wholeNumber(0).prefault(5).describe('checkpoint interval of server-created runs unless set'),
+  cooldown: duration().prefault('5s').describe('cooldown of server-created runs unless set (seed 000: 5s)'),
+  failure_threshold: wholeNumber(1).prefault(5).describe("circuit breaker of server-created runs unless set (seed 000's circuit_breaker_threshold: 5)"),
+});
+
+/** `manager.*`: how `ringmaster serve` drives runs. */
+export const managerSchema = z.strictObject({
+  max_concurrent: wholeNumber(1).prefault(5).describe("runs 'ringmaster serve' drives at once; more are queued (pending), first in first out"),
+  iteration_threads: wholeNumber(0).prefault(2).describe("worker threads that run the agents of 'ringmaster serve' (0: its main thread)"),
+  resume_on_start: flag().prefault(true).describe("'ringmaster serve' resumes the runs it was driving when it stopped or died; false marks them stopped (interrupted) to resume by hand"),
+  defaults: managerDefaultsSchema.prefault({}).describe('settings of runs created through the server, used where only a built-in default applies'),
+});
+
+/** `server.*`: where `ringmaster serve` listens. */
+export const serverSchema = z.strictObject({
+  host: text().prefault('127.0.0.1').describe("address 'ringmaster serve' binds; anything but loopback requires a token"),
+  port: wholeNumber(0).prefault(7420).describe("port of 'ringmaster serve'"),
+});
+
+/** The scalar settings by section: add a section here (and its keys to SETTING_INFO) to add keys. */
+export const SECTIONS = { loop: loopSchema, agent: agentSchema, manager: managerSchema, server: serverSchema } as const;
+
+/** Groups of keys nested inside a section (a mapping in YAML, `_` in env names), by their full key. */
+const GROUPS: Readonly<Record<string, z.ZodObject>> = { 'manager.defaults': managerDefaultsSchema };
 
 /** All scalar settings, defaults applied: what a run is resolved from. */
 export const settingsSchema = z.strictObject(SECTIONS);
@@ -48,8 +75,14 @@ export type Settings = z.output<typeof settingsSchema>;
 /** A section of scalar settings. */
 export type SectionName = keyof typeof SECTIONS;
 
-/** A setting's full key, e.g. `loop.max_cost`. */
-export type SettingKey = { [S in SectionName]: `${S}.${Extract<keyof (typeof SECTIONS)[S]['shape'], string>}` }[SectionName];
+type Scalar = string | number | boolean | null | readonly unknown[];
+/** The dotted keys of the leaves of a settings object (groups are walked into). */
+type LeafKeys<T, Prefix extends string> = {
+  [K in Extract<keyof T, string>]: T[K] extends Scalar ? `${Prefix}${K}` : LeafKeys<T[K], `${Prefix}${K}.`>;
+}[Extract<keyof T, string>];
+
+/** A setting's full key, e.g. `loop.max_cost` or `manager.defaults.max_cost`. */
+export type SettingKey = LeafKeys<Settings, ''>;
 
 /** A procedure: four phase files (relative to the config file) and its own iteration default. */
 export const procedureSchema = z.strictObject({
@@ -65,6 +98,8 @@ export const configFileSchema = z
   .strictObject({
     loop: loopSchema.optional(),
     agent: agentSchema.optional(),
+    manager: managerSchema.optional(),
+    server: serverSchema.optional(),
     procedures: z.record(z.string(), procedureSchema).optional().describe('your own OODA procedures, by name (--procedure NAME)'),
     prices: priceOverridesSchema.optional().describe('price overrides in USD per million tokens, by model (override data/prices.json)'),
   })
@@ -109,6 +144,17 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'agent.args': { format: plain },
   'agent.fallback': { format: plain },
   'agent.permission_mode': { format: plain },
+  'manager.max_concurrent': { format: plain },
+  'manager.iteration_threads': { format: plain },
+  'manager.resume_on_start': { format: plain },
+  'manager.defaults.max_iterations': { format: plain },
+  'manager.defaults.max_runtime': { format: asDuration },
+  'manager.defaults.max_cost': { format: asUsd },
+  'manager.defaults.checkpoint_interval': { format: plain },
+  'manager.defaults.cooldown': { format: asDuration },
+  'manager.defaults.failure_threshold': { format: plain },
+  'server.host': { format: plain },
+  'server.port': { format: plain },
 };
 
 /** True for the name of a section of scalar settings. */
@@ -121,27 +167,46 @@ export function isSettingKey(key: string): key is SettingKey {
   return Object.hasOwn(SETTING_INFO, key);
 }
 
-/** One setting as the loaders walk them: section, name, full key and schema. */
+/** One setting as the loaders walk them: its path (section, group..., name), full key and schema. */
 export interface SettingEntry {
   section: SectionName;
+  /** Section, groups and name: `['manager', 'defaults', 'max_cost']`. */
+  path: readonly string[];
+  /** The last part of the path. */
   name: string;
   key: SettingKey;
   schema: z.ZodType;
   description: string;
 }
 
-function entriesOf(section: SectionName): SettingEntry[] {
+function entriesOf(section: SectionName, path: readonly string[], shape: Record<string, z.ZodType>): SettingEntry[] {
   const out: SettingEntry[] = [];
-  const shape: Record<string, z.ZodType> = SECTIONS[section].shape;
   for (const [name, schema] of Object.entries(shape)) {
-    const key = `${section}.${name}`;
-    if (isSettingKey(key)) out.push({ section, name, key, schema, description: schema.description ?? '' });
+    const at = [...path, name];
+    const key = at.join('.');
+    const group = GROUPS[key];
+    if (group) out.push(...entriesOf(section, at, group.shape));
+    else if (isSettingKey(key)) out.push({ section, path: at, name, key, schema, description: schema.description ?? '' });
   }
   return out;
 }
 
 /** Every scalar setting, in the order `config show` prints them. */
-export const SETTINGS: readonly SettingEntry[] = Object.keys(SECTIONS).filter(isSectionName).flatMap(entriesOf);
+export const SETTINGS: readonly SettingEntry[] = Object.keys(SECTIONS)
+  .filter(isSectionName)
+  .flatMap((section) => entriesOf(section, [section], SECTIONS[section].shape));
+
+/** True for the full key of a group of settings (a nested mapping such as `manager.defaults`). */
+export function isGroupKey(key: string): boolean {
+  return Object.hasOwn(GROUPS, key);
+}
+
+/** The names directly inside a section or group (settings and groups), for "did you mean" hints. */
+export function namesUnder(prefix: string): string[] {
+  const depth = prefix.split('.').length;
+  const names = SETTINGS.filter((s) => s.key.startsWith(`${prefix}.`)).map((s) => s.path[depth] ?? '');
+  return [...new Set(names)];
+}
 
 /** The environment variable of a key: RINGMASTER_ + the key upper-cased with dots as underscores. */
 export function envName(key: string): string {
@@ -154,6 +219,7 @@ export function envName(key: string): string {
  */
 export const OTHER_ENV_VARIABLES: ReadonlySet<string> = new Set([
   'RINGMASTER_HOME',
+  'RINGMASTER_TOKEN',
   'RINGMASTER_AGENT_TAG',
   'RINGMASTER_SCRIPTED_DELAY_MS',
 ]);

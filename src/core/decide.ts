@@ -76,6 +76,11 @@ export interface DecideInput {
   nowMs: number;
   /** An external stop (user, manager) was requested while the iteration ran. */
   stopRequested: boolean;
+  /**
+   * What a completion ends: the run (default), or only the current unit of work (a task, a workflow step):
+   * then the iteration counts as a success and the run goes on under its limits.
+   */
+  completionEnds?: 'run' | 'unit';
 }
 
 /** Output of `decide`: the next state, the iteration's outcome and what to do next. */
@@ -91,7 +96,7 @@ export interface DecideOutput {
  * fails and threshold is 1"), then external stop, iterations, runtime, cost. A pause (cooldown, backoff, or
  * a limit's wait) that would end past the runtime budget stops the run with max_runtime at once.
  */
-export function decide({ state, result, limits, nowMs, stopRequested }: DecideInput): DecideOutput {
+export function decide({ state, result, limits, nowMs, stopRequested, completionEnds = 'run' }: DecideInput): DecideOutput {
   const outcome = classifyOutcome(result);
   const next: LoopState = {
     ...state,
@@ -107,7 +112,8 @@ export function decide({ state, result, limits, nowMs, stopRequested }: DecideIn
     case 'complete':
       next.consecutiveFailures = 0;
       next.consecutiveWaits = 0;
-      return { state: next, outcome, decision: stop('success_signal', 'completed') };
+      if (completionEnds === 'run') return { state: next, outcome, decision: stop('success_signal', 'completed') };
+      break;
     case 'success':
       next.consecutiveFailures = 0;
       next.consecutiveWaits = 0;

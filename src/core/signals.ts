@@ -1,7 +1,7 @@
 // Streaming detection of promise signals in the agent's own text, tolerant of whitespace, case and chunk splits.
 
-/** Success signals used when none are configured. */
-export const DEFAULT_SUCCESS_SIGNALS: readonly string[] = ['<promise>COMPLETE</promise>', '<promise>SUCCESS</promise>'];
+/** Success signals used when none are configured (seed 001's promises and seed 000's platform signal). */
+export const DEFAULT_SUCCESS_SIGNALS: readonly string[] = ['<promise>COMPLETE</promise>', '<promise>SUCCESS</promise>', '<ringmaster>COMPLETE</ringmaster>'];
 /** Failure signal used when none is configured. */
 export const DEFAULT_FAILURE_SIGNAL = '<promise>FAILURE</promise>';
 
@@ -36,6 +36,8 @@ export function containsSignal(text: string, signals: readonly string[]): boolea
 export interface SignalScanner {
   feed(chunk: string): boolean;
   readonly found: boolean;
+  /** Told that the output has ended (a rule about the end of the output can only be judged then); returns `found`. */
+  end?(): boolean;
 }
 
 /** Creates a scanner for the given signals that holds at most a small carry-over in memory. */

@@ -1,26 +1,14 @@
 // Domain vocabulary shared by every module: runs, iterations, statuses, stop reasons, results.
 // Pure data only: no I/O here.
 
+/** Every run status, in lifecycle order. */
+export const RUN_STATUSES = ['pending', 'running', 'waiting', 'paused', 'completed', 'stopped', 'failed'] as const;
+
 /** Lifecycle status of a run (docs/architecture.md#vocabulary). `waiting` = sleeping until a usage limit resets. */
-export type RunStatus = 'pending' | 'running' | 'waiting' | 'paused' | 'completed' | 'stopped' | 'failed';
-
-/** Why a run ended: a closed union, the same names in logs, JSON, database and docs. */
-export type StopReason =
-  | 'success_signal'
-  | 'max_iterations'
-  | 'max_runtime'
-  | 'max_cost'
-  | 'failure_threshold'
-  | 'stalled'
-  | 'user_stop'
-  | 'interrupted'
-  | 'fatal_error';
-
-/** Agent name of runs driven by Claude Code's Stop hook (`ringmaster loop start`): no owner process between hook calls. */
-export const HOOK_AGENT = 'claude-hook';
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** All stop reasons, for validation and documentation. */
-export const STOP_REASONS: readonly StopReason[] = [
+export const STOP_REASONS = [
   'success_signal',
   'max_iterations',
   'max_runtime',
@@ -30,7 +18,13 @@ export const STOP_REASONS: readonly StopReason[] = [
   'user_stop',
   'interrupted',
   'fatal_error',
-];
+] as const;
+
+/** Why a run ended: a closed union, the same names in logs, JSON, database and docs. */
+export type StopReason = (typeof STOP_REASONS)[number];
+
+/** Agent name of runs driven by Claude Code's Stop hook (`ringmaster loop start`): no owner process between hook calls. */
+export const HOOK_AGENT = 'claude-hook';
 
 /** Outcome of one iteration in the seeds' outcome matrix. `waiting` = usage/rate limit, not a failure. */
 export type IterationOutcome = 'success' | 'failure' | 'complete' | 'waiting' | 'interrupted';
@@ -39,21 +33,27 @@ export type IterationOutcome = 'success' | 'failure' | 'complete' | 'waiting' | 
  * What went wrong in an iteration, as far as the runner or the agent adapter can tell.
  * `none` for a clean run. The kinds after `exit_nonzero` come from the agent adapters' classifiers.
  */
-export type ErrorKind =
-  | 'none'
-  | 'exit_nonzero'
-  | 'failure_signal'
-  | 'idle_timeout'
-  | 'iteration_timeout'
-  | 'max_runtime'
-  | 'spawn_failed'
-  | 'interrupted'
-  | 'missing_binary'
-  | 'auth'
-  | 'usage_limit'
-  | 'rate_limit'
-  | 'overloaded'
-  | 'agent_error';
+export const ERROR_KINDS = [
+  'none',
+  'exit_nonzero',
+  'failure_signal',
+  'idle_timeout',
+  'iteration_timeout',
+  'max_runtime',
+  'spawn_failed',
+  'interrupted',
+  'missing_binary',
+  'auth',
+  'usage_limit',
+  'rate_limit',
+  'overloaded',
+  'agent_error',
+  /** A claimed completion that the task's check (tests, validation script) rejected. */
+  'verify_failed',
+] as const;
+
+/** What went wrong in an iteration (see ERROR_KINDS). */
+export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** Token counts of one iteration (or a run). */
 export interface Usage {

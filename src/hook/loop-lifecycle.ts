@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { bareMarker, markerInBody } from '../core/hook-decision.js';
 import { withFileLock } from './file-lock.js';
-import { createHookRun, finishHookRun, hasStore, hookRunSpec } from './store-record.js';
+import { createHookRun, finishHookRun, hasStore, hookRunSpec, type StoreEnv } from './store-record.js';
 import { DEFAULT_TRACKER_BODY, readTracker, RINGMASTER_DIR, trackerPath, writeTracker, type Tracker } from './tracker.js';
 
 /** Default completion marker: the same word as the process loop's default `<promise>COMPLETE</promise>`. */
@@ -26,15 +26,17 @@ export interface StartLoopOptions {
   /** Replace an active loop. */
   force: boolean;
   now: Date;
+  /** Names the data directory whose store records the loop. */
+  env: StoreEnv;
   /** Told when the store could not record the loop (the loop starts anyway, recorded in the log file). */
   warn?: (message: string) => void;
 }
 
 /** Ends the store run of a loop that stops outside the hook (cancel, replaced); store errors only warn. */
-async function endRun(projectDir: string, runId: unknown, now: Date, warn: ((message: string) => void) | undefined): Promise<void> {
-  if (typeof runId !== 'string' || !hasStore(projectDir)) return;
+async function endRun(env: StoreEnv, runId: unknown, now: Date, warn: ((message: string) => void) | undefined): Promise<void> {
+  if (typeof runId !== 'string' || !hasStore(env)) return;
   try {
-    await finishHookRun(projectDir, runId, 'stopped', 'user_stop', now.getTime());
+    await finishHookRun(env, runId, 'stopped', 'user_stop', now.getTime());
   } catch (error) {
     warn?.(`cannot end run ${runId} in the store: ${(error as Error).message}`);
   }
@@ -87,10 +89,10 @@ export async function startLoop(options: StartLoopOptions): Promise<Tracker> {
         `a loop is already active in ${trackerPath(options.projectDir)}; run 'ringmaster loop cancel' first or pass --force`,
       );
     }
-    if (existing?.frontmatter.active === true) await endRun(options.projectDir, existing.frontmatter.run_id, options.now, options.warn);
+    if (existing?.frontmatter.active === true) await endRun(options.env, existing.frontmatter.run_id, options.now, options.warn);
     try {
       const spec = hookRunSpec(tracker.frontmatter, trackerPath(options.projectDir));
-      tracker.frontmatter.run_id = await createHookRun(options.projectDir, spec, options.now.getTime());
+      tracker.frontmatter.run_id = await createHookRun(options.env, options.projectDir, spec, options.now.getTime());
     } catch (error) {
       options.warn?.(`cannot record the loop in the store: ${(error as Error).message}`);
     }
@@ -101,7 +103,7 @@ export async function startLoop(options: StartLoopOptions): Promise<Tracker> {
 }
 
 /** Deactivates the active loop (stop reason user_stop; its store run ends stopped/user_stop); returns the tracker, or null when there was no active loop. */
-export async function cancelLoop(projectDir: string, now: Date, warn?: (message: string) => void): Promise<Tracker | null> {
+export async function cancelLoop(env: StoreEnv, projectDir: string, now: Date, warn?: (message: string) => void): Promise<Tracker | null> {
   const path = trackerPath(projectDir);
   try {
     await access(path);
@@ -116,7 +118,7 @@ export async function cancelLoop(projectDir: string, now: Date, warn?: (message:
       body: tracker.body,
     };
     await writeTracker(projectDir, next);
-    await endRun(projectDir, next.frontmatter.run_id, now, warn);
+    await endRun(env, next.frontmatter.run_id, now, warn);
     return next;
   });
 }

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decideStop, hasPromise, type HookDecision } from '../core/hook-decision.js';
 import { appendDecision, type HookDecisionRecord } from './decision-log.js';
-import { hasStore, recordInStore } from './store-record.js';
+import { hasStore, recordInStore, type StoreEnv } from './store-record.js';
 import { withFileLock, type FileLockOptions } from './file-lock.js';
 import { parseStopHookInput, type StopHookInput } from './hook-input.js';
 import { readCurrentTurnText } from './transcript.js';
@@ -59,11 +59,11 @@ async function record(projectDir: string, rec: HookDecisionRecord): Promise<stri
 }
 
 /** Records in the store when the loop has a run there; any store error falls back to the log file. */
-async function recordDecision(projectDir: string, rec: HookDecisionRecord, outcome: LockedOutcome, nowMs: number): Promise<string | null> {
-  if (outcome.runId !== null && hasStore(projectDir)) {
+async function recordDecision(env: StoreEnv, projectDir: string, rec: HookDecisionRecord, outcome: LockedOutcome, nowMs: number): Promise<string | null> {
+  if (outcome.runId !== null && hasStore(env)) {
     const d = outcome.decision;
     try {
-      await recordInStore(projectDir, {
+      await recordInStore(env, {
         runId: outcome.runId,
         record: rec,
         blockNumber: d.kind === 'block' ? d.iteration : null,
@@ -162,6 +162,7 @@ export async function runStopHook(stdinText: string, ctx: StopHookContext): Prom
       outcome.decision.kind === 'allow' && outcome.decision.reason === 'no_loop'
         ? null
         : await recordDecision(
+            ctx.env,
             projectDir,
             {
               ...base,

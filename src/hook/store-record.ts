@@ -1,29 +1,33 @@
-// Hook loops in the project's Store (when `.ringmaster/ringmaster.db` exists): a run per loop, an event per
-// decision, an iteration row per block, the run finished by the decision that ends the loop. Never creates a store.
+// Hook loops in the user's Store (when the data directory has one): a run per loop, an event per decision, an
+// iteration row per block, the run finished by the decision that ends the loop. Never creates a store.
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { newRunId } from '../core/ids.js';
 import type { RunStatus, StopReason } from '../core/types.js';
 import type { HookDecisionRecord } from './decision-log.js';
 import type { TrackerFrontmatter } from './tracker.js';
-import { databasePath } from '../store/paths.js';
+import { dataDir, databasePath, workspaceKey } from '../store/paths.js';
 import type { Store } from '../store/store.js';
+import { appendEventBodies } from '../runner/standalone-events.js';
 
 /** The agent name of hook-mode runs in the store. */
 export { HOOK_AGENT } from '../core/types.js';
 import { HOOK_AGENT } from '../core/types.js';
 /** The event type of one Stop-hook decision. */
-export const HOOK_DECISION_EVENT = 'hook_decision';
+export const HOOK_DECISION_EVENT = 'hook_decision' as const;
 
-/** True when the project already has a store (the hook never creates one). */
-export function hasStore(projectDir: string): boolean {
-  return existsSync(databasePath(projectDir));
+/** True when the user already has a store (the hook never creates one). */
+export function hasStore(env: StoreEnv): boolean {
+  return existsSync(databasePath(dataDir(env)));
 }
 
-async function withStore<T>(projectDir: string, work: (store: Store) => Promise<T>): Promise<T> {
-  // Loaded lazily: projects without a store never pay for node:sqlite.
+/** The environment that names the data directory ($RINGMASTER_HOME, $XDG_DATA_HOME, $HOME). */
+export type StoreEnv = Readonly<Record<string, string | undefined>>;
+
+async function withStore<T>(env: StoreEnv, work: (store: Store) => Promise<T>): Promise<T> {
+  // Loaded lazily: a user without a store never pays for node:sqlite.
   const { openStore } = await import('../store/open-store.js');
-  const store = openStore(projectDir, { create: false });
+  const store = await openStore({ env, create: false });
   try {
     return await work(store);
   } finally {
@@ -45,18 +49,18 @@ export function hookRunSpec(f: TrackerFrontmatter, trackerFile: string): Record<
 }
 
 /** Creates the run row of a new hook loop; returns its id, or null when the project has no store. */
-export async function createHookRun(projectDir: string, spec: unknown, now: number): Promise<string | null> {
-  if (!hasStore(projectDir)) return null;
-  return withStore(projectDir, async (store) => {
+export async function createHookRun(env: StoreEnv, projectDir: string, spec: unknown, now: number): Promise<string | null> {
+  if (!hasStore(env)) return null;
+  return withStore(env, async (store) => {
     const id = newRunId(now, Math.random);
-    await store.createRun({ id, agent: HOOK_AGENT, spec, workspace: projectDir, owner: { pid: process.pid, host: hostname() }, now });
+    await store.createRun({ id, agent: HOOK_AGENT, origin: 'hook', spec, workspace: workspaceKey(projectDir), owner: { pid: process.pid, host: hostname() }, now });
     return id;
   });
 }
 
 /** Ends a hook run (cancel, replaced loop); a run that already ended is left as it is. */
-export async function finishHookRun(projectDir: string, runId: string, status: RunStatus, reason: StopReason, now: number): Promise<void> {
-  await withStore(projectDir, async (store) => {
+export async function finishHookRun(env: StoreEnv, runId: string, status: RunStatus, reason: StopReason, now: number): Promise<void> {
+  await withStore(env, async (store) => {
     const run = await store.getRun(runId);
     if (run === null || run.ended_at !== null) return;
     await store.finishRun(runId, { status, stop_reason: reason, now });
@@ -89,17 +93,15 @@ export interface StoreDecision {
  * closes the last turn, `complete` with the signal for success_signal); the run's end. The hook's parent process
  * (Claude Code) becomes the run's owner at each block, so `ringmaster runs` sees it alive.
  */
-export async function recordInStore(projectDir: string, d: StoreDecision): Promise<void> {
-  await withStore(projectDir, async (store) => {
+export async function recordInStore(env: StoreEnv, d: StoreDecision): Promise<void> {
+  await withStore(env, async (store) => {
     const run = await store.getRun(d.runId);
     if (run === null) throw new Error(`run ${d.runId} of the tracker is not in the store`);
     const sessionId = d.record.session_id;
-    await store.appendEvent({
-      run_id: d.runId,
-      type: HOOK_DECISION_EVENT,
-      at: d.now,
-      iteration: d.blockNumber,
-      payload: {
+    await appendEventBodies(store, d.runId, [
+      {
+        type: HOOK_DECISION_EVENT,
+        time: d.now,
         decision: d.record.decision,
         reason: d.record.reason,
         iteration: d.record.iteration,
@@ -108,7 +110,7 @@ export async function recordInStore(projectDir: string, d: StoreDecision): Promi
         stop_hook_active: d.record.stop_hook_active,
         warning: d.record.warning,
       },
-    });
+    ], d.blockNumber);
     if (d.blockNumber !== null && run.ended_at === null && process.ppid > 1) {
       await store.claimRun(d.runId, { pid: process.ppid, host: hostname() }, d.now);
     }

@@ -1,56 +1,236 @@
-// Events a run emits, in order: rendered by the CLI (human lines or JSON lines), stored, broadcast.
-import type { ErrorKind, IterationOutcome, RunStatus, StopReason } from '../core/types.js';
+// Run events: one zod schema shared by `--json`, the events table and the WebSocket. Every stored event
+// carries the run id and a per-run sequence number (gap-free, in the order emitted and stored). Agent
+// activity (output chunks, tool calls) is live only: never stored, no seq.
+import { z } from 'zod';
+import { ERROR_KINDS, RUN_STATUSES, STOP_REASONS } from '../core/types.js';
 
-/** One run event. Field names are snake_case because they are printed as JSON and stored as-is. */
-export type RunEvent =
-  | { type: 'run_started'; time: number; run_id: string; label: string; max_iterations: number | null; workspace: string; agent: string }
-  | { type: 'iteration_started'; time: number; iteration: number; max_iterations: number | null; agent: string; log_path: string }
-  | { type: 'agent_output'; time: number; iteration: number; stream: 'stdout' | 'stderr'; text: string }
-  | {
-      type: 'iteration_completed';
-      time: number;
-      iteration: number;
-      max_iterations: number | null;
-      outcome: IterationOutcome;
-      duration_ms: number;
-      exit_code: number | null;
-      exit_signal: string | null;
-      consecutive_failures: number;
-      failure_threshold: number;
-      completion_signal_found: boolean;
-      failure_signal_found: boolean;
-      error_kind: ErrorKind;
-      error_message: string | null;
-      tokens_in: number | null;
-      tokens_out: number | null;
-      cache_read: number | null;
-      cache_write: number | null;
-      cost_usd: number | null;
-      session_id: string | null;
-      model: string | null;
-      malformed_lines: number;
-      agent: string;
-    }
-  | { type: 'waiting'; time: number; iteration: number; until: number; reason: 'usage_limit' | 'rate_limit' | 'overloaded' }
-  | { type: 'agent_switched'; time: number; from: string; to: string; reason: string }
-  | { type: 'warning'; time: number; message: string }
-  | {
-      type: 'run_finished';
-      time: number;
-      run_id: string;
-      status: RunStatus;
-      stop_reason: StopReason;
-      iterations: number;
-      total_ms: number;
-      cost_usd: number;
-      cost_unknown: boolean;
-      tokens_in: number;
-      tokens_out: number;
-      consecutive_failures: number;
-      failure_threshold: number;
-      max_iterations: number | null;
-      message: string | null;
-    };
+const ms = z.number().int().nonnegative();
+const count = z.number().int().nonnegative();
+const nullableCount = count.nullable();
+const outcome = z.enum(['success', 'failure', 'complete', 'waiting', 'interrupted']);
+const waitReason = z.enum(['usage_limit', 'rate_limit', 'overloaded']);
 
-/** Receives run events. Must not throw; slow consumers slow the run. */
+/** The unit of work (task, workflow step) an iteration belongs to, when the run has units. */
+export const eventUnitSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  iteration: z.number().int().positive(),
+  max_iterations: z.number().int().positive().nullable(),
+});
+
+/** A workflow loop as events describe it. */
+const workflowLoopSchema = z.object({ until: z.string(), max_iterations: z.number().int().positive(), fresh_context: z.boolean() });
+
+/** Fields every stored event has. `time` is epoch milliseconds. */
+const envelope = { run_id: z.string().min(1), seq: z.number().int().positive(), time: ms };
+
+function event<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
+  return z.object({ type: z.literal(type), ...envelope, ...shape });
+}
+
+/** Totals carried by the terminal event. */
+const finishShape = {
+  status: z.enum(RUN_STATUSES),
+  stop_reason: z.enum(STOP_REASONS),
+  iterations: count,
+  total_ms: ms,
+  cost_usd: z.number().nonnegative(),
+  cost_unknown: z.boolean(),
+  tokens_in: count,
+  tokens_out: count,
+  consecutive_failures: count,
+  failure_threshold: count,
+  max_iterations: nullableCount,
+  message: z.string().nullable(),
+};
+
+/** Every run event type (seed 000's LoopEvent, plus waiting, agent switches, warnings and the terminal summary). */
+export const runEventSchema = z.discriminatedUnion('type', [
+  event('run_started', {
+    kind: z.string(),
+    label: z.string(),
+    max_iterations: nullableCount,
+    workspace: z.string(),
+    agent: z.string(),
+    resumed: z.boolean(),
+  }),
+  event('run_queued', { position: count, workspace: z.string(), agent: z.string(), label: z.string() }),
+  event('iteration_started', {
+    iteration: z.number().int().positive(),
+    max_iterations: nullableCount,
+    agent: z.string(),
+    log_path: z.string(),
+    unit: eventUnitSchema.nullable(),
+  }),
+  event('completion_signal_detected', { iteration: z.number().int().positive() }),
+  event('iteration_completed', {
+    iteration: z.number().int().positive(),
+    max_iterations: nullableCount,
+    outcome,
+    duration_ms: ms,
+    exit_code: z.number().int().nullable(),
+    exit_signal: z.string().nullable(),
+    consecutive_failures: count,
+    failure_threshold: count,
+    completion_signal_found: z.boolean(),
+    failure_signal_found: z.boolean(),
+    error_kind: z.enum(ERROR_KINDS),
+    error_message: z.string().nullable(),
+    tokens_in: nullableCount,
+    tokens_out: nullableCount,
+    cache_read: nullableCount,
+    cache_write: nullableCount,
+    cost_usd: z.number().nonnegative().nullable(),
+    session_id: z.string().nullable(),
+    model: z.string().nullable(),
+    malformed_lines: count,
+    agent: z.string(),
+    unit: eventUnitSchema.nullable(),
+  }),
+  event('tokens_used', {
+    iteration: z.number().int().positive(),
+    tokens_in: count,
+    tokens_out: count,
+    cache_read: count,
+    cache_write: count,
+  }),
+  event('cost_incurred', { iteration: z.number().int().positive(), cost_usd: z.number().nonnegative(), total_cost_usd: z.number().nonnegative() }),
+  event('error', { iteration: z.number().int().positive().nullable(), kind: z.string(), message: z.string(), consecutive_failures: count }),
+  event('circuit_breaker_tripped', { consecutive_failures: count, failure_threshold: count }),
+  event('checkpoint_created', {
+    iteration: count,
+    commit_sha: z.string().nullable(),
+    state: z.enum(['committed', 'unchanged', 'failed', 'rollback']),
+  }),
+  event('waiting', { iteration: z.number().int().positive(), until: ms, reason: waitReason }),
+  event('agent_switched', { from: z.string(), to: z.string(), reason: z.string() }),
+  event('pause_requested', { by: z.string().nullable(), now: z.boolean() }),
+  event('paused', { after_iteration: count, by: z.string().nullable(), suspended: z.boolean() }),
+  event('resumed', { paused_ms: ms }),
+  event('stop_requested', { by: z.string().nullable() }),
+  event('limits_changed', { max_iterations: nullableCount, by: z.string().nullable() }),
+  event('warning', { message: z.string() }),
+  event('rollback', {
+    to_iteration: count,
+    target_sha: z.string(),
+    commit_sha: z.string().nullable(),
+    discarded: z.array(z.string()),
+  }),
+  event('hook_decision', {
+    decision: z.enum(['allow', 'block']),
+    reason: z.string(),
+    iteration: nullableCount,
+    max_iterations: nullableCount,
+    session_id: z.string().nullable(),
+    stop_hook_active: z.boolean().nullable(),
+    warning: z.string().nullable(),
+  }),
+  event('program', { name: z.string(), data: z.record(z.string(), z.unknown()) }),
+  // Workflows (seed 004): the workflow's shape at start, each step's start and end, a loop ending by its signal.
+  event('workflow_started', {
+    name: z.string(),
+    workflow_kind: z.enum(['steps', 'loop']),
+    user_message: z.string(),
+    steps: z.array(z.object({ name: z.string(), agent: z.string(), loop: workflowLoopSchema.nullable() })),
+  }),
+  event('step_started', {
+    step: z.number().int().positive(),
+    steps: z.number().int().positive(),
+    name: z.string(),
+    agent: z.string(),
+    loop: workflowLoopSchema.nullable(),
+  }),
+  event('step_completed', {
+    step: z.number().int().positive(),
+    steps: z.number().int().positive(),
+    name: z.string(),
+    status: z.enum(['completed', 'failed']),
+    iterations: count,
+    cost_usd: z.number().nonnegative(),
+    cost_unknown: z.boolean(),
+    runtime_ms: ms,
+    message: z.string().nullable(),
+  }),
+  event('loop_completed', {
+    step: z.number().int().positive(),
+    name: z.string(),
+    iterations: z.number().int().positive(),
+    max_iterations: z.number().int().positive(),
+    until: z.string(),
+    by: z.enum(['signal', 'until_command']),
+  }),
+  event('completed', { stop_reason: z.enum(STOP_REASONS) }),
+  event('stopped', { stop_reason: z.enum(STOP_REASONS) }),
+  event('failed', { stop_reason: z.enum(STOP_REASONS), message: z.string().nullable() }),
+  event('run_finished', finishShape),
+]);
+
+/** One stored run event. */
+export type RunEvent = z.infer<typeof runEventSchema>;
+
+/** Names of the event types. */
+export type RunEventType = RunEvent['type'];
+
+/** An event as emitted by the loop, before the run's event stream stamps run_id and seq. */
+export type RunEventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'run_id' | 'seq'> : never) : never;
+
+/** The body of one event type. */
+export type EventBodyOf<T extends RunEventType> = Omit<Extract<RunEvent, { type: T }>, 'run_id' | 'seq'>;
+
+/** Receives stamped run events in order. Must not throw; a slow consumer slows the run. */
 export type RunEventSink = (event: RunEvent) => void;
+
+/** Receives event bodies (what the loop emits before stamping). */
+export type RunEventBodySink = (event: RunEventBody) => void;
+
+/** What the agent is doing right now: live only (WebSocket, --verbose), bounded, never stored. */
+export const agentActivitySchema = z.discriminatedUnion('kind', [
+  /** Raw output of a plain-text agent, or stderr of any agent; `offset`: where it starts in the iteration's log. */
+  z.object({ kind: z.literal('output'), iteration: z.number().int().positive(), time: ms, stream: z.enum(['stdout', 'stderr']), offset: count, text: z.string() }),
+  /**
+   * Assistant text of a structured (JSON lines) agent. `index` numbers the structured activity of an iteration
+   * (text, tool calls, tool results) from 0: reading the log back (GET /api/runs/:id/activity) gives the same numbers.
+   */
+  z.object({ kind: z.literal('text'), iteration: z.number().int().positive(), time: ms, index: count, text: z.string() }),
+  z.object({ kind: z.literal('tool_call'), iteration: z.number().int().positive(), time: ms, index: count, name: z.string(), input: z.string() }),
+  z.object({ kind: z.literal('tool_result'), iteration: z.number().int().positive(), time: ms, index: count, name: z.string().nullable(), output: z.string(), is_error: z.boolean() }),
+]);
+
+/** One piece of live agent activity. */
+export type AgentActivity = z.infer<typeof agentActivitySchema>;
+
+/** Activity as one iteration reports it (the loop adds the iteration number and the time). */
+export type AgentActivityBody = AgentActivity extends infer A ? (A extends AgentActivity ? Omit<A, 'iteration' | 'time'> : never) : never;
+
+/** Receives live agent activity. */
+export type AgentActivitySink = (activity: AgentActivity) => void;
+
+/** The event types that end a run's stream. */
+export function isFinalEvent(event: { type: string }): boolean {
+  return event.type === 'run_finished';
+}
+
+/** A stream that stamps event bodies with the run id and the next seq, then hands them to its sinks in order. */
+export interface RunEventStream {
+  readonly runId: string;
+  /** Last seq handed out (0 before the first event). */
+  readonly lastSeq: number;
+  emit(body: RunEventBody): RunEvent;
+}
+
+/** Creates a run's event stream continuing after `lastSeq` (0 for a new run, the stored last seq on resume). */
+export function createEventStream(runId: string, lastSeq: number, sink: RunEventSink): RunEventStream {
+  let seq = lastSeq;
+  return {
+    runId,
+    get lastSeq() {
+      return seq;
+    },
+    emit(body) {
+      seq += 1;
+      const stamped: RunEvent = { ...body, run_id: runId, seq };
+      sink(stamped);
+      return stamped;
+    },
+  };
+}

@@ -3,20 +3,28 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions } from '../agents/types.js';
+import { activityOf } from './activity.js';
+import type { AgentActivityBody } from './events.js';
 import { computeCostUsd, type PriceTable } from '../agents/pricing.js';
 import { DEFAULT_MAX_LOG_BYTES } from '../agents/capped-log.js';
 import { normaliseCost, normaliseUsage } from '../agents/usage-guard.js';
 import { supervise, type SupervisedExit } from '../agents/supervisor.js';
 import { createEchoFilter } from '../core/echo-filter.js';
-import { redactor, redactorOf, secretsOfProcess, textStreamRedactor } from '../core/redact.js';
-import { createSignalScanner } from '../core/signals.js';
+import { redactor, redactorOf, secretsOfProcess } from '../core/redact.js';
+import { createSignalScanner, type SignalScanner } from '../core/signals.js';
+import { completionScannerFor, type CompletionRule } from './completion-rule.js';
 import type { ErrorKind, IterationResult, Usage } from '../core/types.js';
 import { addUsage } from '../core/types.js';
 import { createLineSplitter } from './line-splitter.js';
 
+/** Runs one iteration somewhere (this thread, or a worker thread of a pool): see iteration-pool.ts. */
+export type IterationRunner = (input: IterationInput) => Promise<IterationOutcomeData>;
+
 /** Inputs of one iteration. */
 export interface IterationInput {
   adapter: AgentAdapter;
+  /** How `adapter` was made (another thread rebuilds it from this). */
+  agentSpec: { name: string; command: readonly string[] | null };
   prompt: string;
   cwd: string;
   logPath: string;
@@ -28,6 +36,10 @@ export interface IterationInput {
   resumeCostBaseline: number;
   env: Readonly<Record<string, string | undefined>>;
   successSignals: string[];
+  /** Replaces the success signals as the judge of completion (see ProgramStep.completion). */
+  completion?: CompletionRule | null;
+  /** A program's own scanner instead (see ProgramStep.completionScanner; keeps the iteration in this thread). */
+  completionScanner?: (() => SignalScanner) | null;
   failureSignal: string;
   idleTimeoutMs: number | null;
   hardTimeoutMs: number | null;
@@ -37,8 +49,8 @@ export interface IterationInput {
   maxLogBytes?: number | null;
   prices: PriceTable;
   signal: AbortSignal;
-  /** Receives what the agent prints, for --verbose (null = not wanted). */
-  onOutput: ((stream: 'stdout' | 'stderr', text: string) => void) | null;
+  /** Receives what the agent does, live (--verbose, the WebSocket); null = not wanted. */
+  onActivity: ((activity: AgentActivityBody) => void) | null;
   onSpawn?: (pid: number) => void;
   /** Tag of the agent's process tree (RINGMASTER_AGENT_TAG), e.g. iterationTag(runId, n); default random. */
   tag?: string;
@@ -54,6 +66,8 @@ export interface IterationOutcomeData {
   logClosed: Promise<void>;
   /** What was odd about the figures the agent reported (normalised before recording), for warnings. */
   warnings: string[];
+  /** The agent's own text (assistant text; not tool output, not the echoed prompt), its last 64 KiB. */
+  text: string;
 }
 
 /** Longest single argument Linux takes (MAX_ARG_STRLEN, 32 pages of 4 KiB, with its NUL). */
@@ -100,16 +114,43 @@ const KIND_RANK: Partial<Record<ErrorKind, number>> = {
 };
 
 const TAIL_BYTES = 64 * 1024;
+/** How much of the agent's own text an iteration keeps for the program (structured results, $PREVIOUS_OUTPUT). */
+const TEXT_TAIL_CHARS = 64 * 1024;
 
-function describeTool(event: Extract<AgentEvent, { type: 'tool_call' }>): string {
-  const input = JSON.stringify(event.input) ?? '';
-  return `[tool] ${event.name} ${input.length > 200 ? `${input.slice(0, 200)}…` : input}\n`;
+/**
+ * Keeps (at least) the last `max` characters of what is appended. Chunks are only joined when the value is read:
+ * joining per chunk would allocate a new big string for every chunk of a flood of output.
+ */
+function createTextTail(max: number): { push(text: string): void; value(): string } {
+  let parts: string[] = [];
+  let head = 0;
+  let size = 0;
+  return {
+    push(text) {
+      if (text === '') return;
+      parts.push(text);
+      size += text.length;
+      while (parts.length - head > 1 && size - (parts[head]?.length ?? 0) >= max) {
+        size -= parts[head]?.length ?? 0;
+        parts[head] = ''; // release the chunk now, not at the next compaction
+        head += 1;
+      }
+      if (head > 1024 && head * 2 > parts.length) {
+        parts = parts.slice(head);
+        head = 0;
+      }
+    },
+    value() {
+      const joined = parts.slice(head).join('');
+      return joined.length > max ? joined.slice(-max) : joined;
+    },
+  };
 }
 
 /** Runs the agent once and returns its result. */
 export async function runIteration(input: IterationInput): Promise<IterationOutcomeData> {
   const { adapter } = input;
-  const success = createSignalScanner(input.successSignals);
+  const success = completionScannerFor(input.completion, input.completionScanner, input.successSignals);
   const failure = createSignalScanner([input.failureSignal]);
   let usage: Usage | null = null;
   let cumulativeUsage: Usage | null = null;
@@ -124,20 +165,29 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   // Usage and cost figures the agent reported that had to be normalised (usage-guard.ts), reported as warnings.
   const oddFigures = new Set<string>();
   let costUntrusted = false;
+  const ownText = createTextTail(TEXT_TAIL_CHARS);
 
   const classify = (kind: ErrorKind, message: string): void => {
     if (!classified || (KIND_RANK[kind] ?? 0) > (KIND_RANK[classified.kind] ?? 0)) classified = { kind, message };
   };
 
+  // Structured activity is numbered in stream order, as activityOf numbers it when the log is read back.
+  let activityIndex = 0;
   const onEvent = (event: AgentEvent): void => {
+    if (input.onActivity && adapter.format === 'jsonl') {
+      const activity = activityOf(event, activityIndex);
+      if (activity) {
+        activityIndex += 1;
+        input.onActivity(activity);
+      }
+    }
     switch (event.type) {
       case 'text':
         success.feed(event.text);
         failure.feed(event.text);
-        if (adapter.format === 'jsonl') output?.('stdout', event.text.endsWith('\n') ? event.text : `${event.text}\n`);
+        ownText.push(event.text.endsWith('\n') ? event.text : `${event.text}\n`);
         break;
       case 'tool_call':
-        output?.('stdout', describeTool(event));
         break;
       case 'usage': {
         const checked = normaliseUsage(event.usage);
@@ -197,15 +247,9 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     return failed(`${adapter.name}: ${(error as Error).message}`, 'spawn_failed');
   }
 
-  // What the agent prints is shown (--verbose) and quoted in messages without the secrets of its environment and
-  // command line, even split across chunks.
+  // Messages never carry the secrets of the agent's environment and command line. What the agent prints comes
+  // from the supervisor already redacted (as it is in the log), so parsed events and live activity are too.
   const redact = redactorOf(secretsOfProcess([invocation.command, ...invocation.args], invocation.env));
-  const shown = { stdout: textStreamRedactor(redact), stderr: textStreamRedactor(redact) };
-  const show = input.onOutput;
-  const output: IterationInput['onOutput'] = show ? (stream, text) => {
-    const safe = shown[stream].push(text);
-    if (safe !== '') show(stream, safe);
-  } : null;
 
   const parser = adapter.createParser(invocationOptions);
   const splitter = createLineSplitter((line) => {
@@ -216,12 +260,13 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   const scan = (text: string): void => {
     success.feed(text);
     failure.feed(text);
+    ownText.push(text);
   };
   const onStdout =
     adapter.format === 'text'
-      ? (text: string) => {
+      ? (text: string, offset: number) => {
           scan(echo.push(text));
-          output?.('stdout', text);
+          input.onActivity?.({ kind: 'output', stream: 'stdout', offset, text });
         }
       : (text: string) => splitter.push(text);
 
@@ -237,7 +282,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     maxLogBytes: input.maxLogBytes === undefined ? DEFAULT_MAX_LOG_BYTES : input.maxLogBytes,
     signal: input.signal,
     onStdout,
-    onStderr: output ? (text) => output('stderr', text) : undefined,
+    onStderr: input.onActivity ? (text, offset) => input.onActivity?.({ kind: 'output', stream: 'stderr', offset, text }) : undefined,
     onSpawn: input.onSpawn,
     tag: input.tag,
   });
@@ -247,10 +292,8 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     for (const e of parser.end()) onEvent(e);
     malformed += splitter.oversized;
   }
-  for (const stream of ['stdout', 'stderr'] as const) {
-    const rest = shown[stream].end();
-    if (rest !== '') show?.(stream, rest);
-  }
+  // The output has ended: rules about its end (a workflow's plain signal as the last thing said) are judged now.
+  success.end?.();
 
   const finalUsage = cumulativeUsage ?? usage;
   let cost: number | null = null;
@@ -310,6 +353,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     warnings: [...oddFigures].map((problem) => `${adapter.name} reported ${problem}`),
     sessionCumulativeCost: cumulativeCost,
     logClosed: exit.logClosed,
+    text: ownText.value(),
     result: {
       exitCode: exit.exitCode,
       exitSignal: exit.exitSignal,
@@ -333,6 +377,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       warnings: [],
       sessionCumulativeCost: null,
       logClosed: Promise.resolve(),
+      text: '',
       result: {
         exitCode: null,
         exitSignal: null,

@@ -6,7 +6,7 @@ import { readFileSync, rmSync, statSync } from 'node:fs';
 import { groupAlive, signalGroup } from '../os/process-group.js';
 import { findTagged, runTagMatcher, signalTagged } from '../os/process-tag.js';
 import { bootId, bootTimeMs, couldHaveWritten, readStat } from '../os/proc.js';
-import { agentPidPath } from './recorder.js';
+import { agentPidPath } from '../store/paths.js';
 
 /** What the agent.pid file says: the pid, and when known the process's start time and boot id. */
 export interface AgentPidRecord {
@@ -67,9 +67,9 @@ export interface LeftoverKill {
   tagged: number[];
 }
 
-/** Kills the run's leftover agent group (identity checked) and tagged processes; removes the pid file. */
-export function killLeftovers(workspace: string, runId: string): LeftoverKill {
-  const path = agentPidPath(workspace, runId);
+/** Kills the run's leftover agent group (identity checked; pid file in the data directory) and tagged processes; removes the pid file. */
+export function killLeftovers(dataDir: string, runId: string): LeftoverKill {
+  const path = agentPidPath(dataDir, runId);
   const record = readAgentPid(path);
   rmSync(path, { force: true });
   const result: LeftoverKill = { group: null, staleGroup: null, tagged: [] };
@@ -89,6 +89,6 @@ export function killLeftovers(workspace: string, runId: string): LeftoverKill {
 }
 
 /** If the run's last agent process group is still alive (and still the agent), SIGKILLs it, with the run's tagged processes. Returns the pgid killed, or null. */
-export function killLeftoverAgent(workspace: string, runId: string): number | null {
-  return killLeftovers(workspace, runId).group;
+export function killLeftoverAgent(dataDir: string, runId: string): number | null {
+  return killLeftovers(dataDir, runId).group;
 }

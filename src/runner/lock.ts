@@ -1,13 +1,14 @@
-// The workspace lock: `.ringmaster/lock`, created exclusively (write temp + link), naming its holder. A lock whose
-// holder is gone (same host: pid dead, or the pid now belongs to another process, our own included after a
-// container restart) is stale and taken over atomically; a live holder makes acquireLock throw LockHeldError.
+// A workspace lock: a file in the data directory (locks/<hash of the workspace real path>.lock), created exclusively
+// (write temp + link), naming its holder. A lock whose holder is gone (same host: pid dead, or the pid now belongs
+// to another process, our own included after a container restart) is stale and taken over atomically; a live
+// holder makes acquireLock throw LockHeldError.
 import { hostname as osHostname } from 'node:os';
 import { link, open, readFile, rename, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { EXIT, UserError } from '../core/errors.js';
 import { bootId, couldHaveWritten, readStat } from '../os/proc.js';
-import { ensureRingmasterDir } from '../store/paths.js';
+import { ensurePrivateDir } from '../store/paths.js';
 
 /** Contents of a lock file. `since` is an ISO 8601 time; start_time and boot_id identify the holder process (absent in old locks). */
 export const lockInfoSchema = z.object({
@@ -97,14 +98,8 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
-/** Path of the lock file of a directory. */
-export function lockPath(dir: string): string {
-  return join(dir, '.ringmaster', 'lock');
-}
-
-/** The current lock of `dir`, or null when unlocked. Throws BadLockError on an unreadable lock. */
-export async function readLock(dir: string): Promise<LockInfo | null> {
-  const path = lockPath(dir);
+/** The current lock at `path`, or null when unlocked. Throws BadLockError on an unreadable lock. */
+export async function readLock(path: string): Promise<LockInfo | null> {
   const text = await readText(path);
   return text === null ? null : parseLock(path, text);
 }
@@ -127,10 +122,9 @@ export function isStale(holder: LockInfo, env: LockEnv): boolean {
   return false;
 }
 
-/** Takes the lock of `dir` for run `runId`; throws LockHeldError when a live run holds it. */
-export async function acquireLock(dir: string, runId: string, env: LockEnv = processLockEnv()): Promise<HeldLock> {
-  ensureRingmasterDir(dir);
-  const path = lockPath(dir);
+/** Takes the lock file at `path` for run `runId`; throws LockHeldError when a live run holds it. */
+export async function acquireLock(path: string, runId: string, env: LockEnv = processLockEnv()): Promise<HeldLock> {
+  ensurePrivateDir(dirname(path));
   const info: LockInfo = {
     pid: env.pid,
     run_id: runId,
@@ -149,7 +143,7 @@ export async function acquireLock(dir: string, runId: string, env: LockEnv = pro
     if (!isStale(holder, env)) throw new LockHeldError(path, holder, env.hostname);
     if (await removeIfUnchanged(path, currentText, env)) takenOver = holder;
   }
-  const last = await readLock(dir);
+  const last = await readLock(path);
   if (last) throw new LockHeldError(path, last, env.hostname);
   throw new BadLockError(path, 'could not be created after 5 attempts');
 }
@@ -178,7 +172,7 @@ async function createExclusive(path: string, text: string): Promise<boolean> {
     const code = (error as NodeJS.ErrnoException).code ?? '';
     if (['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT'].includes(code)) {
       throw new UserError(
-        `cannot create the workspace lock ${path} (${code === 'EROFS' ? 'read-only file system' : code === 'ENOSPC' || code === 'EDQUOT' ? 'disk full' : 'permission denied'}): 'ringmaster run' needs to write there; read-only commands (runs, show, logs, stats) work without it`,
+        `cannot create the workspace lock ${path} (${code === 'EROFS' ? 'read-only file system' : code === 'ENOSPC' || code === 'EDQUOT' ? 'disk full' : 'permission denied'}): 'ringmaster run' needs to write in the data directory; read-only commands (runs, show, logs, stats) work without it`,
         EXIT.io,
       );
     }

@@ -1,35 +1,44 @@
-// Wires a run to the Store and git: iteration rows before the agent starts, events, heartbeats,
-// checkpoints every N iterations and at the end. The runner stays ignorant of both.
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// Wires a run to the Store and git: iteration rows before the agent starts, every stamped event with its seq,
+// run status changes, heartbeats, program metadata, and checkpoints (with a snapshot of the loop state) every
+// N iterations and at the end. The loop stays ignorant of both.
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { loopSnapshot } from '../core/snapshot.js';
+import type { IterationOutcome, LoopState, RunStatus } from '../core/types.js';
 import { checkpoint, clearStaleIndexLock } from '../git/index.js';
+import { agentPidPath, ensurePrivateDir } from '../store/paths.js';
 import type { IterationStatus, NewEvent, Owner, Store } from '../store/index.js';
 import { HEARTBEAT_INTERVAL_MS } from '../store/index.js';
-import type { IterationOutcome } from '../core/types.js';
-import type { RunEvent, RunEventSink } from './events.js';
+import type { RunEvent, RunEventBody } from './events.js';
 import type { RunDeps } from './run-loop.js';
 
 /** What the recorder needs to know about the run. */
 export interface RecorderOptions {
   store: Store;
   runId: string;
-  /** Directory holding .ringmaster/ with the store (the user's workspace). */
-  workspace: string;
+  /** The data directory (agent pid file). */
+  dataDir: string;
   /** Directory the agent works in (the workspace, or its worktree): what checkpoints commit. */
   agentDir: string;
   owner: Owner;
   checkpointInterval: number;
   gitEnabled: boolean;
   now: () => number;
+  /** Emits an event into the run's stream (warnings, checkpoint_created). */
+  emit: (event: RunEventBody) => void;
+  /** A store write failed: shown, never stored (storing it could fail the same way, again and again). */
+  onStoreError: (message: string) => void;
   /** Called when a heartbeat finds that another process now owns the run. */
   onLostOwnership?: () => void;
 }
 
-/** The hooks to merge into RunDeps, a sink wrapper, and the cleanup. */
+/** The hooks to merge into RunDeps, the event persister, and the cleanup. */
 export interface Recorder {
-  deps: Pick<RunDeps, 'beforeIteration' | 'onAgentSpawn' | 'afterIteration' | 'beforeFinish'>;
-  /** Wraps the display sink: every event is shown, then persisted in order. */
-  wrap(sink: RunEventSink): RunEventSink;
+  deps: Pick<RunDeps, 'beforeIteration' | 'onAgentSpawn' | 'afterIteration' | 'beforeFinish' | 'onMetadata'>;
+  /** Persists one stamped event, and the rows and status it implies, in order. */
+  record(event: RunEvent): void;
+  /** Events recorded but not written to the store yet (in order), so a replay can include them. */
+  unstored(): RunEvent[];
   /** Waits for pending writes and stops the heartbeat. */
   close(): Promise<void>;
 }
@@ -42,30 +51,35 @@ const STATUS_OF: Record<IterationOutcome, Exclude<IterationStatus, 'running'>> =
   interrupted: 'interrupted',
 };
 
-/** Path of the file holding the pid of the agent process group of a run's current iteration. */
-export function agentPidPath(workspace: string, runId: string): string {
-  return join(workspace, '.ringmaster', 'runs', runId, 'agent.pid');
-}
-
-/** Path of the file whose existence asks a live run to stop (`ringmaster stop`). */
-export function stopRequestPath(workspace: string, runId: string): string {
-  return join(workspace, '.ringmaster', 'runs', runId, 'stop-requested');
+/** The run status an event moves the run into, if any. */
+function statusAfter(event: RunEvent, current: RunStatus): RunStatus | null {
+  switch (event.type) {
+    case 'waiting':
+      return 'waiting';
+    case 'paused':
+      return 'paused';
+    case 'resumed':
+      return current === 'paused' ? 'running' : null;
+    case 'iteration_started':
+      return current === 'running' ? null : 'running';
+    default:
+      return null;
+  }
 }
 
 /** Creates the recorder of one run. */
 export function createRecorder(options: RecorderOptions): Recorder {
   const { store, runId } = options;
   let chain: Promise<void> = Promise.resolve();
-  let warn: RunEventSink = () => undefined;
   let lastCheckpoint = 0;
-  let waiting = false;
+  let status: RunStatus = 'running';
+  let lastMeta = '';
 
   const enqueue = (what: string, work: () => Promise<unknown>): void => {
     chain = chain.then(work).then(
       () => undefined,
       (error: unknown) => {
-        const message = `store: ${what}: ${(error as Error).message}`;
-        warn({ type: 'warning', time: options.now(), message });
+        options.onStoreError(`store: ${what}: ${(error as Error).message}`);
       },
     );
   };
@@ -73,17 +87,21 @@ export function createRecorder(options: RecorderOptions): Recorder {
   // Events are written on the next turn of the event loop, i.e. while the next agent already runs: they stay
   // in order but off the critical path between two iterations. Rows (the truth for totals) are not deferred.
   const eventQueue: NewEvent[] = [];
+  // Recorded and not yet confirmed written (queued or in flight), oldest first: writes complete in order.
+  const unwritten: RunEvent[] = [];
   let eventsScheduled: NodeJS.Immediate | null = null;
   const flushEvents = (): void => {
     eventsScheduled = null;
-    for (const event of eventQueue.splice(0)) enqueue(`event ${event.type}`, () => store.appendEvent(event));
+    for (const event of eventQueue.splice(0)) {
+      enqueue(`event ${event.seq ?? ''} ${event.type}`, () => store.appendEvent(event).finally(() => unwritten.shift()));
+    }
   };
 
-  const pidPath = agentPidPath(options.workspace, runId);
-  mkdirSync(dirname(pidPath), { recursive: true });
+  const pidPath = agentPidPath(options.dataDir, runId);
+  ensurePrivateDir(dirname(pidPath));
   // One descriptor for the whole run, overwritten in place with a fixed-width line: one pwrite per iteration
   // (creating a file per iteration cost more than the rest of the iteration's bookkeeping).
-  const pidFd = openSync(pidPath, 'w');
+  const pidFd = openSync(pidPath, 'w', 0o600);
   const heartbeat = setInterval(
     () =>
       enqueue('heartbeat', async () => {
@@ -94,19 +112,17 @@ export function createRecorder(options: RecorderOptions): Recorder {
   );
   heartbeat.unref();
 
-  const persist = (e: RunEvent): void => {
-    if (e.type !== 'agent_output') {
-      const iteration = 'iteration' in e ? e.iteration : null;
-      eventQueue.push({ run_id: runId, type: e.type, payload: e, at: e.time, iteration });
-      eventsScheduled ??= setImmediate(flushEvents);
+  const record = (e: RunEvent): void => {
+    unwritten.push(e);
+    const iteration = 'iteration' in e ? e.iteration : null;
+    eventQueue.push({ run_id: runId, seq: e.seq, type: e.type, payload: e, at: e.time, iteration: iteration === 0 ? null : iteration });
+    eventsScheduled ??= setImmediate(flushEvents);
+    const next = statusAfter(e, status);
+    if (next !== null && next !== status) {
+      status = next;
+      enqueue('status', () => store.updateRunStatus(runId, next, e.time));
     }
     switch (e.type) {
-      case 'iteration_started':
-        if (waiting) {
-          waiting = false;
-          enqueue('status', () => store.updateRunStatus(runId, 'running', e.time));
-        }
-        break;
       case 'iteration_completed':
         enqueue(`iteration ${e.iteration}`, () =>
           store.completeIteration(runId, e.iteration, {
@@ -130,12 +146,9 @@ export function createRecorder(options: RecorderOptions): Recorder {
         );
         if (e.error_kind !== 'none' && e.error_message) {
           const message = e.error_message;
-          enqueue('error', () => store.recordError({ run_id: runId, iteration: e.iteration, kind: e.error_kind, message, created_at: e.time }));
+          const context = { iteration: e.iteration, consecutive_failures: e.consecutive_failures, exit_code: e.exit_code, agent: e.agent };
+          enqueue('error', () => store.recordError({ run_id: runId, iteration: e.iteration, kind: e.error_kind, message, context, created_at: e.time }));
         }
-        break;
-      case 'waiting':
-        waiting = true;
-        enqueue('status', () => store.updateRunStatus(runId, 'waiting', e.time));
         break;
       case 'run_finished':
         enqueue('finish', () => store.finishRun(runId, { status: e.status, stop_reason: e.stop_reason, now: e.time }));
@@ -145,10 +158,11 @@ export function createRecorder(options: RecorderOptions): Recorder {
     }
   };
 
-  const doCheckpoint = async (iteration: number): Promise<void> => {
+  const doCheckpoint = async (iteration: number, state: LoopState, runStatus: RunStatus): Promise<void> => {
     if (!options.gitEnabled || iteration === lastCheckpoint) return;
     lastCheckpoint = iteration;
     const at = options.now();
+    const snapshot = loopSnapshot(state, runStatus, at);
     try {
       let result;
       try {
@@ -156,40 +170,44 @@ export function createRecorder(options: RecorderOptions): Recorder {
       } catch (error) {
         // A git killed mid-commit (a crash of an earlier ringmaster) leaves index.lock behind: clear it once.
         if (!String((error as Error).message).includes('index.lock') || (await clearStaleIndexLock(options.agentDir)) === null) throw error;
-        warn({ type: 'warning', time: options.now(), message: 'removed a stale .git/index.lock left by a killed git process' });
+        options.emit({ type: 'warning', time: options.now(), message: 'removed a stale .git/index.lock left by a killed git process' });
         result = await checkpoint(options.agentDir, runId, iteration);
       }
-      await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: result.sha, state: result.committed ? 'committed' : 'unchanged', message: result.message, created_at: at });
+      const outcome = result.committed ? 'committed' : 'unchanged';
+      await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: result.sha, state: outcome, message: result.message, snapshot, created_at: at });
+      options.emit({ type: 'checkpoint_created', time: options.now(), iteration, commit_sha: result.sha, state: outcome });
     } catch (error) {
-      await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: null, state: 'failed', message: (error as Error).message, created_at: at });
+      await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: null, state: 'failed', message: (error as Error).message, snapshot, created_at: at });
+      options.emit({ type: 'checkpoint_created', time: options.now(), iteration, commit_sha: null, state: 'failed' });
       throw error;
     }
   };
 
   return {
+    record,
+    unstored: () => [...unwritten],
     deps: {
-      async beforeIteration(_runId, iteration, agent, logPath) {
+      async beforeIteration(_runId, iteration, agent, logPath, unitId) {
         await chain;
-        await store.startIteration({ run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath });
+        await store.startIteration({ run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath, unit_id: unitId });
       },
       onAgentSpawn(_runId, _iteration, pid) {
         writeSync(pidFd, `${String(pid).padEnd(11)}\n`, 0);
       },
-      async afterIteration(_runId, iteration) {
+      async afterIteration(_runId, iteration, state) {
         await chain;
-        if (options.checkpointInterval > 0 && iteration % options.checkpointInterval === 0) await doCheckpoint(iteration);
+        if (options.checkpointInterval > 0 && iteration % options.checkpointInterval === 0) await doCheckpoint(iteration, state, status);
       },
-      async beforeFinish(_runId, state) {
+      onMetadata(meta) {
+        const text = JSON.stringify(meta);
+        if (text === lastMeta) return;
+        lastMeta = text;
+        enqueue('metadata', () => store.updateRunMeta(runId, meta, options.now()));
+      },
+      async beforeFinish(_runId, state, finalStatus) {
         await chain;
-        if (options.checkpointInterval > 0 && state.iteration > 0) await doCheckpoint(state.iteration);
+        if (options.checkpointInterval > 0 && state.iteration > 0) await doCheckpoint(state.iteration, state, finalStatus);
       },
-    },
-    wrap(sink) {
-      warn = sink;
-      return (e) => {
-        sink(e);
-        persist(e);
-      };
     },
     async close() {
       clearInterval(heartbeat);
@@ -199,7 +217,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
       // The agent's group is gone once the loop returns: a stale pid file could make a later resume or stop
       // SIGKILL an unrelated process group that reused the id.
       closeSync(pidFd);
-      rmSync(agentPidPath(options.workspace, runId), { force: true });
+      rmSync(pidPath, { force: true });
     },
   };
 }

@@ -39,8 +39,8 @@ export class AmbiguousRunIdError extends UserError {
 
 /** The workspace has no ringmaster database yet. */
 export class NoStoreError extends UserError {
-  constructor(workspace: string) {
-    super(`no ringmaster runs in ${workspace} (no .ringmaster/ringmaster.db); use --cwd to pick another workspace`, EXIT.usage);
+  constructor(where: string) {
+    super(`no ringmaster runs yet (no database for ${where}): start one with 'ringmaster run'`, EXIT.usage);
     this.name = 'NoStoreError';
   }
 }

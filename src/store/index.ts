@@ -1,11 +1,11 @@
 // Public surface of the store module.
 export type * from './store.js';
 export type * from './rows.js';
-export { ITERATION_STATUSES, CHECKPOINT_STATES, RUN_STATUSES } from './rows.js';
+export { ITERATION_STATUSES, CHECKPOINT_STATES, CONTROL_ACTIONS, RUN_STATUSES } from './rows.js';
 export { SqliteStore } from './sqlite-store.js';
 export { openStore } from './open-store.js';
 export type { OpenStoreOptions } from './open-store.js';
 export { StoreError, StoreVersionError, RunNotFoundError, AmbiguousRunIdError, NoStoreError } from './errors.js';
-export { databasePath, ensureRingmasterDir, iterationLogPath, ringmasterDir, runLogDir, RINGMASTER_DIR } from './paths.js';
-export { displayStatus, isOrphaned, DEFAULT_STALE_AFTER_MS, HEARTBEAT_INTERVAL_MS } from './liveness.js';
+export { agentPidPath, dataDir, databasePath, ensurePrivateDir, iterationLogPath, runDir, workspaceKey, workspaceLockPath, RINGMASTER_DIR } from './paths.js';
+export { displayStatus, isOrphaned, ACTIVE_STATUSES, DEFAULT_STALE_AFTER_MS, HEARTBEAT_INTERVAL_MS } from './liveness.js';
 export type { DisplayStatus, LivenessProbe } from './liveness.js';

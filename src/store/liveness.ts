@@ -22,11 +22,12 @@ export interface LivenessProbe {
   staleAfterMs?: number;
 }
 
-const ACTIVE: readonly RunStatus[] = ['pending', 'running', 'waiting'];
+/** Statuses in which a live owner process must exist (a paused run's owner waits for resume). */
+export const ACTIVE_STATUSES: readonly RunStatus[] = ['pending', 'running', 'waiting', 'paused'];
 
 /** True when the run claims to be active but no live owner drives it. */
 export function isOrphaned(run: RunRow, probe: LivenessProbe): boolean {
-  if (!ACTIVE.includes(run.status)) return false;
+  if (!ACTIVE_STATUSES.includes(run.status)) return false;
   // A Stop-hook loop lives between hook calls of a Claude Code session: no process owns it in between.
   if (run.agent === HOOK_AGENT) return false;
   if (run.owner_pid === null || run.heartbeat_at === null) return true;

@@ -1,38 +1,69 @@
-// Where ringmaster keeps its files inside a workspace: .ringmaster/{ringmaster.db,lock,logs/}.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Where Ringmaster keeps its state: one data directory per user, outside every workspace, so nothing an agent
+// does in its workspace (`git clean -fdx`, `rm -rf .ringmaster`) can lose history or a lock.
+//   $RINGMASTER_HOME (default $XDG_DATA_HOME/ringmaster, i.e. ~/.local/share/ringmaster), mode 0700:
+//     ringmaster.db                     the SQLite store of every workspace
+//     runs/<run-id>/iteration-<n>.log   iteration logs
+//     runs/<run-id>/agent.pid           the running agent's process group
+//     locks/<hash>.lock                 workspace locks, keyed by the workspace's real path
+import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 
-/** Name of ringmaster's directory inside a workspace. */
+/** Environment variables that choose the data directory. */
+export type PathEnv = Readonly<Record<string, string | undefined>>;
+
+/** The data directory: $RINGMASTER_HOME, else $XDG_DATA_HOME/ringmaster, else ~/.local/share/ringmaster. */
+export function dataDir(env: PathEnv): string {
+  const home = env.RINGMASTER_HOME;
+  if (home !== undefined && home !== '') return resolve(home);
+  const xdg = env.XDG_DATA_HOME;
+  const base = xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir(), '.local', 'share');
+  return join(base, 'ringmaster');
+}
+
+/** Creates a directory of Ringmaster's, private to its owner (see os/private-files.ts). */
+export { ensurePrivateDir } from '../os/private-files.js';
+
+/** The SQLite database of a data directory. */
+export function databasePath(dir: string): string {
+  return join(dir, 'ringmaster.db');
+}
+
+/** The directory of one run's files (logs, agent pid). */
+export function runDir(dir: string, runId: string): string {
+  return join(dir, 'runs', runId);
+}
+
+/** Log file of one iteration. */
+export function iterationLogPath(dir: string, runId: string, iteration: number): string {
+  return join(runDir(dir, runId), `iteration-${iteration}.log`);
+}
+
+/** The file holding the process group id of a run's running agent. */
+export function agentPidPath(dir: string, runId: string): string {
+  return join(runDir(dir, runId), 'agent.pid');
+}
+
+/** The lock file of a workspace (by the hash of its real path). */
+export function workspaceLockPath(dir: string, workspaceKey: string): string {
+  const hash = createHash('sha256').update(workspaceKey).digest('hex').slice(0, 24);
+  return join(dir, 'locks', `${hash}.lock`);
+}
+
+/** How runs name a workspace: its real path (symlinks resolved), or the absolute path if it does not exist. */
+export function workspaceKey(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** Name of Ringmaster's directory inside a workspace: committed project definitions (workflows), not state. */
 export const RINGMASTER_DIR = '.ringmaster';
 
-/** Absolute path of `<workspace>/.ringmaster`. */
-export function ringmasterDir(workspace: string): string {
-  return join(workspace, RINGMASTER_DIR);
-}
-
-/** Absolute path of the workspace's database. */
-export function databasePath(workspace: string): string {
+/** Where Ringmaster kept a workspace's database before the data directory (imported on first use). */
+export function legacyDatabasePath(workspace: string): string {
   return join(workspace, RINGMASTER_DIR, 'ringmaster.db');
-}
-
-/** Directory of a run's iteration logs: `.ringmaster/logs/<run-id>/`. */
-export function runLogDir(workspace: string, runId: string): string {
-  return join(workspace, RINGMASTER_DIR, 'logs', runId);
-}
-
-/** Log file of one iteration: `.ringmaster/logs/<run-id>/iteration-<n>.log`. */
-export function iterationLogPath(workspace: string, runId: string, iteration: number): string {
-  return join(runLogDir(workspace, runId), `iteration-${iteration}.log`);
-}
-
-/**
- * Creates `<workspace>/.ringmaster/` with a `.gitignore` of `*`, so git never sees ringmaster's files
- * even where .git/info/exclude does not apply; the user's own .gitignore is never touched.
- */
-export function ensureRingmasterDir(workspace: string): string {
-  const dir = ringmasterDir(workspace);
-  mkdirSync(dir, { recursive: true });
-  const ignore = join(dir, '.gitignore');
-  if (!existsSync(ignore)) writeFileSync(ignore, '# written by ringmaster: keep its database, locks and logs out of git\n*\n');
-  return dir;
 }

@@ -1,11 +1,11 @@
 // Row shapes of the store, validated with zod at the database boundary. Field names are snake_case
 // like the database columns and the JSON the CLI prints. Timestamps are epoch milliseconds.
 import { z } from 'zod';
-import { STOP_REASONS } from '../core/types.js';
-import type { ErrorKind, RunStatus, StopReason } from '../core/types.js';
+import { ERROR_KINDS, RUN_STATUSES, STOP_REASONS } from '../core/types.js';
+import type { RunStatus } from '../core/types.js';
 
 /** Stored run statuses (RunStatus); `orphaned` is derived at read time, never stored. */
-export const RUN_STATUSES = ['pending', 'running', 'waiting', 'paused', 'completed', 'stopped', 'failed'] as const satisfies readonly RunStatus[];
+export { RUN_STATUSES };
 
 /** Statuses of one iteration row: `running` from start until completion. */
 export const ITERATION_STATUSES = ['running', 'success', 'failure', 'complete', 'waiting', 'interrupted'] as const;
@@ -19,10 +19,6 @@ export const CHECKPOINT_STATES = ['committed', 'unchanged', 'failed', 'rollback'
 /** State of one checkpoint row. */
 export type CheckpointState = (typeof CHECKPOINT_STATES)[number];
 
-const ERROR_KINDS = [
-  'none', 'exit_nonzero', 'failure_signal', 'idle_timeout', 'iteration_timeout', 'max_runtime', 'spawn_failed',
-  'interrupted', 'missing_binary', 'auth', 'usage_limit', 'rate_limit', 'overloaded', 'agent_error',
-] as const satisfies readonly ErrorKind[];
 
 const int = z.number().int();
 const ms = z.number().int().nonnegative();
@@ -40,9 +36,12 @@ const json = z.string().transform((text, ctx) => {
 export const runRowSchema = z.object({
   id: z.string().min(1),
   status: z.enum(RUN_STATUSES),
-  stop_reason: z.enum(STOP_REASONS as [StopReason, ...StopReason[]]).nullable(),
+  stop_reason: z.enum(STOP_REASONS).nullable(),
   agent: z.string(),
+  kind: z.string(),
+  origin: z.string(),
   spec: json,
+  meta: json.pipe(z.record(z.string(), z.unknown())),
   workspace: z.string(),
   worktree: z.string().nullable(),
   branch: z.string().nullable(),
@@ -80,6 +79,8 @@ export const iterationRowSchema = z.object({
   session_id: z.string().nullable(),
   model: z.string().nullable(),
   log_path: z.string().nullable(),
+  /** The unit of work (task id, workflow step) the iteration belongs to; null for plain loops. */
+  unit_id: z.string().nullable(),
 });
 
 /** One iteration row. Null tokens/cost = unknown (never silently 0). */
@@ -98,6 +99,9 @@ export const eventRowSchema = z.object({
 /** One event row. */
 export type EventRow = z.infer<typeof eventRowSchema>;
 
+/** An event row with its global insertion id (for "every event since id N" across runs). */
+export type EventRowWithId = EventRow & { id: number };
+
 /** One checkpoint row: a git commit made (or attempted) by ringmaster. */
 export const checkpointRowSchema = z.object({
   id: int.positive(),
@@ -106,6 +110,8 @@ export const checkpointRowSchema = z.object({
   commit_sha: z.string().nullable(),
   state: z.enum(CHECKPOINT_STATES),
   message: z.string().nullable(),
+  /** The loop state when the checkpoint was taken (seed 000's LoopSnapshot); null for older rows. */
+  snapshot: z.string().nullable().transform((t) => (t === null ? null : (JSON.parse(t) as unknown))),
   created_at: ms,
 });
 
@@ -125,6 +131,27 @@ export const errorRowSchema = z.object({
 
 /** One error row. */
 export type ErrorRow = z.infer<typeof errorRowSchema>;
+
+/** Actions another process can ask of a run's owner. */
+export const CONTROL_ACTIONS = ['pause', 'resume', 'stop', 'extend'] as const;
+
+/** One control action. */
+export type ControlAction = (typeof CONTROL_ACTIONS)[number];
+
+/** A control request: written by anyone, picked up and answered by the run's owner. */
+export const controlRowSchema = z.object({
+  id: int.positive(),
+  run_id: z.string(),
+  action: z.enum(CONTROL_ACTIONS),
+  options: json.pipe(z.record(z.string(), z.unknown())),
+  requested_by: z.string().nullable(),
+  requested_at: ms,
+  handled_at: ms.nullable(),
+  result: z.string().nullable(),
+});
+
+/** One control request row. */
+export type ControlRow = z.infer<typeof controlRowSchema>;
 
 /** Totals of a run, always computed from its iteration and owner rows (never stored twice). */
 export const runTotalsSchema = z.object({

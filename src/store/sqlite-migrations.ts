@@ -100,4 +100,37 @@ CREATE TABLE errors (
 CREATE INDEX errors_by_run ON errors (run_id, id);
 `,
   },
+  {
+    version: 2,
+    name: 'run kind and metadata, iteration units, checkpoint snapshots, control requests, imports',
+    sql: `
+ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'prompt';
+ALTER TABLE runs ADD COLUMN meta_json TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'cli';
+CREATE INDEX runs_by_workspace ON runs (workspace, created_at DESC);
+CREATE INDEX runs_by_status ON runs (status);
+
+ALTER TABLE iterations ADD COLUMN unit_id TEXT;
+
+ALTER TABLE checkpoints ADD COLUMN snapshot_json TEXT;
+
+CREATE TABLE control_requests (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  action TEXT NOT NULL CHECK (action IN ('pause', 'resume', 'stop', 'extend')),
+  options_json TEXT NOT NULL DEFAULT '{}',
+  requested_by TEXT,
+  requested_at INTEGER NOT NULL,
+  handled_at INTEGER,
+  result TEXT
+);
+CREATE INDEX control_requests_pending ON control_requests (run_id, id) WHERE handled_at IS NULL;
+
+CREATE TABLE imports (
+  path TEXT PRIMARY KEY,
+  imported_at INTEGER NOT NULL,
+  runs INTEGER NOT NULL
+);
+`,
+  },
 ];

@@ -60,10 +60,19 @@ const costPerRunRow = z.object({
 });
 
 /** The seed's metrics: cost per run, average iterations to completion, cost by UTC hour. */
-export function queryStats(db: DatabaseSync, runId: string | null): StoreStats {
-  const filterRuns = runId === null ? '' : 'WHERE r.id = :runId';
-  const filterIterations = runId === null ? '' : 'AND run_id = :runId';
-  const params: Record<string, SQLInputValue> = runId === null ? {} : { runId };
+export function queryStats(db: DatabaseSync, runId: string | null, workspace: string | null = null): StoreStats {
+  const runConditions: string[] = [];
+  const params: Record<string, SQLInputValue> = {};
+  if (runId !== null) {
+    runConditions.push('r.id = :runId');
+    params.runId = runId;
+  }
+  if (workspace !== null) {
+    runConditions.push('r.workspace = :workspace');
+    params.workspace = workspace;
+  }
+  const filterRuns = runConditions.length ? `WHERE ${runConditions.join(' AND ')}` : '';
+  const filterIterations = runConditions.length ? `AND run_id IN (SELECT r.id FROM runs r ${filterRuns})` : '';
   const perRun = db
     .prepare(
       `SELECT r.id AS run_id, r.status, COUNT(i.number) AS iterations, COALESCE(SUM(i.cost_usd), 0) AS cost_usd,

@@ -2,19 +2,23 @@
 // rows validated with zod on the way out. Totals are computed from rows, never kept twice.
 /* eslint-disable @typescript-eslint/require-await -- the Store contract is async for networked stores; SQLite
    answers synchronously, and `async` keeps every thrown StoreError a rejected promise as the contract says. */
-import { chmodSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { restrictToOwner } from '../os/private-files.js';
 import { DatabaseSync } from 'node:sqlite';
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
 import type { RunStatus, StopReason } from '../core/types.js';
 import { AmbiguousRunIdError, StoreError, StoreUnusableError, storeErrorFrom } from './errors.js';
 import {
   checkpointRowSchema,
+  controlRowSchema,
   errorRowSchema,
   eventRowSchema,
   iterationRowSchema,
   runRowSchema,
 } from './rows.js';
-import type { CheckpointRow, ErrorRow, EventRow, IterationRow, RunRow, RunTotals, RunWithTotals, StoreStats } from './rows.js';
+import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, IterationRow, RunRow, RunTotals, RunWithTotals, StoreStats } from './rows.js';
+import { importLegacyDatabase } from './sqlite-import.js';
+import { runWhere } from './sqlite-run-filter.js';
 import { currentVersion, latestMigration, migrate } from './sqlite-migrate.js';
 import { queryStats, queryTotals } from './sqlite-queries.js';
 import type {
@@ -23,6 +27,7 @@ import type {
   IterationProgress,
   IterationStart,
   NewCheckpoint,
+  NewControl,
   NewError,
   NewEvent,
   NewRun,
@@ -34,24 +39,17 @@ import type {
 type Params = Record<string, SQLInputValue>;
 
 const RUN_SELECT = `
-SELECT r.id, r.status, r.stop_reason, r.agent, r.spec_json AS spec, r.workspace, r.worktree, r.branch,
+SELECT r.id, r.status, r.stop_reason, r.agent, r.kind, r.origin, r.spec_json AS spec, r.meta_json AS meta, r.workspace, r.worktree, r.branch,
        r.created_at, r.updated_at, r.ended_at,
        o.pid AS owner_pid, o.host AS owner_host, o.heartbeat_at AS heartbeat_at
 FROM runs r LEFT JOIN run_owners o ON o.run_id = r.id AND o.ended_at IS NULL`;
 
+const CHECKPOINT_COLUMNS = 'id, run_id, iteration, commit_sha, state, message, snapshot_json AS snapshot, created_at';
+const CONTROL_COLUMNS = 'id, run_id, action, options_json AS options, requested_by, requested_at, handled_at, result';
+
 const INTERRUPTED_MESSAGE = 'the process driving the run ended during this iteration (crash, kill or stop)';
 
 const PROGRESS_COLUMNS = ['tokens_in', 'tokens_out', 'cache_read', 'cache_write', 'cost_usd', 'session_id', 'model'] as const;
-
-/** Makes a file we own readable and writable by its owner only (a file of another user is left alone). */
-function restrictToOwner(path: string): void {
-  try {
-    const info = statSync(path);
-    if ((info.mode & 0o077) !== 0 && info.uid === process.getuid?.()) chmodSync(path, info.mode & 0o700);
-  } catch {
-    // not ours to change (or a read-only file system): the data is not less safe than before
-  }
-}
 
 function isDirectory(path: string): boolean {
   try {
@@ -137,13 +135,16 @@ export class SqliteStore implements Store {
   async createRun(run: NewRun): Promise<RunRow> {
     return this.tx(() => {
       this.run(
-        `INSERT INTO runs (id, status, stop_reason, agent, spec_json, workspace, worktree, branch, created_at, updated_at, ended_at)
-         VALUES (:id, :status, NULL, :agent, :spec, :workspace, :worktree, :branch, :now, :now, NULL)`,
+        `INSERT INTO runs (id, status, stop_reason, agent, kind, origin, spec_json, meta_json, workspace, worktree, branch, created_at, updated_at, ended_at)
+         VALUES (:id, :status, NULL, :agent, :kind, :origin, :spec, :meta, :workspace, :worktree, :branch, :now, :now, NULL)`,
         {
           id: run.id,
           status: run.status ?? 'running',
           agent: run.agent,
+          kind: run.kind ?? 'prompt',
+          origin: run.origin ?? 'cli',
           spec: JSON.stringify(run.spec ?? null),
+          meta: JSON.stringify(run.meta ?? {}),
           workspace: run.workspace,
           worktree: run.worktree ?? null,
           branch: run.branch ?? null,
@@ -169,16 +170,33 @@ export class SqliteStore implements Store {
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunWithTotals[]> {
-    const where = filter.status ? 'WHERE r.status = :status' : '';
-    const limit = filter.limit !== undefined ? 'LIMIT :limit' : '';
-    const params: Params = {};
-    if (filter.status) params.status = filter.status;
-    if (filter.limit !== undefined) params.limit = filter.limit;
-    const rows = this.q(`${RUN_SELECT} ${where} ORDER BY r.created_at DESC, r.id DESC ${limit}`).all(params);
+    const { where, params } = runWhere(filter);
+    const page = filter.limit !== undefined || filter.offset !== undefined ? 'LIMIT :limit OFFSET :offset' : '';
+    if (page) {
+      params.limit = filter.limit ?? -1;
+      params.offset = filter.offset ?? 0;
+    }
+    const rows = this.q(`${RUN_SELECT} ${where} ORDER BY r.created_at DESC, r.id DESC ${page}`).all(params);
     return rows.map((row) => {
       const run = runRowSchema.parse(row);
       return { ...run, totals: queryTotals(this.db, run.id) };
     });
+  }
+
+  async countRuns(filter: RunFilter = {}): Promise<number> {
+    const { where, params } = runWhere(filter);
+    const row = this.q(`SELECT COUNT(*) AS n FROM runs r ${where}`).get(params) as { n: number };
+    return row.n;
+  }
+
+  async updateRunSpec(id: string, spec: unknown, now: number): Promise<void> {
+    const { changes } = this.run('UPDATE runs SET spec_json = :spec, updated_at = :now WHERE id = :id', { id, spec: JSON.stringify(spec ?? null), now });
+    if (changes === 0) throw new StoreError(`updateRunSpec: no run ${id}`);
+  }
+
+  async updateRunMeta(id: string, meta: Record<string, unknown>, now: number): Promise<void> {
+    const { changes } = this.run('UPDATE runs SET meta_json = :meta, updated_at = :now WHERE id = :id', { id, meta: JSON.stringify(meta), now });
+    if (changes === 0) throw new StoreError(`updateRunMeta: no run ${id}`);
   }
 
   async updateRunStatus(id: string, status: RunStatus, now: number): Promise<void> {
@@ -240,10 +258,10 @@ export class SqliteStore implements Store {
         throw new StoreError(`startIteration: run ${start.run_id} already has iteration ${start.number}`);
       }
       const row = this.q(
-          `INSERT INTO iterations (run_id, number, agent, status, started_at, log_path)
-           VALUES (:run_id, :number, :agent, 'running', :started_at, :log_path) RETURNING *`,
+          `INSERT INTO iterations (run_id, number, agent, status, started_at, log_path, unit_id)
+           VALUES (:run_id, :number, :agent, 'running', :started_at, :log_path, :unit_id) RETURNING *`,
         )
-        .get({ ...start });
+        .get({ ...start, unit_id: start.unit_id ?? null });
       this.touchOwner(start.run_id, start.started_at);
       return iterationRowSchema.parse(row);
     });
@@ -324,20 +342,85 @@ export class SqliteStore implements Store {
   }
 
   async appendEvent(event: NewEvent): Promise<EventRow> {
-    // One statement: the sequence number and the row are written atomically.
-    const row = this.q(
-        `INSERT INTO events (run_id, seq, at, type, iteration, payload_json)
-         SELECT :run_id, COALESCE(MAX(seq), 0) + 1, :at, :type, :iteration, :payload FROM events WHERE run_id = :run_id
-         RETURNING run_id, seq, at, type, iteration, payload_json AS payload`,
-      )
-      .get({
-        run_id: event.run_id,
-        at: event.at,
-        type: event.type,
-        iteration: event.iteration ?? null,
-        payload: JSON.stringify(event.payload ?? null),
-      });
+    const params = {
+      run_id: event.run_id,
+      at: event.at,
+      type: event.type,
+      iteration: event.iteration ?? null,
+      payload: JSON.stringify(event.payload ?? null),
+    };
+    let row: unknown;
+    if (event.seq !== undefined) {
+      try {
+        row = this.q(
+            `INSERT INTO events (run_id, seq, at, type, iteration, payload_json) VALUES (:run_id, :seq, :at, :type, :iteration, :payload)
+             RETURNING run_id, seq, at, type, iteration, payload_json AS payload`,
+          )
+          .get({ ...params, seq: event.seq });
+      } catch (error) {
+        if (String((error as Error).message).includes('UNIQUE')) throw new StoreError(`appendEvent: run ${event.run_id} already has event ${event.seq}`, { cause: error });
+        throw error;
+      }
+    } else {
+      // One statement: the sequence number and the row are written atomically.
+      row = this.q(
+          `INSERT INTO events (run_id, seq, at, type, iteration, payload_json)
+           SELECT :run_id, COALESCE(MAX(seq), 0) + 1, :at, :type, :iteration, :payload FROM events WHERE run_id = :run_id
+           RETURNING run_id, seq, at, type, iteration, payload_json AS payload`,
+        )
+        .get(params);
+    }
     return eventRowSchema.parse(row);
+  }
+
+  async lastEventSeq(runId: string): Promise<number> {
+    const row = this.q('SELECT COALESCE(MAX(seq), 0) AS seq FROM events WHERE run_id = :runId').get({ runId }) as { seq: number };
+    return row.seq;
+  }
+
+  async listEventsAfterId(afterId: number, limit: number): Promise<EventRowWithId[]> {
+    const rows = this.q(
+        `SELECT rowid AS id, run_id, seq, at, type, iteration, payload_json AS payload FROM events
+         WHERE rowid > :after ORDER BY rowid LIMIT :limit`,
+      )
+      .all({ after: afterId, limit }) as Array<{ id: number }>;
+    return rows.map((row) => ({ ...eventRowSchema.parse(row), id: row.id }));
+  }
+
+  async lastEventId(): Promise<number> {
+    const row = this.q('SELECT COALESCE(MAX(rowid), 0) AS id FROM events').get() as { id: number };
+    return row.id;
+  }
+
+  async requestControl(request: NewControl): Promise<ControlRow> {
+    if (!this.readRun(request.run_id)) throw new StoreError(`requestControl: no run ${request.run_id}`);
+    const row = this.q(
+        `INSERT INTO control_requests (run_id, action, options_json, requested_by, requested_at)
+         VALUES (:run_id, :action, :options, :by, :at) RETURNING ${CONTROL_COLUMNS}`,
+      )
+      .get({ run_id: request.run_id, action: request.action, options: JSON.stringify(request.options ?? {}), by: request.requested_by ?? null, at: request.requested_at });
+    return controlRowSchema.parse(row);
+  }
+
+  async pendingControls(runId?: string): Promise<ControlRow[]> {
+    const rows =
+      runId === undefined
+        ? this.q(`SELECT ${CONTROL_COLUMNS} FROM control_requests WHERE handled_at IS NULL ORDER BY id`).all()
+        : this.q(`SELECT ${CONTROL_COLUMNS} FROM control_requests WHERE run_id = :runId AND handled_at IS NULL ORDER BY id`).all({ runId });
+    return rows.map((row) => controlRowSchema.parse(row));
+  }
+
+  async getControl(id: number): Promise<ControlRow | null> {
+    const row = this.q(`SELECT ${CONTROL_COLUMNS} FROM control_requests WHERE id = :id`).get({ id });
+    return row === undefined ? null : controlRowSchema.parse(row);
+  }
+
+  async markControlHandled(id: number, now: number, result: string): Promise<void> {
+    this.run('UPDATE control_requests SET handled_at = :now, result = :result WHERE id = :id AND handled_at IS NULL', { id, now, result });
+  }
+
+  async importDatabase(path: string, now: number, workspace: string | null = null): Promise<number> {
+    return importLegacyDatabase(this.db, path, now, workspace);
   }
 
   async listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<EventRow[]> {
@@ -351,15 +434,23 @@ export class SqliteStore implements Store {
 
   async recordCheckpoint(c: NewCheckpoint): Promise<CheckpointRow> {
     const row = this.q(
-        `INSERT INTO checkpoints (run_id, iteration, commit_sha, state, message, created_at)
-         VALUES (:run_id, :iteration, :commit_sha, :state, :message, :created_at) RETURNING *`,
+        `INSERT INTO checkpoints (run_id, iteration, commit_sha, state, message, snapshot_json, created_at)
+         VALUES (:run_id, :iteration, :commit_sha, :state, :message, :snapshot, :created_at) RETURNING ${CHECKPOINT_COLUMNS}`,
       )
-      .get({ ...c, message: c.message ?? null });
+      .get({
+        run_id: c.run_id,
+        iteration: c.iteration,
+        commit_sha: c.commit_sha,
+        state: c.state,
+        message: c.message ?? null,
+        snapshot: c.snapshot === undefined ? null : JSON.stringify(c.snapshot),
+        created_at: c.created_at,
+      });
     return checkpointRowSchema.parse(row);
   }
 
   async listCheckpoints(runId: string): Promise<CheckpointRow[]> {
-    const rows = this.q('SELECT * FROM checkpoints WHERE run_id = :runId ORDER BY id').all({ runId });
+    const rows = this.q(`SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE run_id = :runId ORDER BY id`).all({ runId });
     return rows.map((row) => checkpointRowSchema.parse(row));
   }
 
@@ -389,8 +480,8 @@ export class SqliteStore implements Store {
     return rows.map((row) => errorRowSchema.parse(row));
   }
 
-  async stats(options: { runId?: string } = {}): Promise<StoreStats> {
-    return queryStats(this.db, options.runId ?? null);
+  async stats(options: { runId?: string; workspace?: string } = {}): Promise<StoreStats> {
+    return queryStats(this.db, options.runId ?? null, options.workspace ?? null);
   }
 
   async close(): Promise<void> {

@@ -4,8 +4,11 @@ import type { ErrorKind, RunStatus, StopReason } from '../core/types.js';
 import type {
   CheckpointRow,
   CheckpointState,
+  ControlAction,
+  ControlRow,
   ErrorRow,
   EventRow,
+  EventRowWithId,
   IterationRow,
   IterationStatus,
   RunRow,
@@ -25,7 +28,13 @@ export interface NewRun {
   id: string;
   agent: string;
   spec: unknown;
-  /** Directory where the user started the run (the store lives in its .ringmaster/). */
+  /** What the run runs: 'prompt' (default), 'tasks', 'workflow'. */
+  kind?: string;
+  /** Program metadata (workflow name, steps, current task...). */
+  meta?: Record<string, unknown>;
+  /** Who started it: 'cli' (default), 'server', 'worker', 'hook'. A server resumes its own runs after a restart. */
+  origin?: string;
+  /** The workspace's real path: where the user started the run (runs are listed by it). */
   workspace: string;
   /** With --worktree: the directory the agent works in, and its branch. */
   worktree?: string | null;
@@ -42,6 +51,8 @@ export interface IterationStart {
   agent: string;
   started_at: number;
   log_path: string | null;
+  /** The unit of work (task id, workflow step) of the iteration. */
+  unit_id?: string | null;
 }
 
 /** Partial results of a running iteration (usage seen so far), so a kill -9 loses as little as possible. */
@@ -68,9 +79,13 @@ export interface IterationEnd extends IterationProgress {
   completed_at: number;
 }
 
-/** An event to append; `seq` is assigned by the store (1, 2, 3, ... per run). */
+/**
+ * An event to append. The run's owner gives `seq` (it stamps events as they are emitted: 1, 2, 3, ... per
+ * run) and the store writes exactly it; without `seq` the store assigns the next one.
+ */
 export interface NewEvent {
   run_id: string;
+  seq?: number;
   type: string;
   payload: unknown;
   at: number;
@@ -84,6 +99,8 @@ export interface NewCheckpoint {
   commit_sha: string | null;
   state: CheckpointState;
   message?: string | null;
+  /** The loop state at the checkpoint (seed 000's LoopSnapshot). */
+  snapshot?: unknown;
   created_at: number;
 }
 
@@ -106,10 +123,25 @@ export interface ClaimResult {
   previous: (Owner & { heartbeat_at: number }) | null;
 }
 
-/** Filters of listRuns. */
+/** Filters of listRuns / countRuns. */
 export interface RunFilter {
+  status?: RunStatus | readonly RunStatus[];
+  /** Exact workspace key (real path). */
+  workspace?: string;
+  /** Matches the run id, the workspace path or the run's spec (prompt, label), case-insensitively. */
+  text?: string;
   limit?: number;
-  status?: RunStatus;
+  offset?: number;
+}
+
+/** A control request to write. */
+export interface NewControl {
+  run_id: string;
+  action: ControlAction;
+  options?: Record<string, unknown>;
+  /** Who asked: 'cli pid 123 on host', 'api 127.0.0.1', ... */
+  requested_by?: string | null;
+  requested_at: number;
 }
 
 /**
@@ -125,6 +157,12 @@ export interface Store {
   findRun(idOrPrefix: string): Promise<RunRow | null>;
   /** Runs, newest first, each with totals computed from its rows. */
   listRuns(filter?: RunFilter): Promise<RunWithTotals[]>;
+  /** How many runs match the filter (limit and offset ignored). */
+  countRuns(filter?: RunFilter): Promise<number>;
+  /** Replaces the run's resolved spec (e.g. a raised iteration limit); never put API keys or env in it. */
+  updateRunSpec(id: string, spec: unknown, now: number): Promise<void>;
+  /** Replaces the run's program metadata. */
+  updateRunMeta(id: string, meta: Record<string, unknown>, now: number): Promise<void>;
   /** Sets status (e.g. waiting, paused, running) without ending the run. */
   updateRunStatus(id: string, status: RunStatus, now: number): Promise<void>;
   /** Ends the run: final status + stop reason, closes the open owner row. */
@@ -149,10 +187,26 @@ export interface Store {
   listIterations(runId: string): Promise<IterationRow[]>;
   /** Totals computed from the rows: they always equal the sum of the iteration rows. */
   runTotals(runId: string): Promise<RunTotals>;
-  /** Appends an event with the next per-run sequence number. */
+  /** Appends an event with its given seq, or the next per-run sequence number. Throws StoreError on a duplicate seq. */
   appendEvent(event: NewEvent): Promise<EventRow>;
   /** Events of a run in order, after `afterSeq` (exclusive), at most `limit`. */
   listEvents(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<EventRow[]>;
+  /** The highest seq of a run's events (0 when none). */
+  lastEventSeq(runId: string): Promise<number>;
+  /** Events of every run in insertion order after global id `afterId`, at most `limit` (for watchers of other processes' runs). */
+  listEventsAfterId(afterId: number, limit: number): Promise<EventRowWithId[]>;
+  /** The highest global event id (0 when none). */
+  lastEventId(): Promise<number>;
+  /** Writes a control request for the run's owner. */
+  requestControl(request: NewControl): Promise<ControlRow>;
+  /** Unanswered control requests of one run (or of every run), oldest first. */
+  pendingControls(runId?: string): Promise<ControlRow[]>;
+  /** One control request, answered or not. */
+  getControl(id: number): Promise<ControlRow | null>;
+  /** Answers a control request. */
+  markControlHandled(id: number, now: number, result: string): Promise<void>;
+  /** Copies the runs of another (legacy per-workspace) database once; returns how many runs were imported (0 if done before). */
+  importDatabase(path: string, now: number, workspace?: string | null): Promise<number>;
   /** Records a checkpoint attempt. */
   recordCheckpoint(checkpoint: NewCheckpoint): Promise<CheckpointRow>;
   /** A run's checkpoints, oldest first. */
@@ -161,8 +215,8 @@ export interface Store {
   recordError(error: NewError): Promise<ErrorRow>;
   /** A run's errors, oldest first. */
   listErrors(runId: string): Promise<ErrorRow[]>;
-  /** The metrics queries; `runId` restricts them to one run. */
-  stats(options?: { runId?: string }): Promise<StoreStats>;
+  /** The metrics queries; `runId` restricts them to one run, `workspace` to one workspace's runs. */
+  stats(options?: { runId?: string; workspace?: string }): Promise<StoreStats>;
   /** Closes the connection. */
   close(): Promise<void>;
 }

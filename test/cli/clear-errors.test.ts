@@ -5,10 +5,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { databasePath } from '../../src/store/paths.js';
 import { BIN, cleanEnv, runCli, useWorkspace } from '../helpers/cli.js';
+import { testHome, useFreshHome } from '../helpers/home.js';
 
 const ws = useWorkspace('Do the work. When done, print <promise>COMPLETE</promise>.\n');
-const db = () => join(ws.dir, '.ringmaster', 'ringmaster.db');
+const db = () => databasePath(testHome());
 
 function expectOneLine(r: { stderr: string; code: number | null }, code: number, pattern: RegExp): void {
   expect(r.stderr).toMatch(pattern);
@@ -24,6 +26,9 @@ async function oneRun(): Promise<void> {
 }
 
 describe('the database', () => {
+  // Each test damages its data directory: its own.
+  useFreshHome();
+
   it.each([
     ['truncated', (path: string) => writeFileSync(path, readFileSync(path).subarray(0, 5000)), /is damaged \(database disk image is malformed\): move it aside/],
     ['overwritten with garbage', (path: string) => writeFileSync(path, Buffer.alloc(8192, 0x5a)), /is damaged \(file is not a database\): move it aside/],
@@ -43,13 +48,14 @@ describe('the database', () => {
   });
 
   it.each([
-    ['the database and its directory', true, /^ringmaster run: cannot create the workspace lock .*lock \(permission denied\): 'ringmaster run' needs to write there; read-only commands \(runs, show, logs, stats\) work without it\n$/],
+    ['the whole data directory', true, /^ringmaster run: cannot create the workspace lock .*\.lock \(permission denied\): 'ringmaster run' needs to write in the data directory; read-only commands \(runs, show, logs, stats\) work without it\n$/],
     ['the database only', false, /^ringmaster run: .*ringmaster\.db is read-only \(attempt to write a readonly database\): 'ringmaster run', 'resume' and 'stop' need to write it; make it and its directory writable \(read-only commands such as runs, show, logs and stats work as it is\)\n$/],
   ])('read-only (%s): runs, show, logs and stats still work; run says why it cannot, exit 74', async (_name, directoryToo, message) => {
     await oneRun();
     const asRoot = process.getuid?.() === 0;
     const env = cleanEnv();
-    const dir = join(ws.dir, '.ringmaster');
+    const dir = testHome();
+    const locks = join(dir, 'locks');
     // Root ignores permission bits: then the commands run as nobody, for whom root's files are read-only (and
     // nobody stands for the owner: it may read what the owner reads, logs are 0600).
     if (asRoot) {
@@ -57,9 +63,13 @@ describe('the database', () => {
       chmodSync(db(), 0o644);
       execFileSync('chmod', ['-R', 'o+rX', join(dir, 'runs')]);
       chmodSync(dir, directoryToo ? 0o755 : 0o777);
+      chmodSync(locks, directoryToo ? 0o755 : 0o777);
     } else {
       chmodSync(db(), 0o444);
-      if (directoryToo) chmodSync(dir, 0o555);
+      if (directoryToo) {
+        chmodSync(dir, 0o555);
+        chmodSync(locks, 0o555);
+      }
     }
     const cli = (args: string[]) => {
       const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ws.dir, env, encoding: 'utf8', ...(asRoot ? { uid: 65534, gid: 65534 } : {}) });
@@ -74,8 +84,9 @@ describe('the database', () => {
       for (const args of [['show', id], ['logs', id], ['stats']]) expect(cli(args).code, args.join(' ')).toBe(0);
       expectOneLine(cli(['run', '--agent-command', 'true', '--max-iterations', '1']), 74, message);
     } finally {
-      chmodSync(dir, 0o755);
-      chmodSync(db(), 0o644);
+      chmodSync(dir, 0o700);
+      chmodSync(locks, 0o700);
+      chmodSync(db(), 0o600);
     }
   });
 });

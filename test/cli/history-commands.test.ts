@@ -4,8 +4,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { openStore } from '../../src/store/open-store.js';
-import { iterationLogPath, runLogDir } from '../../src/store/paths.js';
+import { iterationLogPath, runDir } from '../../src/store/paths.js';
+import { openTestStore, testHome } from '../helpers/home.js';
 import { memoryIO } from '../hook/memory-io.js';
 import { ended, seedHistory } from './history-seed.js';
 
@@ -52,20 +52,21 @@ describe('ringmaster runs', () => {
       ['bbb', 'stopped', 'stopped', 'max_iterations', 1, 0, true, ws],
     ]);
     expect(runs[1]).toEqual({
-      id: 'bbb', status: 'stopped', stored_status: 'stopped', stop_reason: 'max_iterations', agent: 'codex', iterations: 1,
+      id: 'bbb', status: 'stopped', stored_status: 'stopped', stop_reason: 'max_iterations', agent: 'codex', kind: 'prompt', meta: {}, label: null, model: null,
+      limits: { max_iterations: null, max_runtime_ms: null, max_cost_usd: null, failure_threshold: null }, iterations: 1,
       cost_usd: 0, cost_unknown: true, tokens_in: 0, tokens_out: 0, cache_read: 0, cache_write: 0, runtime_ms: 2000,
       workspace: ws, worktree: null, branch: null, created_at: '2025-01-02T11:15:00.000Z', updated_at: '2025-01-02T11:15:02.000Z',
       ended_at: '2025-01-02T11:15:02.000Z', owner_pid: null, owner_host: null, heartbeat_at: null,
     });
   });
 
-  it('explains a workspace without a database and bad flags', async () => {
+  it("lists only this workspace's runs unless --all; explains bad flags", async () => {
     const empty = mkdtempSync(join(tmpdir(), 'rm-empty-'));
     try {
-      expect(await cli(['runs'], empty)).toEqual({
-        code: 64, out: '', err: `ringmaster runs: no ringmaster runs in ${empty} (no .ringmaster/ringmaster.db); use --cwd to pick another workspace\n`,
-      });
-      expect((await cli(['runs', '--cwd', ws])).code).toBe(0);
+      expect(await cli(['runs'], empty)).toEqual({ code: 0, err: '', out: `no runs in ${empty} (--all lists every workspace's runs)\n` });
+      const ids = (out: string): string[] => (JSON.parse(out) as Array<{ id: string }>).map((r) => r.id);
+      expect(ids((await cli(['runs', '--all', '--json'], empty)).out)).toEqual(['ccc', 'bbb', 'aaa']);
+      expect(ids((await cli(['runs', '--cwd', ws, '--json'], empty)).out)).toEqual(['ccc', 'bbb', 'aaa']);
       expect(await cli(['runs', '--limit', 'x'])).toMatchObject({ code: 64, err: "ringmaster runs: --limit: expected a positive integer, got 'x'\n" });
       expect((await cli(['runs', '--bogus'])).err).toBe("ringmaster runs: Unknown option '--bogus' (see 'ringmaster runs --help')\n");
     } finally {
@@ -106,6 +107,7 @@ describe('ringmaster show', () => {
         number: 1, status: 'failure', exit_code: 1, exit_signal: null, duration_ms: 1000, tokens_in: null, tokens_out: null, cache_read: 0, cache_write: 0,
         cost_usd: null, completion_signal_found: false, failure_signal_found: false, error_kind: 'exit_nonzero', error_message: 'exit code 1',
         session_id: null, model: null, agent: 'codex', started_at: '2025-01-02T11:15:00.000Z', completed_at: '2025-01-02T11:15:01.000Z', log_path: null,
+        unit_id: null,
       },
     ]);
     expect(shown.checkpoints).toEqual([]);
@@ -170,13 +172,13 @@ describe('ringmaster logs', () => {
   });
 
   it('--follow prints output as it is written until the run ends', async () => {
-    const store = openStore(ws);
+    const store = await openTestStore();
     const owner = { pid: process.pid, host: hostname() };
     const now = Date.now();
     try {
       await store.createRun({ id: 'live', agent: 'claude', spec: {}, workspace: ws, owner, now });
-      mkdirSync(runLogDir(ws, 'live'), { recursive: true });
-      const log1 = iterationLogPath(ws, 'live', 1);
+      mkdirSync(runDir(testHome(), 'live'), { recursive: true });
+      const log1 = iterationLogPath(testHome(), 'live', 1);
       writeFileSync(log1, 'first line\n');
       await store.startIteration({ run_id: 'live', number: 1, agent: 'claude', started_at: now, log_path: log1 });
       const io = memoryIO(ws);
@@ -186,7 +188,7 @@ describe('ringmaster logs', () => {
       appendFileSync(log1, 'line\n');
       await until(() => io.out().includes('second line'));
       await store.completeIteration('live', 1, ended(now + 1));
-      const log2 = iterationLogPath(ws, 'live', 2);
+      const log2 = iterationLogPath(testHome(), 'live', 2);
       writeFileSync(log2, 'iteration two\n');
       await store.startIteration({ run_id: 'live', number: 2, agent: 'claude', started_at: now + 2, log_path: log2 });
       await until(() => io.out().includes('iteration two'));

@@ -2,8 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { openStore } from '../../src/store/open-store.js';
-import { iterationLogPath, runLogDir } from '../../src/store/paths.js';
+import { iterationLogPath, runDir } from '../../src/store/paths.js';
+import { openTestStore, testHome } from '../helpers/home.js';
 import type { IterationEnd, Store } from '../../src/store/store.js';
 
 /** 2025-01-02 10:15:00 UTC. */
@@ -28,7 +28,7 @@ export function ended(at: number, overrides: Partial<IterationEnd> = {}): Iterat
  * but orphaned (its owner pid is dead).
  */
 export async function seedHistory(workspace: string): Promise<void> {
-  const store = openStore(workspace);
+  const store = await openTestStore();
   try {
     await seedCompleted(store, workspace);
     await store.createRun({ id: 'bbb', agent: 'codex', spec: {}, workspace, owner: { pid: 2, host: hostname() }, now: T0 + 3_600_000 });
@@ -43,10 +43,10 @@ export async function seedHistory(workspace: string): Promise<void> {
 
 async function seedCompleted(store: Store, workspace: string): Promise<void> {
   await store.createRun({ id: 'aaa', agent: 'claude', spec: { prompt: 'PROMPT.md' }, workspace, owner: { pid: 1, host: hostname() }, now: T0 });
-  mkdirSync(runLogDir(workspace, 'aaa'), { recursive: true });
+  mkdirSync(runDir(testHome(), 'aaa'), { recursive: true });
   for (const n of [1, 2]) {
     const start = T0 + (n - 1) * 10_000;
-    const log = iterationLogPath(workspace, 'aaa', n);
+    const log = iterationLogPath(testHome(), 'aaa', n);
     writeFileSync(log, n === 1 ? 'working on it\nnot done\n' : 'all done\n<promise>COMPLETE</promise>\n');
     await store.startIteration({ run_id: 'aaa', number: n, agent: 'claude', started_at: start, log_path: log });
     await store.completeIteration('aaa', n, ended(start + 2500, n === 2 ? { status: 'complete', completion_signal_found: true, session_id: 's-2' } : {}));

@@ -7,17 +7,19 @@ import { main } from '../../src/cli/main.js';
 import { checkpoint } from '../../src/git/checkpoint.js';
 import { ensureExcluded } from '../../src/git/repo.js';
 import { acquireLock } from '../../src/runner/lock.js';
-import { openStore } from '../../src/store/open-store.js';
+import { workspaceKey, workspaceLockPath } from '../../src/store/paths.js';
+import { openTestStore, testHome, useFreshHome } from '../helpers/home.js';
 import { memoryIO } from '../hook/memory-io.js';
 import { sh, snapshot, tempRepo, useTempRepos, writeFiles } from '../git/git-repo.js';
 
 const dirs = useTempRepos();
+useFreshHome();
 
 /** A repo with run r1 checkpointed at iterations 5 and 10; returns the files at each. */
 async function setup(): Promise<{ dir: string; at5: Record<string, string>; at10: Record<string, string>; sha5: string }> {
   const dir = tempRepo({ 'a.txt': 'a0\n' });
   dirs.push(dir);
-  const store = openStore(dir);
+  const store = await openTestStore();
   try {
     await ensureExcluded(dir);
     await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: dir, owner: { pid: 1, host: hostname() }, now: 1000 });
@@ -53,7 +55,7 @@ describe('ringmaster rollback', () => {
     const forward = JSON.parse((await cli(['rollback', 'r1', '--json'], dir)).out) as Record<string, unknown>;
     expect(forward).toMatchObject({ run_id: 'r1', iteration: 10, workspace: dir, discarded: [] });
     expect(snapshot(dir)).toEqual(at10);
-    const store = openStore(dir, { create: false });
+    const store = await openTestStore({ create: false });
     try {
       expect((await store.listCheckpoints('r1')).map((c) => [c.iteration, c.state])).toEqual([[5, 'committed'], [10, 'committed'], [5, 'rollback'], [10, 'rollback']]);
       expect((await store.listEvents('r1')).map((e) => e.type)).toEqual(['rollback', 'rollback']);
@@ -83,7 +85,7 @@ describe('ringmaster rollback', () => {
     expect(await cli(['rollback', 'r1', '--to', '7'], dir)).toEqual({
       code: 1, out: '', err: 'ringmaster rollback: run r1 has no checkpoint at iteration 7; its checkpoints are at iterations 5, 10\n',
     });
-    const lock = await acquireLock(dir, 'r2');
+    const lock = await acquireLock(workspaceLockPath(testHome(), workspaceKey(dir)), 'r2');
     try {
       const held = await cli(['rollback', 'r1'], dir);
       expect(held.code).toBe(3);

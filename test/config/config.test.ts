@@ -69,13 +69,63 @@ describe('precedence', () => {
   });
 });
 
+describe('manager and server settings', () => {
+  it('nested manager.defaults from a file, env and flags; server-created runs take them where only a built-in default applies', () => {
+    const file = join(dir, 'ringmaster.yml');
+    writeFileSync(file, 'manager:\n  max_concurrent: 2\n  defaults:\n    max_cost: 40\n    cooldown: 2s\nloop:\n  failure_threshold: 9\nserver:\n  port: 8000\n');
+    const e = env({ RINGMASTER_MANAGER_DEFAULTS_MAX_ITERATIONS: '30', RINGMASTER_SERVER_HOST: '0.0.0.0' });
+    const cli = resolveRun(dir, e, { settings: [] });
+    expect(cli.config.settings.manager).toEqual({
+      max_concurrent: 2,
+      iteration_threads: 2,
+      resume_on_start: true,
+      defaults: { max_iterations: 30, max_runtime: 14_400_000, max_cost: 40, checkpoint_interval: 5, cooldown: 2000, failure_threshold: 5 },
+    });
+    expect(cli.config.settings.server).toEqual({ host: '0.0.0.0', port: 8000 });
+    expect(cli.config.sources.get('manager.defaults.max_cost')).toBe(file);
+    expect(cli.config.sources.get('manager.defaults.max_iterations')).toBe('env RINGMASTER_MANAGER_DEFAULTS_MAX_ITERATIONS');
+    // `ringmaster run` keeps seed 001's defaults.
+    expect([cli.spec.limits.maxCostUsd, cli.spec.limits.cooldownMs, cli.spec.limits.maxIterations, cli.spec.limits.failureThreshold]).toEqual([null, 0, 5, 9]);
+    const server = resolveRun(dir, e, { settings: [{ key: 'loop.cooldown', flag: '--cooldown', raw: '7s' }] }, { defaults: 'manager' });
+    expect(server.spec.limits).toMatchObject({ maxCostUsd: 40, cooldownMs: 7000, maxIterations: 30, failureThreshold: 9, maxRuntimeMs: 14_400_000 });
+    expect(server.spec.checkpointInterval).toBe(5);
+    expect(server.config.sources.get('loop.max_cost')).toBe(`manager.defaults.max_cost (${file})`);
+    expect(server.config.sources.get('loop.max_runtime')).toBe('manager.defaults.max_runtime (built-in)');
+    expect(server.config.sources.get('loop.cooldown')).toBe('flag --cooldown');
+    expect(server.maxIterations).toEqual({ value: 30, source: 'manager.defaults.max_iterations (env RINGMASTER_MANAGER_DEFAULTS_MAX_ITERATIONS)' });
+  });
+
+  const cases: Array<[string, string, string]> = [
+    ['unknown nested key', 'manager:\n  defaults:\n    max_cots: 3\n', ':3: manager.defaults.max_cots: unknown key (did you mean manager.defaults.max_cost?) (see README.md#configuration for the list)'],
+    ['a group that is not a mapping', 'manager:\n  defaults: 5\n', ':2: manager.defaults: expected a mapping (of manager.defaults.max_iterations, manager.defaults.max_runtime, manager.defaults.max_cost, manager.defaults.checkpoint_interval, manager.defaults.cooldown, manager.defaults.failure_threshold)'],
+    ['bad nested value', 'manager:\n  defaults:\n    max_runtime: soon\n', `:3: manager.defaults.max_runtime: expected a duration like 90s, 5m or 4h (or 'none'), got "soon"`],
+    ['unknown manager key', 'manager:\n  max_concurent: 3\n', ':2: manager.max_concurent: unknown key (did you mean manager.max_concurrent?)'],
+    ['bad port', 'server:\n  port: http\n', ':2: server.port: expected a whole number, got "http"'],
+  ];
+  it.each(cases)('%s', async (_name, yaml, message) => {
+    writeFileSync(join(dir, 'ringmaster.yml'), yaml);
+    const r = await runCli(['config', 'show'], { cwd: dir, env: cleanEnv(env()) });
+    expect(r.stderr.startsWith(`ringmaster config: ${join(dir, 'ringmaster.yml')}${message}`), r.stderr).toBe(true);
+    expect(r.code).toBe(64);
+  });
+
+  it('serve flags and env are checked by the same schemas; RINGMASTER_TOKEN is not a setting', async () => {
+    const r = await runCli(['serve', '--max-concurrent', '0'], { cwd: dir, env: cleanEnv(env({ RINGMASTER_TOKEN: 'a-token-of-some-length' })) });
+    expect(r.stderr).toBe('ringmaster serve: flag --max-concurrent: manager.max_concurrent: must be at least 1, got 0\n');
+    expect(r.code).toBe(64);
+    const typo = await runCli(['serve'], { cwd: dir, env: cleanEnv(env({ RINGMASTER_MANAGER_MAX_CONCURENT: '3' })) });
+    expect(typo.stderr).toContain('RINGMASTER_MANAGER_MAX_CONCURENT: not a ringmaster setting. Did you mean RINGMASTER_MANAGER_MAX_CONCURRENT (manager.max_concurrent)?');
+    expect(typo.code).toBe(64);
+  });
+});
+
 describe('errors name the file and line, the key, what was expected and what was given; exit 64, no stack trace', () => {
   const cases: Array<[string, string, string]> = [
     ['unknown key', 'loop:\n  max_iteratons: 3\n', ':2: loop.max_iteratons: unknown key (did you mean loop.default_max_iterations?) (see README.md#configuration for the list)'],
     ['bad duration', 'loop:\n  cooldown: 1s\n  max_runtime: forever\n', `:3: loop.max_runtime: expected a duration like 90s, 5m or 4h (or 'none'), got "forever"`],
     ['bad number', 'loop:\n  failure_threshold: 0\n', ':2: loop.failure_threshold: must be at least 1, got 0'],
     ['not a number', 'loop:\n  failure_threshold: [3]\n', ':2: loop.failure_threshold: expected a whole number, got [3]'],
-    ['unknown section', 'loops:\n  cooldown: 1s\n', ':1: loops: unknown section (expected one of: loop, agent, procedures, prices)'],
+    ['unknown section', 'loops:\n  cooldown: 1s\n', ':1: loops: unknown section (expected one of: loop, agent, manager, server, procedures, prices)'],
     ['procedure missing a phase', 'procedures:\n  x:\n    observe: a.md\n    orient: b.md\n    decide: c.md\n', ':2: procedures.x.act: missing (expected: a non-empty string)'],
     ['procedure with an unknown key', 'procedures:\n  x:\n    observe: a.md\n    orient: b.md\n    decide: c.md\n    act: d.md\n    ack: e.md\n', ':2: procedures.x: unknown key ack'],
     ['negative price', 'prices:\n  my-model:\n    input: 1\n    output: -4\n', ':4: prices.my-model.output: must be at least 0, got -4'],
@@ -151,7 +201,7 @@ describe('config schema', () => {
     };
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(schema.additionalProperties).toBe(false);
-    expect(Object.keys(schema.properties)).toEqual(['loop', 'agent', 'procedures', 'prices']);
+    expect(Object.keys(schema.properties)).toEqual(['loop', 'agent', 'manager', 'server', 'procedures', 'prices']);
     const loop = schema.properties.loop?.properties ?? {};
     const agent = schema.properties.agent?.properties ?? {};
     expect(Object.keys(loop)).toContain('max_cost');
@@ -159,11 +209,18 @@ describe('config schema', () => {
     expect(loop.idle_timeout?.default).toBe('30m');
     expect(agent.permission_mode).toMatchObject({ enum: ['bypass', 'default'], default: 'bypass' });
     expect(schema.properties.loop?.additionalProperties).toBe(false);
+    const manager = schema.properties.manager?.properties ?? {};
+    expect(Object.keys(manager)).toEqual(['max_concurrent', 'iteration_threads', 'resume_on_start', 'defaults']);
+    const defaults = manager.defaults as { properties?: Record<string, { default?: unknown }>; additionalProperties?: unknown } | undefined;
+    expect(defaults?.additionalProperties).toBe(false);
+    expect(defaults?.properties?.max_runtime?.default).toBe('4h');
+    expect(defaults?.properties?.max_cost?.default).toBe(300);
+    expect(schema.properties.server?.properties?.port?.default).toBe(7420);
   });
 
   it('every key of the README table is in the schema, and the README example loads', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const keys = [...readme.matchAll(/^\| `((?:loop|agent)\.[a-z_]+)` \|/gm)].map((m) => m[1]);
+    const keys = [...readme.matchAll(/^\| `((?:loop|agent|manager|server)\.[a-z_.]+)` \|/gm)].map((m) => m[1]);
     const { SETTINGS } = await import('../../src/config/settings.js');
     expect(keys.sort()).toEqual(SETTINGS.map((s) => s.key).sort());
     const example = /```yaml\n# ringmaster.yml\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';

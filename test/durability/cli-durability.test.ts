@@ -4,8 +4,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeDir, sh, snapshot, tempRepo } from '../git/git-repo.js';
+import { agentPidPath, workspaceKey, workspaceLockPath } from '../../src/store/paths.js';
 import { cleanEnv, planAgent, ROOT, runCli, startCli } from '../helpers/cli.js';
-import { alive } from '../helpers/crash.js';
+import { testHome } from '../helpers/home.js';
+import { alive } from '../helpers/proc.js';
 
 const built = existsSync(join(ROOT, 'dist', 'cli', 'main.js'));
 const dirs: string[] = [];
@@ -45,10 +47,15 @@ async function runsJson(dir: string): Promise<RunsRow[]> {
   return JSON.parse(result.stdout) as RunsRow[];
 }
 
+/** The lock file of a workspace in this test's data directory. */
+function lockFile(dir: string): string {
+  return workspaceLockPath(testHome(), workspaceKey(dir));
+}
+
 /** Starts a run whose agent spawns a grandchild and hangs; resolves once the lock and agent are in place. */
 async function startLiveRun(dir: string): Promise<{ live: ReturnType<typeof startCli>; lock: LockJson; pids: number[] }> {
   const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('grandchild'), '--max-iterations', '3', '--checkpoint-interval', '0'], { cwd: dir, env: env() });
-  const lock = await waitFor('the lock', () => JSON.parse(readFileSync(join(dir, '.ringmaster', 'lock'), 'utf8')) as LockJson);
+  const lock = await waitFor('the lock', () => JSON.parse(readFileSync(lockFile(dir), 'utf8')) as LockJson);
   const pids = await waitFor('the agent pids', () => {
     const text = readFileSync(join(dir, '.plan-agent-pids'), 'utf8').trim();
     return text.includes(' ') ? text.split(' ').map(Number) : null;
@@ -71,15 +78,15 @@ describe('CLI durability', () => {
       expect(second.stderr).toContain(`since ${lock.since}`);
 
       const stop = await runCli(['stop', lock.run_id], { cwd: dir, env: env() });
-      expect(stop).toMatchObject({ code: 0, stdout: `asked run ${lock.run_id} (pid ${lock.pid}) to stop\n` });
+      expect(stop).toMatchObject({ code: 0, stdout: `asked run ${lock.run_id} (pid ${lock.pid}) to stop\nrun ${lock.run_id} stopped (stopped, user_stop)\n` });
       const ended = await live.done;
       expect(ended.code, ended.stderr).toBe(130);
       for (const pid of pids) expect(alive(pid), `agent process ${pid}`).toBe(false);
       const runs = await runsJson(dir);
       expect(runs).toHaveLength(1);
       expect(runs[0]).toMatchObject({ id: lock.run_id, status: 'stopped', stop_reason: 'user_stop', iterations: 1 });
-      expect(existsSync(join(dir, '.ringmaster', 'lock'))).toBe(false);
-      expect(existsSync(join(dir, '.ringmaster', 'runs', lock.run_id, 'agent.pid'))).toBe(false);
+      expect(existsSync(lockFile(dir))).toBe(false);
+      expect(existsSync(agentPidPath(testHome(), lock.run_id))).toBe(false);
     } finally {
       live.child.kill('SIGKILL');
       for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');

@@ -2,10 +2,12 @@
 // `resume`, then `resume` until the run ends: iterations 1..6 exactly once, no row left running, interrupted
 // rows recorded as interrupted, totals equal the sum of the rows, lock released. The agent is a fake `claude`
 // (test/fixtures/bin-claude/claude) first on PATH, so cost and tokens are real numbers. Needs `npm run build`.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.js';
+import { workspaceKey } from '../../src/store/paths.js';
 import { removeDir, sh, tempRepo } from '../git/git-repo.js';
 import { BIN, cleanEnv, ROOT, runCli } from '../helpers/cli.js';
 import { killGroup, prng, runKillable, type KillableResult } from '../helpers/crash.js';
@@ -15,16 +17,22 @@ const PARALLEL = 4;
 const MAX_ITERATIONS = 6;
 const FAKE_BIN = join(ROOT, 'test', 'fixtures', 'bin-claude');
 
-function env(): Record<string, string> {
-  return cleanEnv({ PATH: `${FAKE_BIN}:${process.env.PATH ?? ''}`, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
+/** A trial: its workspace and its own data directory (so a kill only ever concerns its own files). */
+interface Trial {
+  dir: string;
+  home: string;
+}
+
+function env(t: Trial): Record<string, string> {
+  return cleanEnv({ PATH: `${FAKE_BIN}:${process.env.PATH ?? ''}`, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', RINGMASTER_HOME: t.home });
 }
 
 /** The id of the trial's run, if `run` got as far as creating it. */
-async function findRunId(dir: string): Promise<string | null> {
-  if (!existsSync(join(dir, '.ringmaster', 'ringmaster.db'))) return null;
-  const store = openStore(dir, { create: false });
+async function findRunId(t: Trial): Promise<string | null> {
+  if (!existsSync(join(t.home, 'ringmaster.db'))) return null;
+  const store = await openStore({ env: { RINGMASTER_HOME: t.home }, create: false });
   try {
-    const runs = await store.listRuns();
+    const runs = await store.listRuns({ workspace: workspaceKey(t.dir) });
     expect(runs.length).toBeLessThanOrEqual(1);
     return runs[0]?.id ?? null;
   } finally {
@@ -33,10 +41,10 @@ async function findRunId(dir: string): Promise<string | null> {
 }
 
 /** Runs the CLI in its own process group; after `killAfterMs` SIGKILLs that group and the agent's group. */
-function crashable(dir: string, args: string[], killAfterMs: number | null): Promise<KillableResult> {
+function crashable(t: Trial, args: string[], killAfterMs: number | null): Promise<KillableResult> {
   // The agent runs in its own process group: kill it too, as a power cut would.
   const onKill = (): void => {
-    const runs = join(dir, '.ringmaster', 'runs');
+    const runs = join(t.home, 'runs');
     try {
       for (const id of readdirNames(runs)) {
         const pidFile = join(runs, id, 'agent.pid');
@@ -46,7 +54,7 @@ function crashable(dir: string, args: string[], killAfterMs: number | null): Pro
       // the files may vanish under us
     }
   };
-  return runKillable([BIN, ...args], { cwd: dir, env: env(), killAfterMs, onKill });
+  return runKillable([BIN, ...args], { cwd: t.dir, env: env(t), killAfterMs, onKill });
 }
 
 function readdirNames(dir: string): string[] {
@@ -67,17 +75,20 @@ interface RunsRow { id: string; status: string; stop_reason: string | null; iter
 async function trial(index: number, random: () => number, seed: number, runMs: number): Promise<{ kills: number; interrupted: number; failed: string[] }> {
   const dir = tempRepo({ 'README.md': `trial ${index}\n` });
   dirs.push(dir);
+  const home = mkdtempSync(join(tmpdir(), 'ringmaster-home-'));
+  dirs.push(home);
+  const t: Trial = { dir, home };
   const context = `trial ${index} (seed ${seed})`;
   let kills = 0;
   let runId: string | null = null;
   for (let attempt = 0; ; attempt++) {
     expect(attempt, `${context} never finished`).toBeLessThan(30);
     const kill = attempt < 4 && random() < 0.85 ? Math.floor(random() * runMs) : null;
-    runId ??= await findRunId(dir);
+    runId ??= await findRunId(t);
     const args = runId === null
       ? ['run', '--prompt', 'do the next thing', '--agent', 'claude', '--max-iterations', String(MAX_ITERATIONS), '--checkpoint-interval', '2', '--json']
       : ['resume', runId, '--json'];
-    const result = await crashable(dir, args, kill);
+    const result = await crashable(t, args, kill);
     if (result.signal === 'SIGKILL') {
       kills++;
       continue;
@@ -85,11 +96,11 @@ async function trial(index: number, random: () => number, seed: number, runMs: n
     expect(result, `${context} attempt ${attempt} ${args[0]}`).toMatchObject({ code: 2, signal: null });
     break;
   }
-  runId ??= await findRunId(dir);
+  runId ??= await findRunId(t);
   expect(runId, context).not.toBeNull();
   const id = runId ?? '';
   const ctx = `${context}, ${kills} kills, run ${id}`;
-  const show = await runCli(['show', id, '--json'], { cwd: dir, env: env() });
+  const show = await runCli(['show', id, '--json'], { cwd: dir, env: env(t) });
   expect(show.code, `${ctx}: ${show.stderr}`).toBe(0);
   const shown = JSON.parse(show.stdout) as ShowJson;
   expect(shown.run, ctx).toMatchObject({ status: 'completed', stop_reason: 'max_iterations', owner_pid: null, iterations: MAX_ITERATIONS });
@@ -108,7 +119,7 @@ async function trial(index: number, random: () => number, seed: number, runMs: n
   }
   const interrupted = rows.filter((r) => r.status === 'interrupted').length;
   expect(interrupted, ctx).toBeLessThanOrEqual(kills);
-  const runs = await runCli(['runs', '--json'], { cwd: dir, env: env() });
+  const runs = await runCli(['runs', '--json'], { cwd: dir, env: env(t) });
   expect(runs.code, ctx).toBe(0);
   const listed = JSON.parse(runs.stdout) as RunsRow[];
   expect(listed.length, ctx).toBe(1);
@@ -116,10 +127,10 @@ async function trial(index: number, random: () => number, seed: number, runMs: n
   expect(listed[0], ctx).toMatchObject({ id, status: 'completed', stop_reason: 'max_iterations', iterations: MAX_ITERATIONS, tokens_in: sum('tokens_in'), tokens_out: sum('tokens_out'), cost_unknown: interrupted > 0 });
   expect(listed[0]?.cost_usd, ctx).toBeCloseTo(sum('cost_usd'), 9);
   expect(shown.run.cost_usd, ctx).toBeCloseTo(sum('cost_usd'), 9);
-  expect(existsSync(join(dir, '.ringmaster', 'lock')), ctx).toBe(false);
+  expect(readdirNames(join(home, 'locks')).filter((f) => f.endsWith('.lock')), ctx).toEqual([]);
   // The end-of-run checkpoint is attempted; a kill inside `git commit` can leave .git/index.lock behind, so a
   // checkpoint may be recorded as failed (counted and printed), but every committed one has the agreed subject.
-  const store = openStore(dir, { create: false });
+  const store = await openStore({ env: { RINGMASTER_HOME: home }, create: false });
   let failed: string[];
   try {
     const checkpoints = await store.listCheckpoints(id);
@@ -151,7 +162,9 @@ describe('kill -9 of the real CLI, then resume', () => {
     const probe = tempRepo({ 'README.md': 'probe\n' });
     dirs.push(probe);
     const probeStart = Date.now();
-    const probed = await crashable(probe, ['run', '--prompt', 'p', '--agent', 'claude', '--max-iterations', String(MAX_ITERATIONS), '--checkpoint-interval', '2', '--json'], null);
+    const probeHome = mkdtempSync(join(tmpdir(), 'ringmaster-home-'));
+    dirs.push(probeHome);
+    const probed = await crashable({ dir: probe, home: probeHome }, ['run', '--prompt', 'p', '--agent', 'claude', '--max-iterations', String(MAX_ITERATIONS), '--checkpoint-interval', '2', '--json'], null);
     expect(probed).toMatchObject({ code: 2 });
     const runMs = Math.max(100, Date.now() - probeStart);
     for (let start = 0; start < TRIALS; start += PARALLEL) {

@@ -5,10 +5,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { DatabaseSync } from 'node:sqlite';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { agentPidPath, databasePath, workspaceKey, workspaceLockPath } from '../../src/store/paths.js';
 import { BIN, cleanEnv, normalise, runCli, startCli, useWorkspace } from '../helpers/cli.js';
-import { alive } from '../helpers/crash.js';
+import { testHome } from '../helpers/home.js';
+import { alive } from '../helpers/proc.js';
 
 const ws = useWorkspace('work\n');
 
@@ -109,7 +111,7 @@ describe('a saved agent pid', () => {
       process.kill(-agent, 'SIGKILL');
       process.kill(daemon, 'SIGKILL');
       const { id } = await onlyRun();
-      const pidFile = join(ws.dir, '.ringmaster', 'runs', id, 'agent.pid');
+      const pidFile = agentPidPath(testHome(), id);
       expect(existsSync(pidFile)).toBe(true);
       // The file names the unrelated group, and was written an hour before that process started.
       writeFileSync(pidFile, `${String(unrelated.pid).padEnd(11)}\n`);
@@ -132,7 +134,7 @@ describe("a run's owner pid", () => {
     const unrelated = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
     try {
       // The owner's pid reused by an unrelated process that started well after the last heartbeat.
-      const db = new DatabaseSync(join(ws.dir, '.ringmaster', 'ringmaster.db'));
+      const db = new DatabaseSync(databasePath(testHome()));
       db.prepare('UPDATE run_owners SET pid = ?, heartbeat_at = ? WHERE ended_at IS NULL').run(unrelated.pid ?? 0, Date.now() - 60_000);
       db.close();
       const run = await onlyRun();
@@ -148,20 +150,22 @@ describe("a run's owner pid", () => {
 });
 
 describe('a workspace lock', () => {
+  const lockFile = (): string => workspaceLockPath(testHome(), workspaceKey(ws.dir));
   function writeLock(pid: number | string, since: string): void {
-    mkdirSync(join(ws.dir, '.ringmaster'), { recursive: true });
-    writeFileSync(join(ws.dir, '.ringmaster', 'lock'), `{"pid":${pid},"run_id":"old-run","since":"${since}","hostname":"${hostname()}"}\n`);
+    mkdirSync(dirname(lockFile()), { recursive: true });
+    writeFileSync(lockFile(), `{"pid":${pid},"run_id":"old-run","since":"${since}","hostname":"${hostname()}"}\n`);
   }
 
   it('bearing our own pid, written by an earlier process (a restarted container), is taken over', async () => {
     // The shell writes the lock with its own pid, then becomes ringmaster (exec keeps the pid).
-    mkdirSync(join(ws.dir, '.ringmaster'), { recursive: true });
+    mkdirSync(dirname(lockFile()), { recursive: true });
     const lock = `{"pid":'$$',"run_id":"old-run","since":"2020-01-01T00:00:00.000Z","hostname":"${hostname()}"}`;
-    const script = `echo '${lock}' > .ringmaster/lock; exec "$0" "$@"`;
+    const script = `echo '${lock}' > '${lockFile()}'; exec "$0" "$@"`;
     const { done } = startCliVia(['sh', '-c', script, process.execPath, BIN, 'run', '--agent-command', 'true', '--max-iterations', '1']);
     const r = await done;
     expect(r.stderr).not.toContain('locked by run old-run');
     expect(r.code).toBe(2);
+    expect(existsSync(lockFile())).toBe(false);
   });
 
   it('bearing the pid of a live process that started after the lock was written (a reused pid), is taken over', async () => {
@@ -171,6 +175,7 @@ describe('a workspace lock', () => {
       const r = await runCli(['run', '--agent-command', 'true', '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() });
       expect(r.stderr).not.toContain('locked by run old-run');
       expect(r.code).toBe(2);
+      expect(existsSync(lockFile())).toBe(false);
     } finally {
       reused.kill('SIGKILL');
     }
@@ -179,7 +184,7 @@ describe('a workspace lock', () => {
   it('held by a live run is still refused', async () => {
     const { child, done } = startCli(['run', '--agent-command', 'sleep 600', '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() });
     try {
-      await waitFor('the lock', () => (existsSync(join(ws.dir, '.ringmaster', 'lock')) ? true : null));
+      await waitFor('the lock', () => (existsSync(lockFile()) ? true : null));
       const second = await runCli(['run', '--agent-command', 'true', '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() });
       expect(second.code).toBe(3);
     } finally {

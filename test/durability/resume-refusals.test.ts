@@ -37,14 +37,16 @@ it('show --events lists the run events in order', async () => {
   const show = await runCli(['show', id, '--events', '--json'], { cwd: ws.dir, env: cleanEnv() });
   const shown = JSON.parse(show.stdout) as { events: Array<{ seq: number; type: string; iteration: number | null }> };
   expect(shown.events.map((e) => [e.seq, e.type, e.iteration])).toEqual([
-    [1, 'warning', null],
-    [2, 'run_started', null],
+    [1, 'run_started', null],
+    [2, 'warning', null],
     [3, 'iteration_started', 1],
     [4, 'iteration_completed', 1],
     [5, 'iteration_started', 2],
-    [6, 'iteration_completed', 2],
-    [7, 'run_finished', null],
+    [6, 'completion_signal_detected', 2],
+    [7, 'iteration_completed', 2],
+    [8, 'completed', null],
+    [9, 'run_finished', null],
   ]);
   const human = await runCli(['show', id, '--events'], { cwd: ws.dir, env: cleanEnv() });
-  expect(human.stdout).toMatch(/\n {4}7 {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}run_finished {2}status=completed stop_reason=success_signal iterations=2 /);
+  expect(human.stdout).toMatch(/\n {4}9 {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}run_finished {2}status=completed stop_reason=success_signal iterations=2 /);
 });

@@ -5,11 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { RunEvent } from '../../src/runner/events.js';
 import { claudeFakeEnv, startFakeAnthropic, type FakeAnthropicServer } from '../fakes/anthropic-server.js';
 import { codexFakeEnv, startFakeResponses, writeCodexHome, type FakeResponsesServer } from '../fakes/openai-responses-server.js';
 import { runCli } from '../helpers/cli.js';
-import { agentEnv, completedIterations, createSandbox, runArgs, runEvents, type Sandbox } from './real-cli.js';
+import { agentEnv, completedIterations, createSandbox, lifecycleTypes, runArgs, runEvents, type Sandbox } from './real-cli.js';
 
 let sandbox: Sandbox;
 let repo: string;
@@ -33,10 +32,6 @@ function env(url: string, extra: Record<string, string> = {}): Record<string, st
   return agentEnv(home, { ...claudeFakeEnv(url, join(home, '.claude')), CLAUDE_CODE_MAX_RETRIES: '0', ...extra });
 }
 
-/** The run's event types in order, without the agent's raw output lines. */
-function eventTypes(all: readonly RunEvent[]): string[] {
-  return all.filter((e) => e.type !== 'agent_output').map((e) => e.type);
-}
 
 const ARGS = runArgs('claude', null);
 
@@ -104,7 +99,7 @@ it('claude: an overload (529) is retried after a backoff and does not count as a
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   const all = runEvents(r.stdout);
-  expect(eventTypes(all)).toEqual(['run_started', 'iteration_started', 'iteration_completed', 'waiting', 'iteration_started', 'iteration_completed', 'run_finished']);
+  expect(lifecycleTypes(all)).toEqual(['run_started', 'iteration_started', 'iteration_completed', 'waiting', 'iteration_started', 'iteration_completed', 'run_finished']);
   expect(completedIterations(all).map((e) => [e.iteration, e.outcome, e.error_kind, e.consecutive_failures, e.agent])).toEqual([
     [1, 'waiting', 'overloaded', 0, 'claude'],
     [2, 'complete', 'none', 0, 'claude'],
@@ -129,7 +124,7 @@ it('claude: a usage limit switches to the fallback agent (codex), which complete
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   const all = runEvents(r.stdout);
-  expect(eventTypes(all)).toEqual([
+  expect(lifecycleTypes(all)).toEqual([
     'run_started',
     'iteration_started',
     'iteration_completed',

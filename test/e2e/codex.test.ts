@@ -5,11 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { RunEvent } from '../../src/runner/events.js';
 import { claudeFakeEnv, startFakeAnthropic, type FakeAnthropicServer } from '../fakes/anthropic-server.js';
 import { codexFakeEnv, startFakeResponses, writeCodexHome, type FakeResponsesServer } from '../fakes/openai-responses-server.js';
 import { runCli } from '../helpers/cli.js';
-import { agentEnv, completedIterations, createSandbox, runArgs, runEvents, type Sandbox } from './real-cli.js';
+import { agentEnv, completedIterations, createSandbox, lifecycleTypes, runArgs, runEvents, type Sandbox } from './real-cli.js';
 
 let sandbox: Sandbox;
 let repo: string;
@@ -34,18 +33,8 @@ async function env(extra: Record<string, string> = {}): Promise<Record<string, s
   return agentEnv(home, { ...codexFakeEnv(codexHome), ...extra });
 }
 
-/** The run's event types in order, without the agent's raw output lines. */
-function eventTypes(all: readonly RunEvent[]): string[] {
-  return all.filter((e) => e.type !== 'agent_output').map((e) => e.type);
-}
 
 const ARGS = runArgs('codex', null);
-
-/** An event's `time` as --json prints it (ISO 8601), in epoch ms. */
-function printedTime(time: unknown): number {
-  if (typeof time !== 'string') throw new Error(`not an ISO time: ${String(time)}`);
-  return Date.parse(time);
-}
 
 it('codex: writes the file in iteration 1, completes in iteration 2, tokens and cost per iteration', { timeout: 180_000 }, async () => {
   server = await startFakeResponses({
@@ -136,7 +125,7 @@ it('codex: a usage limit with a reset time waits until then, then the loop conti
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   const all = runEvents(r.stdout);
-  expect(eventTypes(all)).toEqual(['run_started', 'iteration_started', 'iteration_completed', 'waiting', 'iteration_started', 'iteration_completed', 'run_finished']);
+  expect(lifecycleTypes(all)).toEqual(['run_started', 'iteration_started', 'iteration_completed', 'waiting', 'iteration_started', 'iteration_completed', 'run_finished']);
   expect(completedIterations(all).map((e) => [e.iteration, e.agent, e.outcome, e.error_kind])).toEqual([
     [1, 'codex', 'waiting', 'usage_limit'],
     [2, 'codex', 'complete', 'none'],
@@ -146,10 +135,10 @@ it('codex: a usage limit with a reset time waits until then, then the loop conti
   expect(waiting).toMatchObject({ type: 'waiting', iteration: 1, reason: 'usage_limit' });
   // The wait ends at the named minute or, when that minute has begun, after the short backoff: never a day.
   if (waiting?.type !== 'waiting') throw new Error('no waiting event');
-  const waitedAt = printedTime(waiting.time);
+  const waitedAt = waiting.time;
   expect(waiting.until).toBeGreaterThan(waitedAt);
   expect(waiting.until).toBeLessThanOrEqual(Math.max(resetsAtMs, waitedAt + 1000));
   const second = all.filter((e) => e.type === 'iteration_started')[1];
-  expect(printedTime(second?.time)).toBeGreaterThanOrEqual(waiting.until);
+  expect(second?.time ?? 0).toBeGreaterThanOrEqual(waiting.until);
   expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'success_signal', iterations: 2 });
 });

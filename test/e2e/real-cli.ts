@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, ROOT } from '../helpers/cli.js';
-import type { RunEvent } from '../../src/runner/events.js';
+import { runEventSchema, type RunEvent } from '../../src/runner/events.js';
 
 /** node_modules/.bin, where the real agent CLIs are installed. */
 export const BIN_DIR = join(ROOT, 'node_modules', '.bin');
@@ -54,12 +54,21 @@ export function agentEnv(home: string, extra: Record<string, string>): Record<st
   });
 }
 
-/** The --json events printed by `ringmaster run`. */
+/** The --json events printed by `ringmaster run`, each checked against the event schema, seq gap-free from 1. */
 export function runEvents(stdout: string): RunEvent[] {
-  return stdout
+  const events = stdout
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as RunEvent);
+    .map((line) => runEventSchema.parse(JSON.parse(line)));
+  const seqs = events.map((e) => e.seq);
+  if (seqs.some((seq, i) => seq !== (seqs[0] ?? 1) + i)) throw new Error(`--json events are not numbered without gaps: ${seqs.join(',')}`);
+  return events;
+}
+
+/** The lifecycle event types in order (without per-iteration metrics: tokens, cost, signal, error, terminal status). */
+export function lifecycleTypes(all: readonly RunEvent[]): string[] {
+  const lifecycle = new Set(['run_started', 'iteration_started', 'iteration_completed', 'waiting', 'agent_switched', 'paused', 'resumed', 'run_finished']);
+  return all.filter((e) => lifecycle.has(e.type)).map((e) => e.type);
 }
 
 /** The iteration_completed events of a run. */

@@ -1,18 +1,19 @@
 // Checkpoints and rollback against real temporary git repositories.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkpoint } from '../../src/git/checkpoint.js';
 import { ensureExcluded, headSha, isGitRepo } from '../../src/git/repo.js';
 import { DirtyWorkspaceError, UnknownCommitError, rollback, rollbackMessage } from '../../src/git/rollback.js';
-import { ensureRingmasterDir } from '../../src/store/paths.js';
 import { removeDir, sh, snapshot, tempRepo, writeFiles } from './git-repo.js';
 
 const dirs: string[] = [];
 function repo(files?: Record<string, string>, init?: boolean): string {
   const dir = tempRepo(files, init);
   dirs.push(dir);
-  ensureRingmasterDir(dir);
+  // A workspace used by a ringmaster before the data directory: its state under an ignored .ringmaster/.
+  mkdirSync(join(dir, '.ringmaster'), { recursive: true });
+  writeFileSync(join(dir, '.ringmaster', '.gitignore'), '*\n');
   writeFileSync(join(dir, '.ringmaster', 'ringmaster.db'), 'not for git');
   return dir;
 }

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
+import { testHome } from './home.js';
 
 /** Repository root. */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -25,6 +26,7 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('RINGMASTER_')) env[k] = v;
   env.XDG_CONFIG_HOME = join(tmpdir(), 'ringmaster-test-no-global-config');
+  env.RINGMASTER_HOME = testHome();
   env.TZ = 'UTC';
   delete env.NO_COLOR;
   return { ...env, ...extra };

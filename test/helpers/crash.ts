@@ -1,7 +1,6 @@
 // Crash-test helpers: a seeded PRNG for replayable random kill times, and a child process in its own group
 // that is SIGKILLed (group-wide) after a given delay, as a power cut would.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 
 /** Deterministic PRNG (mulberry32) so a failing trial can be replayed with the same seed. */
 export function prng(seed: number): () => number {
@@ -13,16 +12,6 @@ export function prng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** True while the process exists and is not a zombie (an unreaped zombie has already been killed). */
-export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 /** SIGKILLs process group `pgid`, ignoring a group that is already gone. */

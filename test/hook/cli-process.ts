@@ -1,6 +1,7 @@
 // Runs the built `ringmaster` CLI as a process (Node 24 from node_modules, absolute paths), for hook-mode tests.
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { testHome } from '../helpers/home.js';
 
 /** Repository root. */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -21,7 +22,7 @@ export function runCli(args: string[], options: { cwd: string; stdin?: string; e
   return new Promise((resolvePromise, reject) => {
     const child = spawn(NODE, [BIN, ...args], {
       cwd: options.cwd,
-      env: { PATH: '/usr/bin:/bin', HOME: options.cwd, ...(options.env ?? {}) },
+      env: { PATH: '/usr/bin:/bin', HOME: options.cwd, RINGMASTER_HOME: testHome(), ...(options.env ?? {}) },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -6,11 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { runStopHook, type StopHookContext } from '../../src/hook/stop-hook.js';
 import { readTracker } from '../../src/hook/tracker.js';
-import { openStore } from '../../src/store/open-store.js';
+import { databasePath } from '../../src/store/paths.js';
+import { homeEnv, openTestStore, testHome, useFreshHome } from '../helpers/home.js';
 import { runCli } from './cli-process.js';
 import { memoryIO } from './memory-io.js';
 
 let project = '';
+useFreshHome();
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 
 beforeEach(async () => {
@@ -20,11 +22,11 @@ afterEach(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-const ctx: () => StopHookContext = () => ({ env: {}, cwd: project, now: () => NOW, lock: { timeoutMs: 200, retryMs: 5 } });
+const ctx: () => StopHookContext = () => ({ env: homeEnv(), cwd: project, now: () => NOW, lock: { timeoutMs: 200, retryMs: 5 } });
 const stdin = (over: Record<string, unknown> = {}): string =>
   JSON.stringify({ session_id: 's1', transcript_path: null, cwd: project, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'working', ...over });
 const logPath = (): string => join(project, '.ringmaster', 'hook-decisions.log');
-const dbPath = (): string => join(project, '.ringmaster', 'ringmaster.db');
+const dbPath = (): string => databasePath(testHome());
 
 async function exists(path: string): Promise<boolean> {
   return access(path).then(
@@ -34,7 +36,7 @@ async function exists(path: string): Promise<boolean> {
 }
 
 async function createStore(): Promise<void> {
-  await openStore(project).close();
+  await (await openTestStore()).close();
 }
 
 async function startLoop(...extra: string[]): Promise<string | null> {
@@ -46,9 +48,13 @@ async function startLoop(...extra: string[]): Promise<string | null> {
 }
 
 async function events(runId: string): Promise<unknown[]> {
-  const store = openStore(project, { create: false });
+  const store = await openTestStore({ create: false });
   try {
-    return (await store.listEvents(runId)).map((e) => [e.type, e.iteration, e.payload]);
+    return (await store.listEvents(runId)).map((e) => {
+      const { run_id: ownRun, seq, time, type, ...rest } = e.payload as Record<string, unknown>;
+      expect([ownRun, seq, type, typeof time]).toEqual([runId, e.seq, e.type, 'number']);
+      return [e.type, e.iteration, rest];
+    });
   } finally {
     await store.close();
   }
@@ -115,7 +121,7 @@ describe('hook loops in the store', () => {
     expect(await main(['loop', 'cancel'], memoryIO(project))).toBe(0);
     expect(await runStopHook(stdin({ stop_hook_active: true }), ctx())).toMatchObject({ decision: 'allow', reason: 'inactive' });
 
-    const store = openStore(project, { create: false });
+    const store = await openTestStore({ create: false });
     try {
       expect(await store.getRun(capped ?? '')).toMatchObject({ status: 'completed', stop_reason: 'max_iterations' });
       expect((await store.listIterations(capped ?? '')).map((i) => [i.number, i.status])).toEqual([

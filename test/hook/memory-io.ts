@@ -1,6 +1,7 @@
 // An in-memory CliIO for running commands in-process: captured stdout/stderr, a given stdin text.
 import { Readable } from 'node:stream';
 import type { CliIO } from '../../src/cli/command.js';
+import { homeEnv } from '../helpers/home.js';
 
 /** A CliIO plus what the command wrote. */
 export interface MemoryIO extends CliIO {
@@ -8,8 +9,9 @@ export interface MemoryIO extends CliIO {
   err(): string;
 }
 
-/** Builds a CliIO rooted at `cwd` with the given environment and stdin. */
-export function memoryIO(cwd: string, env: Record<string, string> = {}, stdin = ''): MemoryIO {
+/** Builds a CliIO rooted at `cwd` with the test's data directory, the given environment and stdin. */
+export function memoryIO(cwd: string, extraEnv: Record<string, string> = {}, stdin = ''): MemoryIO {
+  const env = homeEnv(extraEnv);
   let out = '';
   let err = '';
   return {

@@ -20,7 +20,8 @@ afterEach(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-const ctx = (env: Record<string, string> = {}): StopHookContext => ({ env, cwd: project, now: () => NOW, lock: { timeoutMs: 200, retryMs: 5 } });
+// A data directory of the test's own (never the user's, where a store may exist and take the decisions instead).
+const ctx = (env: Record<string, string> = {}): StopHookContext => ({ env: { RINGMASTER_HOME: join(project, 'no-store'), ...env }, cwd: project, now: () => NOW, lock: { timeoutMs: 200, retryMs: 5 } });
 const stdin = (over: Record<string, unknown> = {}): string =>
   JSON.stringify({ session_id: 's1', transcript_path: null, cwd: project, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'working', ...over });
 
@@ -33,6 +34,7 @@ async function start(maxIterations = 3): Promise<void> {
     template: null,
     sessionId: null,
     continueMessage: null,
+    env: {},
     force: false,
     now: NOW,
   });

@@ -3,7 +3,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { capMarker, CappedLog } from '../../src/agents/capped-log.js';
+import fc from 'fast-check';
+import { ByteTail, capMarker, CappedLog } from '../../src/agents/capped-log.js';
 import { cleanEnv, normalise, runCli, tempDir, useWorkspace } from '../helpers/cli.js';
 
 const ws = useWorkspace('Work. When done, print <promise>COMPLETE</promise>.\n');
@@ -83,5 +84,25 @@ describe('CappedLog', () => {
     } finally {
       cleanup();
     }
+  });
+});
+
+describe('ByteTail', () => {
+  it('keeps exactly the last N bytes of any sequence of chunks (its own copy: later changes to a chunk do not show)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 40 }), fc.array(fc.uint8Array({ maxLength: 60 }), { maxLength: 30 }), (max, chunks) => {
+        const tail = new ByteTail(max);
+        const all: number[] = [];
+        for (const chunk of chunks) {
+          const buffer = Buffer.from(chunk);
+          tail.push(buffer);
+          buffer.fill(0xff);
+          all.push(...chunk);
+        }
+        const expected = Buffer.from(max === 0 ? [] : all.slice(-max));
+        expect(tail.bytes()).toEqual(expected);
+        expect(tail.kept).toBe(expected.length);
+      }),
+    );
   });
 });

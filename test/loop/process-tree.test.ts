@@ -37,7 +37,8 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('%s during an iteration', (signal)
     expect(r.code).toBe(130);
     for (const pid of pids) expect(alive(pid)).toBe(false);
     const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(events.at(-2)).toMatchObject({ type: 'iteration_completed', iteration: 1, outcome: 'interrupted', error_kind: 'interrupted' });
+    expect(events.filter((e) => e.type === 'iteration_completed')).toMatchObject([{ iteration: 1, outcome: 'interrupted', error_kind: 'interrupted' }]);
+    expect(events.at(-2)).toMatchObject({ type: 'stopped', stop_reason: 'interrupted' });
     expect(events.at(-1)).toMatchObject({ type: 'run_finished', status: 'stopped', stop_reason: 'interrupted', iterations: 1 });
   });
 });

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runEventSchema } from '../../src/runner/events.js';
 import { cleanEnv, normalise, planAgent, runCli, useWorkspace } from '../helpers/cli.js';
 
 const ws = useWorkspace('Do the work. When everything is done, print <promise>COMPLETE</promise>.\n');
@@ -230,13 +231,16 @@ describe('prompts, dry run and JSON', () => {
 
   it('--json prints one JSON event per line and nothing else', async () => {
     const r = await runCli(['run', '--agent-command', planAgent('ok,complete'), '--max-iterations', '3', '--json', ...fast], { cwd: ws.dir, env: env() });
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(events[0]).toMatchObject({ type: 'warning', message: `${ws.dir} is not a git repository: checkpoints are off` });
-    events.shift();
-    expect(events.map((e) => e.type)).toEqual(['run_started', 'iteration_started', 'iteration_completed', 'iteration_started', 'iteration_completed', 'run_finished']);
-    expect(events[2]).toMatchObject({ iteration: 1, outcome: 'success', exit_code: 0, completion_signal_found: false, cost_usd: null });
-    expect(events[4]).toMatchObject({ iteration: 2, outcome: 'complete', completion_signal_found: true });
-    expect(events[5]).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 2 });
+    const events = r.stdout.trim().split('\n').map((l) => runEventSchema.parse(JSON.parse(l)));
+    expect(events.map((e) => [e.seq, e.run_id])).toEqual(events.map((_, i) => [i + 1, events[0]?.run_id]));
+    expect(events[0]).toMatchObject({ type: 'run_started', kind: 'prompt', resumed: false });
+    expect(events[1]).toMatchObject({ type: 'warning', message: `${ws.dir} is not a git repository: checkpoints are off` });
+    expect(events.map((e) => e.type)).toEqual([
+      'run_started', 'warning', 'iteration_started', 'iteration_completed', 'iteration_started', 'completion_signal_detected', 'iteration_completed', 'completed', 'run_finished',
+    ]);
+    expect(events[3]).toMatchObject({ iteration: 1, outcome: 'success', exit_code: 0, completion_signal_found: false, cost_usd: null });
+    expect(events[6]).toMatchObject({ iteration: 2, outcome: 'complete', completion_signal_found: true });
+    expect(events[8]).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 2 });
     expect(r.code).toBe(0);
   });
 

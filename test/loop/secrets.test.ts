@@ -4,9 +4,12 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { databasePath } from '../../src/store/paths.js';
 import { cleanEnv, runCli, useWorkspace } from '../helpers/cli.js';
+import { testHome, useFreshHome } from '../helpers/home.js';
 
 const ws = useWorkspace('Do the work.\n');
+useFreshHome();
 
 const SECRETS = {
   ANTHROPIC_API_KEY: 'sk-ant-api03-Zq9xLr7TmWc2Vb4Nh8Kd1Fs6Gj3Pp5Yt0Ue-AAAA',
@@ -38,6 +41,7 @@ process.stdin.on('end', async () => {
   return script;
 }
 
+/** Every file of the data directory (database, WAL, logs, pid files, locks), as text. */
 function everythingWritten(dir: string): string {
   const parts: string[] = [];
   const walk = (d: string): void => {
@@ -47,7 +51,7 @@ function everythingWritten(dir: string): string {
       else parts.push(readFileSync(path).toString('latin1'));
     }
   };
-  walk(join(dir, '.ringmaster'));
+  walk(dir);
   return parts.join('\n');
 }
 
@@ -67,7 +71,7 @@ describe('secrets are redacted everywhere Ringmaster writes or prints', () => {
     expectNoSecret(r.stderr, 'stderr');
     expect(r.stdout).toContain('[REDACTED:ANTHROPIC_API_KEY]');
     expect(r.stdout + r.stderr).toContain('[REDACTED:MY_DB_PASSWORD]');
-    expectNoSecret(everythingWritten(ws.dir), 'the files under .ringmaster (log, database, WAL)');
+    expectNoSecret(everythingWritten(testHome()), 'the files of the data directory (logs, database, WAL)');
     const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir, env: cleanEnv() })).stdout) as Array<{ id: string }>;
     const show = await runCli(['show', runs[0]?.id ?? '', '--events', '--json'], { cwd: ws.dir, env: cleanEnv() });
     expectNoSecret(show.stdout, 'show --events --json');
@@ -79,7 +83,7 @@ describe('secrets are redacted everywhere Ringmaster writes or prints', () => {
     expect(log).toContain('token=[REDACTED:GITHUB_TOKEN]\n');
     expect(statSync(shown.iterations[0]?.log_path ?? '').mode & 0o777).toBe(0o600);
     expect(statSync(join(shown.iterations[0]?.log_path ?? '', '..')).mode & 0o777).toBe(0o700);
-    expect(statSync(join(ws.dir, '.ringmaster', 'ringmaster.db')).mode & 0o077).toBe(0);
+    expect(statSync(databasePath(testHome())).mode & 0o077).toBe(0);
   }, 30_000);
 
   it('resume puts a redacted secret back from the environment, and refuses (saying which) when it cannot', async () => {

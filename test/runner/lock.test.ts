@@ -5,10 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/core/errors.js';
-import { BadLockError, LockHeldError, acquireLock, isProcessAlive, lockPath, readLock } from '../../src/runner/lock.js';
+import { BadLockError, LockHeldError, acquireLock, isProcessAlive, readLock } from '../../src/runner/lock.js';
 import type { LockEnv } from '../../src/runner/lock.js';
 
 const dirs: string[] = [];
+/** The lock file a workspace gets in a data directory `dir` (its name is a hash of the workspace path). */
+function lockPath(dir: string): string {
+  return join(dir, 'locks', 'workspace.lock');
+}
 function workspace(): string {
   const dir = mkdtempSync(join(tmpdir(), 'rm-lock-'));
   dirs.push(dir);
@@ -26,21 +30,21 @@ function env(pid: number, alive: number[] = [], hostname = 'box'): LockEnv {
 describe('workspace lock', () => {
   it('writes pid, run id, since and hostname, and releases only its own lock', async () => {
     const dir = workspace();
-    const lock = await acquireLock(dir, 'run1', env(100));
+    const lock = await acquireLock(lockPath(dir), 'run1', env(100));
     expect(JSON.parse(readFileSync(lockPath(dir), 'utf8'))).toEqual({ pid: 100, run_id: 'run1', since: '2025-06-01T08:00:00.000Z', hostname: 'box', start_time: null, boot_id: null });
-    expect(await readLock(dir)).toEqual(lock.info);
+    expect(await readLock(lockPath(dir))).toEqual(lock.info);
     expect(lock.takenOver).toBeNull();
     await lock.release();
-    expect(await readLock(dir)).toBeNull();
-    expect(readdirSync(join(dir, '.ringmaster')).sort()).toEqual(['.gitignore']);
+    expect(await readLock(lockPath(dir))).toBeNull();
+    expect(readdirSync(join(dir, 'locks'))).toEqual([]);
   });
 
   it('refuses a second run while the holder lives, naming pid, run id and since', async () => {
     const dir = workspace();
-    await acquireLock(dir, 'run1', env(100));
-    const second = acquireLock(dir, 'run2', env(200, [100]));
+    await acquireLock(lockPath(dir), 'run1', env(100));
+    const second = acquireLock(lockPath(dir), 'run2', env(200, [100]));
     await expect(second).rejects.toBeInstanceOf(LockHeldError);
-    const error = await acquireLock(dir, 'run2', env(200, [100])).catch((e: unknown) => e);
+    const error = await acquireLock(lockPath(dir), 'run2', env(200, [100])).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: EXIT.locked });
     expect((error as Error).message).toBe(
       `the workspace is locked by run run1 (pid 100, since 2025-06-01T08:00:00.000Z); use --worktree to run in a separate worktree, or 'ringmaster stop' it. Lock file: ${lockPath(dir)}`,
@@ -49,68 +53,68 @@ describe('workspace lock', () => {
 
   it('takes over a stale lock whose pid is dead, and never judges a lock from another host', async () => {
     const dir = workspace();
-    await acquireLock(dir, 'dead-run', env(100));
-    const lock = await acquireLock(dir, 'run2', env(200, []));
+    await acquireLock(lockPath(dir), 'dead-run', env(100));
+    const lock = await acquireLock(lockPath(dir), 'run2', env(200, []));
     expect(lock.takenOver).toMatchObject({ pid: 100, run_id: 'dead-run' });
-    expect((await readLock(dir))?.run_id).toBe('run2');
+    expect((await readLock(lockPath(dir)))?.run_id).toBe('run2');
     await lock.release();
-    await acquireLock(dir, 'remote', env(100, [], 'other-box'));
-    await expect(acquireLock(dir, 'run3', env(200, []))).rejects.toThrow('(pid 100 on host other-box, since');
+    await acquireLock(lockPath(dir), 'remote', env(100, [], 'other-box'));
+    await expect(acquireLock(lockPath(dir), 'run3', env(200, []))).rejects.toThrow('(pid 100 on host other-box, since');
   });
 
   it('does not remove a lock that is no longer its own', async () => {
     const dir = workspace();
-    const first = await acquireLock(dir, 'run1', env(100));
+    const first = await acquireLock(lockPath(dir), 'run1', env(100));
     rmSync(lockPath(dir));
-    await acquireLock(dir, 'run2', env(200));
+    await acquireLock(lockPath(dir), 'run2', env(200));
     await first.release();
-    expect((await readLock(dir))?.run_id).toBe('run2');
+    expect((await readLock(lockPath(dir)))?.run_id).toBe('run2');
   });
 
   it('reports a corrupt lock file instead of guessing', async () => {
     const dir = workspace();
-    await acquireLock(dir, 'run1', env(100));
+    await acquireLock(lockPath(dir), 'run1', env(100));
     writeFileSync(lockPath(dir), 'garbage');
-    await expect(acquireLock(dir, 'run2', env(200))).rejects.toBeInstanceOf(BadLockError);
+    await expect(acquireLock(lockPath(dir), 'run2', env(200))).rejects.toBeInstanceOf(BadLockError);
   });
 
   it('one winner among concurrent takeovers of a stale lock', async () => {
     const dir = workspace();
-    await acquireLock(dir, 'dead', env(1));
+    await acquireLock(lockPath(dir), 'dead', env(1));
     const pids = Array.from({ length: 8 }, (_, i) => 10 + i);
-    const racers = pids.map((pid, i) => acquireLock(dir, `r${i}`, env(pid, pids)).then(
+    const racers = pids.map((pid, i) => acquireLock(lockPath(dir), `r${i}`, env(pid, pids)).then(
       (l) => l.info.run_id,
       (e: unknown) => (e instanceof LockHeldError ? 'refused' : String(e)),
     ));
     const results = await Promise.all(racers);
     const winners = results.filter((r) => r !== 'refused');
     expect(winners).toHaveLength(1);
-    expect((await readLock(dir))?.run_id).toBe(winners[0]);
+    expect((await readLock(lockPath(dir)))?.run_id).toBe(winners[0]);
   });
 
   it('a lock bearing our own pid written by an earlier process (a restarted container) is stale; our own lock is not', async () => {
     const dir = workspace();
     const restarted = (startTime: number): LockEnv => ({ ...env(100, [100]), startTimeOf: (p) => (p === 100 ? startTime : null), bootId: 'boot-a' });
-    await acquireLock(dir, 'before-restart', restarted(500));
-    const lock = await acquireLock(dir, 'after-restart', restarted(900));
+    await acquireLock(lockPath(dir), 'before-restart', restarted(500));
+    const lock = await acquireLock(lockPath(dir), 'after-restart', restarted(900));
     expect(lock.takenOver?.run_id).toBe('before-restart');
-    await expect(acquireLock(dir, 'again', restarted(900))).rejects.toBeInstanceOf(LockHeldError);
+    await expect(acquireLock(lockPath(dir), 'again', restarted(900))).rejects.toBeInstanceOf(LockHeldError);
   });
 
   it('a live pid that now names another process (other start time, other boot, started after the lock) is stale', async () => {
     const byStart = workspace();
-    await acquireLock(byStart, 'old', { ...env(100, [100]), startTimeOf: () => 500 });
-    expect((await acquireLock(byStart, 'new', { ...env(200, [100]), startTimeOf: () => 777 })).takenOver?.run_id).toBe('old');
+    await acquireLock(lockPath(byStart), 'old', { ...env(100, [100]), startTimeOf: () => 500 });
+    expect((await acquireLock(lockPath(byStart), 'new', { ...env(200, [100]), startTimeOf: () => 777 })).takenOver?.run_id).toBe('old');
     const byBoot = workspace();
-    await acquireLock(byBoot, 'old', { ...env(100, [100]), bootId: 'boot-a' });
-    expect((await acquireLock(byBoot, 'new', { ...env(200, [100]), bootId: 'boot-b' })).takenOver?.run_id).toBe('old');
+    await acquireLock(lockPath(byBoot), 'old', { ...env(100, [100]), bootId: 'boot-a' });
+    expect((await acquireLock(lockPath(byBoot), 'new', { ...env(200, [100]), bootId: 'boot-b' })).takenOver?.run_id).toBe('old');
     const oldFormat = workspace();
-    await acquireLock(oldFormat, 'old', env(100, [100]));
+    await acquireLock(lockPath(oldFormat), 'old', env(100, [100]));
     const notTheWriter = { ...env(200, [100]), couldHaveWritten: () => false };
-    expect((await acquireLock(oldFormat, 'new', notTheWriter)).takenOver?.run_id).toBe('old');
+    expect((await acquireLock(lockPath(oldFormat), 'new', notTheWriter)).takenOver?.run_id).toBe('old');
     const stillHeld = workspace();
-    await acquireLock(stillHeld, 'live', { ...env(100, [100]), startTimeOf: () => 500, bootId: 'boot-a' });
-    await expect(acquireLock(stillHeld, 'second', { ...env(200, [100]), startTimeOf: () => 500, bootId: 'boot-a' })).rejects.toBeInstanceOf(LockHeldError);
+    await acquireLock(lockPath(stillHeld), 'live', { ...env(100, [100]), startTimeOf: () => 500, bootId: 'boot-a' });
+    await expect(acquireLock(lockPath(stillHeld), 'second', { ...env(200, [100]), startTimeOf: () => 500, bootId: 'boot-a' })).rejects.toBeInstanceOf(LockHeldError);
   });
 
   it('knows live and dead pids', () => {

@@ -5,7 +5,7 @@
 // The kills are drawn among the driver's crash points (between any two steps of the protocol, while the agent
 // runs, during a git commit), not among moments in time: the same seed kills at the same places on any machine,
 // however fast or loaded, so the test is deterministic (and no kill waits for a timer).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,7 +23,12 @@ const CHECKPOINT_INTERVAL = 2;
 /** Runs the driver once; it SIGKILLs its own process group (driver + agent) at its `crashAt`-th crash point, if given. */
 function drive(dir: string, runId: string, crashAt: number | null): Promise<KillableResult> {
   const args = [DRIVER, dir, runId, String(MAX_ITERATIONS), String(CHECKPOINT_INTERVAL), ...(crashAt === null ? [] : [String(crashAt)])];
-  return runKillable(args, { cwd: dir, env: gitEnv(), killAfterMs: null });
+  return runKillable(args, { cwd: dir, env: { ...gitEnv(), RINGMASTER_HOME: homeOf(dir) }, killAfterMs: null });
+}
+
+/** Each trial's data directory: inside its repository's git-excluded .ringmaster/, removed with it. */
+function homeOf(dir: string): string {
+  return join(dir, '.ringmaster', 'home');
 }
 
 const dirs: string[] = [];
@@ -67,7 +72,7 @@ describe('kill -9 and resume', () => {
       }
       totalKills += kills;
       const context = `trial ${trial}, seed ${seed}, ${kills} kills`;
-      const store = openStore(dir, { create: false });
+      const store = await openStore({ env: { RINGMASTER_HOME: homeOf(dir) }, create: false });
       try {
         const run = await store.getRun(runId);
         expect(run, context).toMatchObject({ status: 'stopped', stop_reason: 'max_iterations', owner_pid: null });
@@ -111,8 +116,8 @@ describe('kill -9 and resume', () => {
       } finally {
         await store.close();
       }
-      expect(existsSync(join(dir, '.ringmaster', 'lock')), context).toBe(false);
-      const db = new DatabaseSync(databasePath(dir));
+      expect(readdirSync(join(homeOf(dir), 'locks')).filter((f) => f.endsWith('.lock')), context).toEqual([]);
+      const db = new DatabaseSync(databasePath(homeOf(dir)));
       try {
         expect(db.prepare('PRAGMA integrity_check').get(), context).toEqual({ integrity_check: 'ok' });
       } finally {

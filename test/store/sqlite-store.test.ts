@@ -1,38 +1,39 @@
 // Runs the Store contract against SQLite, plus what only SQLite has: the file, WAL, migrations.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { NoStoreError, StoreVersionError } from '../../src/store/errors.js';
 import { openStore } from '../../src/store/open-store.js';
-import { databasePath } from '../../src/store/paths.js';
+import { dataDir, databasePath } from '../../src/store/paths.js';
+import { migrate } from '../../src/store/sqlite-migrate.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-migrations.js';
 import { storeContract } from './store-contract.js';
 
-storeContract('SQLite file in a temporary workspace', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'rm-store-'));
-  const store = openStore(dir);
+storeContract('SQLite file in a temporary data directory', async () => {
+  const home = await mkdtemp(join(tmpdir(), 'rm-store-'));
+  const store = await openStore({ env: { RINGMASTER_HOME: home } });
   return {
     store,
     async cleanup() {
       await store.close();
-      await rm(dir, { recursive: true, force: true });
+      await rm(home, { recursive: true, force: true });
     },
   };
 });
 
 describe('SQLite store specifics', () => {
-  it('puts the database in .ringmaster/ with a .gitignore, in WAL mode, with every migration recorded', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'rm-store-'));
+  it('puts the database in the data directory (mode 0700), in WAL mode, with every migration recorded', async () => {
+    const home = join(await mkdtemp(join(tmpdir(), 'rm-store-')), 'data');
     try {
-      const store = openStore(dir, { now: () => 1234 });
+      const store = await openStore({ env: { RINGMASTER_HOME: home }, now: () => 1234 });
       await store.close();
-      expect(existsSync(databasePath(dir))).toBe(true);
-      expect(readFileSync(join(dir, '.ringmaster', '.gitignore'), 'utf8')).toContain('\n*\n');
-      const db = new DatabaseSync(databasePath(dir));
+      expect(existsSync(databasePath(home))).toBe(true);
+      expect(statSync(home).mode & 0o777).toBe(0o700);
+      const db = new DatabaseSync(databasePath(home));
       try {
         expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
         expect(db.prepare('SELECT version, name, applied_at FROM schema_migrations ORDER BY version').all().map((r) => ({ ...r }))).toEqual(
@@ -42,31 +43,81 @@ describe('SQLite store specifics', () => {
         db.close();
       }
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await rm(dirname(home), { recursive: true, force: true });
     }
   });
 
+  it('defaults to $XDG_DATA_HOME/ringmaster, then ~/.local/share/ringmaster', () => {
+    expect(dataDir({ RINGMASTER_HOME: '/data/rm', XDG_DATA_HOME: '/x' })).toBe('/data/rm');
+    expect(dataDir({ XDG_DATA_HOME: '/x', HOME: '/home/u' })).toBe('/x/ringmaster');
+    expect(dataDir({ XDG_DATA_HOME: 'relative', HOME: '/home/u' })).toBe('/home/u/.local/share/ringmaster');
+    expect(dataDir({ HOME: '/home/u' })).toBe('/home/u/.local/share/ringmaster');
+  });
+
   it('keeps the rows across close and reopen, and does not re-run migrations', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'rm-store-'));
+    const home = await mkdtemp(join(tmpdir(), 'rm-store-'));
     try {
-      const first = openStore(dir);
-      await first.createRun({ id: 'r1', agent: 'claude', spec: { a: 1 }, workspace: dir, owner: { pid: 1, host: 'h' }, now: 5 });
+      const first = await openStore({ env: { RINGMASTER_HOME: home } });
+      await first.createRun({ id: 'r1', agent: 'claude', spec: { a: 1 }, workspace: home, owner: { pid: 1, host: 'h' }, now: 5 });
       await first.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: 6, log_path: null });
       await first.close();
-      const second = openStore(dir, { create: false });
+      const second = await openStore({ env: { RINGMASTER_HOME: home }, create: false });
       expect((await second.getRun('r1'))?.spec).toEqual({ a: 1 });
       expect((await second.getIteration('r1', 1))?.status).toBe('running');
       await second.close();
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await rm(home, { recursive: true, force: true });
     }
   });
 
-  it('refuses a workspace without a database when asked not to create one', () => {
-    expect(() => openStore('/nonexistent/ws', { create: false })).toThrow(NoStoreError);
-    expect(() => openStore('/nonexistent/ws', { create: false })).toThrow(
-      'no ringmaster runs in /nonexistent/ws (no .ringmaster/ringmaster.db); use --cwd to pick another workspace',
+  it('refuses to create a database when asked not to', async () => {
+    await expect(openStore({ env: { RINGMASTER_HOME: '/nonexistent/rm-home' }, create: false })).rejects.toThrow(NoStoreError);
+    await expect(openStore({ env: { RINGMASTER_HOME: '/nonexistent/rm-home' }, create: false })).rejects.toThrow(
+      "no ringmaster runs yet (no database for /nonexistent/rm-home): start one with 'ringmaster run'",
     );
+    expect(existsSync('/nonexistent/rm-home')).toBe(false);
+  });
+
+  it("imports a workspace's legacy .ringmaster/ringmaster.db once, every row, keyed by the workspace's real path", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'rm-store-'));
+    const workspace = join(root, 'ws');
+    const home = join(root, 'home');
+    try {
+      mkdirSync(join(workspace, '.ringmaster'), { recursive: true });
+      const legacy = new DatabaseSync(join(workspace, '.ringmaster', 'ringmaster.db'));
+      migrate(legacy, 'legacy', 1, SQLITE_MIGRATIONS.filter((m) => m.version === 1));
+      legacy.exec(`
+        INSERT INTO runs VALUES ('old', 'completed', 'success_signal', 'claude', '{"label":"p"}', '/was/here', NULL, NULL, 10, 20, 20);
+        INSERT INTO run_owners VALUES ('old', 1, 99, 'h', 10, 20, 20);
+        INSERT INTO iterations (run_id, number, agent, status, started_at, completed_at, duration_ms, cost_usd, completion_signal_found)
+          VALUES ('old', 1, 'claude', 'complete', 11, 19, 8, 0.5, 1);
+        INSERT INTO events (run_id, seq, at, type, iteration, payload_json) VALUES ('old', 1, 11, 'run_started', NULL, '{}'), ('old', 2, 19, 'run_finished', NULL, '{}');
+        INSERT INTO checkpoints (run_id, iteration, commit_sha, state, message, created_at) VALUES ('old', 1, 'abc', 'committed', 'm', 19);
+        INSERT INTO errors (run_id, iteration, kind, message, context_json, created_at) VALUES ('old', 1, 'x', 'y', NULL, 19);
+      `);
+      legacy.close();
+      for (let i = 0; i < 2; i++) {
+        const store = await openStore({ env: { RINGMASTER_HOME: home }, workspace, now: () => 1000 });
+        try {
+          const runs = await store.listRuns({ workspace: realpathSync(workspace) });
+          expect(runs.map((r) => [r.id, r.status, r.kind, r.workspace, r.totals.iterations, r.totals.cost_usd])).toEqual([
+            ['old', 'completed', 'prompt', realpathSync(workspace), 1, 0.5],
+          ]);
+          expect((await store.listEvents('old')).map((e) => [e.seq, e.type])).toEqual([[1, 'run_started'], [2, 'run_finished']]);
+          expect((await store.listCheckpoints('old')).map((c) => [c.iteration, c.commit_sha, c.snapshot])).toEqual([[1, 'abc', null]]);
+          expect((await store.listErrors('old')).map((e) => e.kind)).toEqual(['x']);
+        } finally {
+          await store.close();
+        }
+      }
+      const db = new DatabaseSync(databasePath(home));
+      expect(db.prepare('SELECT path, imported_at, runs FROM imports').all().map((r) => ({ ...r }))).toEqual([
+        { path: join(workspace, '.ringmaster', 'ringmaster.db'), imported_at: 1000, runs: 1 },
+      ]);
+      db.close();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it('refuses a database written by a newer ringmaster', async () => {

@@ -55,7 +55,10 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
         status: 'running',
         stop_reason: null,
         agent: 'claude',
+        kind: 'prompt',
+        origin: 'cli',
         spec: { prompt: 'PROMPT.md', limits: { max_iterations: 10 } },
+        meta: {},
         workspace: '/w',
         worktree: null,
         branch: null,
@@ -113,7 +116,7 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
         run_id: 'r1', number: 1, agent: 'claude', status: 'complete', started_at: T0 + 5, completed_at: T0 + 1239, duration_ms: 1234,
         exit_code: 0, exit_signal: null, tokens_in: 100, tokens_out: 20, cache_read: 5, cache_write: 1, cost_usd: 0.25,
         completion_signal_found: true, failure_signal_found: false, error_kind: 'none', error_message: null,
-        session_id: 'sess-1', model: 'm1', log_path: '/w/.ringmaster/logs/r1/iteration-1.log',
+        session_id: 'sess-1', model: 'm1', log_path: '/w/.ringmaster/logs/r1/iteration-1.log', unit_id: null,
       });
       expect(await store.listIterations('r1')).toEqual([done]);
       expect(await store.getIteration('r1', 1)).toEqual(done);
@@ -260,6 +263,82 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
       expect([stats.total_cost_usd, stats.total_iterations]).toEqual([4.75, 6]);
       const one = await store.stats({ runId: 'r1' });
       expect([one.cost_per_run.length, one.avg_iterations_to_completion, one.total_cost_usd]).toEqual([1, 2, 0.75]);
+      await store.createRun({ id: 'elsewhere', agent: 'claude', spec: {}, workspace: '/other', owner: OWNER, now: T0 + 3 });
+      await store.startIteration({ run_id: 'elsewhere', number: 1, agent: 'claude', started_at: h0, log_path: null });
+      await store.completeIteration('elsewhere', 1, end({ cost_usd: 7, completed_at: h0 + 1 }));
+      const mine = await store.stats({ workspace: '/w' });
+      expect([mine.cost_per_run.length, mine.total_cost_usd, mine.total_iterations]).toEqual([3, 4.75, 6]);
+      expect((await store.stats()).total_cost_usd).toBe(11.75);
+    });
+
+    it('stores a run kind and program metadata, and iteration units', async () => {
+      const run = await store.createRun({ id: 't', agent: 'claude', kind: 'tasks', meta: { task: 'A-1' }, spec: {}, workspace: '/w', owner: OWNER, now: T0 });
+      expect([run.kind, run.meta]).toEqual(['tasks', { task: 'A-1' }]);
+      await store.updateRunMeta('t', { task: 'A-2', done: ['A-1'] }, T0 + 5);
+      expect(await store.getRun('t')).toMatchObject({ meta: { task: 'A-2', done: ['A-1'] }, updated_at: T0 + 5 });
+      await expect(store.updateRunMeta('nope', {}, T0)).rejects.toBeInstanceOf(StoreError);
+      await store.updateRunSpec('t', { limits: { maxIterations: 12 } }, T0 + 6);
+      expect(await store.getRun('t')).toMatchObject({ spec: { limits: { maxIterations: 12 } }, updated_at: T0 + 6 });
+      await expect(store.updateRunSpec('nope', {}, T0)).rejects.toBeInstanceOf(StoreError);
+      const row = await store.startIteration({ run_id: 't', number: 1, agent: 'claude', started_at: T0, log_path: null, unit_id: 'A-2' });
+      expect(row.unit_id).toBe('A-2');
+    });
+
+    it('filters runs by workspace, several statuses and text, with offset and a count', async () => {
+      await store.createRun({ id: 'run-a', agent: 'claude', spec: { label: 'Fix the Parser' }, workspace: '/w1', owner: OWNER, now: T0 });
+      await store.createRun({ id: 'run-b', agent: 'codex', spec: { label: 'docs' }, workspace: '/w2', owner: OWNER, now: T0 + 1 });
+      await store.createRun({ id: 'run-c', agent: 'claude', spec: { label: 'parser tests' }, workspace: '/w1', status: 'pending', owner: OWNER, now: T0 + 2 });
+      await store.finishRun('run-b', { status: 'failed', stop_reason: 'fatal_error', now: T0 + 3 });
+      const ids = async (filter: Parameters<Store['listRuns']>[0]) => (await store.listRuns(filter)).map((r) => r.id);
+      expect(await ids({ workspace: '/w1' })).toEqual(['run-c', 'run-a']);
+      expect(await ids({ status: ['pending', 'failed'] })).toEqual(['run-c', 'run-b']);
+      expect(await ids({ text: 'PARSER' })).toEqual(['run-c', 'run-a']);
+      expect(await ids({ text: 'w2' })).toEqual(['run-b']);
+      expect(await ids({ offset: 1, limit: 1 })).toEqual(['run-b']);
+      expect(await ids({ status: [] })).toEqual([]);
+      expect(await store.countRuns({ workspace: '/w1' })).toBe(2);
+      expect(await store.countRuns({ limit: 1 })).toBe(3);
+    });
+
+    it('writes events with the seq their run owner gave them, refuses a duplicate, and lists every run after a global id', async () => {
+      await newRun('a');
+      await newRun('b');
+      expect(await store.lastEventSeq('a')).toBe(0);
+      const start = await store.lastEventId();
+      await store.appendEvent({ run_id: 'a', seq: 1, type: 'run_started', payload: { seq: 1 }, at: T0 });
+      await store.appendEvent({ run_id: 'b', seq: 1, type: 'run_started', payload: { seq: 1 }, at: T0 + 1 });
+      await store.appendEvent({ run_id: 'a', seq: 2, type: 'iteration_started', payload: { seq: 2 }, at: T0 + 2, iteration: 1 });
+      await expect(store.appendEvent({ run_id: 'a', seq: 2, type: 'x', payload: null, at: T0 })).rejects.toBeInstanceOf(StoreError);
+      expect(await store.lastEventSeq('a')).toBe(2);
+      const after = await store.listEventsAfterId(start, 10);
+      expect(after.map((e) => [e.run_id, e.seq, e.type])).toEqual([['a', 1, 'run_started'], ['b', 1, 'run_started'], ['a', 2, 'iteration_started']]);
+      expect(after.map((e) => e.id)).toEqual([...after.map((e) => e.id)].sort((x, y) => x - y));
+      expect((await store.listEventsAfterId(after[0]?.id ?? 0, 1)).map((e) => [e.run_id, e.seq])).toEqual([['b', 1]]);
+      expect(await store.lastEventId()).toBe(after[2]?.id);
+    });
+
+    it('keeps control requests until the owner answers them', async () => {
+      await newRun('a');
+      await newRun('b');
+      const pause = await store.requestControl({ run_id: 'a', action: 'pause', requested_by: 'user', requested_at: T0 });
+      await store.requestControl({ run_id: 'b', action: 'stop', options: { why: 'budget' }, requested_at: T0 + 1 });
+      expect(pause).toEqual({ id: pause.id, run_id: 'a', action: 'pause', options: {}, requested_by: 'user', requested_at: T0, handled_at: null, result: null });
+      expect((await store.pendingControls()).map((c) => [c.run_id, c.action, c.options])).toEqual([['a', 'pause', {}], ['b', 'stop', { why: 'budget' }]]);
+      expect((await store.pendingControls('b')).map((c) => c.action)).toEqual(['stop']);
+      await store.markControlHandled(pause.id, T0 + 2, 'accepted');
+      await store.markControlHandled(pause.id, T0 + 3, 'twice');
+      expect(await store.getControl(pause.id)).toMatchObject({ handled_at: T0 + 2, result: 'accepted' });
+      expect((await store.pendingControls()).map((c) => c.run_id)).toEqual(['b']);
+      expect(await store.getControl(999_999)).toBeNull();
+      await expect(store.requestControl({ run_id: 'nope', action: 'stop', requested_at: T0 })).rejects.toBeInstanceOf(StoreError);
+    });
+
+    it('stores the loop snapshot with a checkpoint', async () => {
+      await newRun('r1');
+      const snapshot = { iteration: 5, status: 'running', total_cost_usd: 1.5 };
+      const c = await store.recordCheckpoint({ run_id: 'r1', iteration: 5, commit_sha: 'b'.repeat(40), state: 'committed', snapshot, created_at: T0 });
+      expect(c.snapshot).toEqual(snapshot);
+      expect((await store.listCheckpoints('r1'))[0]?.snapshot).toEqual(snapshot);
     });
   });
 }

@@ -7,9 +7,10 @@ import { parseArgs } from 'node:util';
 import { UsageError } from '../../core/errors.js';
 import { resolveRun } from '../../config/resolve.js';
 import { newRunId } from '../../core/ids.js';
-import { driveRun } from '../drive.js';
+import { runInTerminal } from '../run-session.js';
 import type { CliIO, Command } from '../command.js';
 import { GIT_TIMEOUT_MS, SAFE_GIT_CONFIG } from '../../git/git-exec.js';
+import { workflowRun } from './workflow-run.js';
 
 const TODO = `# TODO
 
@@ -22,11 +23,22 @@ const PROMPT = `You are working in this repository. Read TODO.md, pick the first
 and check it off. When every task in TODO.md is checked off, print <promise>COMPLETE</promise>.
 `;
 
-/** Creates the demo workspace: a git repository with TODO.md and PROMPT.md. */
+/** The user stories of the demo's prd.json (what the `ralph` workflow works through). */
+const PRD = {
+  project: 'greeting',
+  userStories: [
+    { id: 'US-001', title: 'Greet the user by name', priority: 1, passes: false },
+    { id: 'US-002', title: 'Say goodbye on exit', priority: 2, passes: false },
+    { id: 'US-003', title: 'Greet in French with --lang fr', priority: 3, passes: false },
+  ],
+};
+
+/** Creates the demo workspace: a git repository with TODO.md, PROMPT.md and prd.json. */
 export function createDemoWorkspace(parent: string = tmpdir()): string {
   const dir = mkdtempSync(join(parent, 'ringmaster-demo-'));
   writeFileSync(join(dir, 'TODO.md'), TODO);
   writeFileSync(join(dir, 'PROMPT.md'), PROMPT);
+  writeFileSync(join(dir, 'prd.json'), `${JSON.stringify(PRD, null, 2)}\n`);
   // Like every git command of Ringmaster's: none of the user's (global) hooks, and a time limit.
   const git = (...args: string[]) => execFileSync('git', [...SAFE_GIT_CONFIG, ...args], { cwd: dir, stdio: 'ignore', timeout: GIT_TIMEOUT_MS, env: { ...process.env, GIT_AUTHOR_NAME: 'Ringmaster Demo', GIT_AUTHOR_EMAIL: 'demo@ringmaster.invalid', GIT_COMMITTER_NAME: 'Ringmaster Demo', GIT_COMMITTER_EMAIL: 'demo@ringmaster.invalid' } });
   try {
@@ -42,14 +54,21 @@ export function createDemoWorkspace(parent: string = tmpdir()): string {
 async function demo(args: string[], io: CliIO): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args, options: { json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' }, dir: { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({ args, options: { json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' }, dir: { type: 'string' }, workflow: { type: 'boolean' } }, strict: true }));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   const workspace = createDemoWorkspace(values.dir ?? tmpdir());
+  if (values.workflow) {
+    if (!values.json) io.stdout.write(`Demo workspace: ${workspace}\n(the 'ralph' workflow: the scripted agent implements one prd.json story per iteration, then signals completion)\n\n`);
+    const flags = ['--agent', 'scripted', '--cwd', workspace, '--checkpoint-interval', '1', ...(values.json ? ['--json'] : []), ...((values.verbose ?? !values.json) ? ['--verbose'] : [])];
+    const code = await workflowRun(['ralph', 'Build the greeting feature', ...flags], io);
+    if (!values.json) io.stdout.write(`\nLook at the result: cd ${workspace} && cat prd.json progress.txt && git log --oneline\n`);
+    return code;
+  }
   if (!values.json) io.stdout.write(`Demo workspace: ${workspace}\n(the scripted agent checks off one TODO.md task per iteration, then signals completion)\n\n`);
   const { spec } = resolveRun(workspace, {}, { settings: [{ key: 'agent.name', flag: '--agent', raw: 'scripted' }, { key: 'loop.checkpoint_interval', flag: '--checkpoint-interval', raw: '1' }], maxIterations: '5' });
-  const code = await driveRun(io, { workspace, runId: newRunId(Date.now(), Math.random), spec, json: values.json, verbose: values.verbose ?? true });
+  const { exitCode: code } = await runInTerminal(io, { workspace, runId: newRunId(Date.now(), Math.random), spec, json: values.json, verbose: values.verbose ?? true, mode: 'create' });
   if (!values.json) io.stdout.write(`\nLook at the result: cd ${workspace} && cat TODO.md && ls work/ && git log --oneline\n`);
   return code;
 }
@@ -57,12 +76,16 @@ async function demo(args: string[], io: CliIO): Promise<number> {
 /** The `demo` command. */
 export const demoCommand: Command = {
   name: 'demo',
-  usage: `Usage: ringmaster demo [--verbose] [--json] [--dir PARENT]
+  usage: `Usage: ringmaster demo [--workflow] [--verbose] [--json] [--dir PARENT]
 
 Creates a temporary git repository with a TODO.md of three tasks and a PROMPT.md, then runs a real loop
 with the built-in scripted agent (a deterministic stand-in for an AI CLI): each iteration is a fresh process
 that checks off one task by writing a file; the fourth iteration finds nothing left and prints
 <promise>COMPLETE</promise>. Prints the same progress lines as 'ringmaster run' (with the agent's output).
+
+  --workflow   run the shipped 'ralph' workflow instead (ringmaster workflow run ralph --agent scripted):
+               the workspace's prd.json has three user stories; each iteration implements one, marks it
+               passing, appends to progress.txt and commits; the third prints <promise>COMPLETE</promise>
 `,
   run: demo,
 };

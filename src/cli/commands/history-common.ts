@@ -1,17 +1,14 @@
 // Shared by the history commands (runs, show, logs, stats, rollback): argument parsing, opening the
 // workspace's store, finding a run, liveness, and the snake_case JSON shapes they print.
 import { existsSync, statSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from '../../core/errors.js';
-import { isProcessAlive } from '../../runner/lock.js';
 import { RunNotFoundError } from '../../store/errors.js';
-import type { DisplayStatus, LivenessProbe } from '../../store/liveness.js';
-import { couldHaveWritten } from '../../os/proc.js';
 import { openStore } from '../../store/open-store.js';
-import type { CheckpointRow, IterationRow, RunRow, RunTotals } from '../../store/rows.js';
+import { workspaceKey } from '../../store/paths.js';
+import type { RunRow } from '../../store/rows.js';
 import type { Store } from '../../store/store.js';
 import type { CliIO } from '../command.js';
 
@@ -20,6 +17,9 @@ export const HISTORY_OPTIONS = {
   cwd: { type: 'string' },
   json: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
+
+/** Options of the commands that list runs of this workspace by default (`--all`: every workspace). */
+export const LISTING_OPTIONS = { ...HISTORY_OPTIONS, all: { type: 'boolean' } } as const satisfies ParseArgsConfig['options'];
 
 /** Parses a history command's arguments strictly; mistakes become a UsageError naming the command. */
 export function parseHistoryArgs<O extends NonNullable<ParseArgsConfig['options']>>(command: string, args: string[], options: O) {
@@ -30,11 +30,11 @@ export function parseHistoryArgs<O extends NonNullable<ParseArgsConfig['options'
   }
 }
 
-/** The workspace (from --cwd or the current directory) and its store, which must exist. */
-export function openWorkspaceStore(cwd: string | undefined, io: CliIO): { workspace: string; store: Store } {
-  const workspace = resolve(io.cwd, cwd ?? '.');
-  if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`--cwd: not a directory: ${workspace}`);
-  return { workspace, store: openStore(workspace, { create: false }) };
+/** The workspace (from --cwd or the current directory, as its real path) and the user's store, which must exist. */
+export async function openWorkspaceStore(cwd: string | undefined, io: CliIO): Promise<{ workspace: string; store: Store }> {
+  const dir = resolve(io.cwd, cwd ?? '.');
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--cwd: not a directory: ${dir}`);
+  return { workspace: workspaceKey(dir), store: await openStore({ env: io.env, workspace: dir, create: false }) };
 }
 
 /** Exactly one positional run id, or a UsageError. */
@@ -53,70 +53,7 @@ export async function requireRun(store: Store, id: string, workspace: string): P
 }
 
 /** Liveness probe of this machine, now. */
-export function localProbe(): LivenessProbe {
-  return { host: hostname(), now: Date.now(), isAlive: isProcessAlive, couldHaveWritten: (pid, at) => couldHaveWritten(pid, at) };
-}
+export { localProbe } from '../../manager/local-probe.js';
 
-/** An epoch-ms time as ISO 8601, null stays null. */
-export function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
-
-/** The JSON object of a run (runs --json items, show --json `run`). */
-export function runJson(run: RunRow, totals: RunTotals, status: DisplayStatus) {
-  return {
-    id: run.id,
-    status,
-    stored_status: run.status,
-    stop_reason: run.stop_reason,
-    agent: run.agent,
-    iterations: totals.iterations,
-    cost_usd: totals.cost_usd,
-    cost_unknown: totals.cost_unknown,
-    tokens_in: totals.tokens_in,
-    tokens_out: totals.tokens_out,
-    cache_read: totals.cache_read,
-    cache_write: totals.cache_write,
-    runtime_ms: totals.runtime_ms,
-    workspace: run.workspace,
-    worktree: run.worktree,
-    branch: run.branch,
-    created_at: iso(run.created_at),
-    updated_at: iso(run.updated_at),
-    ended_at: iso(run.ended_at),
-    owner_pid: run.owner_pid,
-    owner_host: run.owner_host,
-    heartbeat_at: iso(run.heartbeat_at),
-  };
-}
-
-/** The JSON object of an iteration (show --json `iterations` items). */
-export function iterationJson(row: IterationRow) {
-  return {
-    number: row.number,
-    status: row.status,
-    exit_code: row.exit_code,
-    exit_signal: row.exit_signal,
-    duration_ms: row.duration_ms,
-    tokens_in: row.tokens_in,
-    tokens_out: row.tokens_out,
-    cache_read: row.cache_read,
-    cache_write: row.cache_write,
-    cost_usd: row.cost_usd,
-    completion_signal_found: row.completion_signal_found,
-    failure_signal_found: row.failure_signal_found,
-    error_kind: row.error_kind,
-    error_message: row.error_message,
-    session_id: row.session_id,
-    model: row.model,
-    agent: row.agent,
-    started_at: iso(row.started_at),
-    completed_at: iso(row.completed_at),
-    log_path: row.log_path,
-  };
-}
-
-/** The JSON object of a checkpoint. */
-export function checkpointJson(row: CheckpointRow) {
-  return { iteration: row.iteration, commit_sha: row.commit_sha, state: row.state, message: row.message, created_at: iso(row.created_at) };
-}
+/** The JSON shapes of runs, iterations and checkpoints (shared with the server's API). */
+export { iso, runView as runJson, iterationView as iterationJson, checkpointView as checkpointJson } from '../../manager/views.js';

@@ -13,6 +13,7 @@ export interface CommandEntry {
 /** Every `ringmaster` subcommand. */
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'run', summary: 'run an agent in a loop in the current directory until it signals completion or a limit stops it', load: async () => (await import('./run.js')).runCommand },
+  { name: 'workflow', summary: 'YAML workflows (.ringmaster/workflows/): list, validate, run steps and loops', load: async () => (await import('./workflow.js')).workflowCommand },
   { name: 'demo', summary: 'run a real loop with the built-in scripted agent in a temporary git repository (no API key)', load: async () => (await import('./demo.js')).demoCommand },
   { name: 'config', summary: 'show the resolved configuration and where each value came from, or its JSON Schema', load: async () => (await import('./config.js')).configCommand },
   { name: 'runs', summary: 'list the runs of a workspace, newest first', load: async () => (await import('./runs.js')).runsCommand },
@@ -20,8 +21,10 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'logs', summary: "print a run's agent output (per iteration), optionally following it", load: async () => (await import('./logs.js')).logsCommand },
   { name: 'stats', summary: 'cost per run, average iterations to completion, cost by hour', load: async () => (await import('./stats.js')).statsCommand },
   { name: 'rollback', summary: "restore a run's workspace to one of its checkpoints", load: async () => (await import('./rollback.js')).rollbackCliCommand },
-  { name: 'resume', summary: 'continue a crashed, interrupted or stopped run with its iteration count, cost and limits intact', load: async () => (await import('./resume.js')).resumeCommand },
+  { name: 'resume', summary: 'resume a paused run, or continue a crashed, interrupted or stopped one with its totals and limits intact', load: async () => (await import('./resume.js')).resumeCommand },
+  { name: 'pause', summary: 'pause a run after its current iteration (from any terminal); resume continues it', load: async () => (await import('./pause.js')).pauseCommand },
   { name: 'stop', summary: 'stop a run: a live one finishes with stop reason user_stop; an orphaned one is closed', load: async () => (await import('./stop.js')).stopCommand },
+  { name: 'serve', summary: 'the loop manager: many runs, a REST API, a WebSocket and the dashboard on 127.0.0.1:7420', load: async () => (await import('./serve.js')).serveCliCommand },
   { name: 'loop', summary: 'Hook mode: start, show or cancel a loop inside one Claude Code session', load: async () => (await import('./loop.js')).loopCliCommand },
   { name: 'hook', summary: 'Hook mode: the Claude Code Stop hook (stop) and its install/uninstall', load: async () => (await import('./hook.js')).hookCliCommand },
   { name: 'doctor', summary: 'check which agent CLIs are installed, their versions and credentials; install a missing one', load: async () => (await import('./doctor.js')).doctorCommand },

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXIT, UsageError } from '../../core/errors.js';
-import { isOrphaned } from '../../store/liveness.js';
+import { ACTIVE_STATUSES, isOrphaned } from '../../store/liveness.js';
 import type { IterationRow } from '../../store/rows.js';
 import type { Store } from '../../store/store.js';
 import type { CliIO, Command } from '../command.js';
@@ -11,7 +11,7 @@ import { HISTORY_OPTIONS, localProbe, openWorkspaceStore, parseHistoryArgs, requ
 
 /** How often --follow looks for new output. */
 const FOLLOW_POLL_MS = 200;
-const ACTIVE = new Set(['pending', 'running', 'waiting']);
+const ACTIVE = new Set<string>(ACTIVE_STATUSES);
 
 /** Reading state of one iteration's log file. */
 interface Cursor {
@@ -30,7 +30,7 @@ async function logs(args: string[], io: CliIO): Promise<number> {
     only = Number(values.iteration);
     if (!Number.isInteger(only) || only < 1) throw new UsageError(`--iteration: expected an iteration number (1, 2, ...), got '${values.iteration}'`);
   }
-  const { workspace, store } = openWorkspaceStore(values.cwd, io);
+  const { workspace, store } = await openWorkspaceStore(values.cwd, io);
   let stopped = false;
   const removeSignal = io.onSignal(() => {
     stopped = true;

@@ -105,6 +105,7 @@ async function start(a: LoopArgs, io: CliIO, projectDir: string): Promise<number
     continueMessage: a.continueMessage ?? null,
     force: a.force,
     now: new Date(),
+    env: io.env,
     warn: (message) => io.stderr.write(`ringmaster loop start: warning: ${message}\n`),
   });
   const f = tracker.frontmatter;
@@ -157,7 +158,7 @@ async function status(a: LoopArgs, io: CliIO, projectDir: string): Promise<numbe
 }
 
 async function cancel(io: CliIO, projectDir: string): Promise<number> {
-  const tracker = await cancelLoop(projectDir, new Date(), (message) => io.stderr.write(`ringmaster loop cancel: warning: ${message}\n`));
+  const tracker = await cancelLoop(io.env, projectDir, new Date(), (message) => io.stderr.write(`ringmaster loop cancel: warning: ${message}\n`));
   if (tracker === null) io.stdout.write('No active loop.\n');
   else io.stdout.write(`Loop cancelled after ${tracker.frontmatter.iteration} continuation(s): ${trackerPath(projectDir)}\n`);
   return EXIT.success;

@@ -1,38 +1,17 @@
 // `ringmaster run`: resolve config and flags into a RunSpec, run the loop, render progress, map the exit code.
 import { existsSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { quoteArgv } from '../../agents/command.js';
 import { getAdapter } from '../../agents/registry.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { newRunId } from '../../core/ids.js';
-import type { StopReason } from '../../core/types.js';
 import { resolveRun, SETTING_FLAGS, type RunFlags } from '../../config/resolve.js';
 import { composePrompt } from '../../prompt/compose.js';
-import { abortableSleep, type RunDeps } from '../../runner/run-loop.js';
-import { createWorktree } from '../../git/index.js';
-import { driveRun } from '../drive.js';
+import { placeInWorktree } from '../../manager/worktree-run.js';
 import type { RunSpec } from '../../runner/spec.js';
 import type { CliIO, Command } from '../command.js';
-import { humanRenderer, jsonRenderer, useColor } from '../render.js';
-
-/** Exit code for how a run ended (README.md#exit-codes). */
-export function exitCodeFor(reason: StopReason): number {
-  switch (reason) {
-    case 'success_signal':
-      return EXIT.success;
-    case 'max_iterations':
-    case 'max_runtime':
-    case 'max_cost':
-    case 'stalled':
-      return EXIT.limit;
-    case 'interrupted':
-    case 'user_stop':
-      return EXIT.interrupted;
-    case 'failure_threshold':
-    case 'fatal_error':
-      return EXIT.failure;
-  }
-}
+import { runInTerminal } from '../run-session.js';
 
 /** The options `run` accepts (also used by `config show` and `resume`). */
 export const RUN_OPTIONS = {
@@ -96,9 +75,7 @@ export function runFlagsFrom(values: RunValues): RunFlags {
 }
 
 /** Quotes argv for display only (never executed through a shell). */
-export function displayArgv(argv: readonly string[]): string {
-  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
+export const displayArgv = quoteArgv;
 
 function dryRun(spec: RunSpec, io: CliIO): number {
   const adapter = getAdapter({ name: spec.agent.name, command: spec.agent.command });
@@ -118,21 +95,11 @@ function dryRun(spec: RunSpec, io: CliIO): number {
   return EXIT.success;
 }
 
-/** Default dependencies of a CLI run. */
-export function cliRunDeps(io: CliIO, values: { json?: boolean | undefined; verbose?: boolean | undefined }, spec: RunSpec, signal: AbortSignal): RunDeps {
-  const target = { out: io.stdout, err: io.stderr };
-  const onEvent = values.json
-    ? jsonRenderer(target)
-    : humanRenderer(target, { color: useColor(io.stdout, io.env), maxRuntimeMs: spec.limits.maxRuntimeMs, maxCostUsd: spec.limits.maxCostUsd });
-  return {
-    now: () => Date.now(),
-    newRunId: () => newRunId(Date.now(), Math.random),
-    sleep: abortableSleep,
-    env: io.env,
-    onEvent,
-    signal,
-    streamOutput: values.verbose === true,
-  };
+/** With --worktree: creates the run's worktree, points the spec at it and tells the user (not with --json). */
+export async function startWorktree(workspace: string, runId: string, spec: RunSpec, json: boolean, io: CliIO): Promise<{ path: string; branch: string }> {
+  const created = await placeInWorktree(workspace, runId, spec);
+  if (!json) io.stdout.write(`Worktree: ${created.path} (branch ${created.branch})${created.sourceDirty ? ' — uncommitted changes of your checkout are not in it' : ''}\n`);
+  return { path: created.path, branch: created.branch };
 }
 
 async function run(args: string[], io: CliIO): Promise<number> {
@@ -143,17 +110,9 @@ async function run(args: string[], io: CliIO): Promise<number> {
   getAdapter({ name: spec.agent.name, command: spec.agent.command });
   composePrompt(spec.prompt, spec.context); // a missing prompt file is a usage error before anything starts
   const runId = newRunId(Date.now(), Math.random);
-  let worktree: { path: string; branch: string } | null = null;
-  if (values.worktree) {
-    const created = await createWorktree(workspace, runId);
-    worktree = { path: created.path, branch: created.branch };
-    spec.workspace = created.workdir;
-    if (spec.prompt.kind === 'file') spec.prompt = { kind: 'file', path: join(created.workdir, relative(workspace, spec.prompt.path)) };
-    if (!values.json) {
-      io.stdout.write(`Worktree: ${created.path} (branch ${created.branch})${created.sourceDirty ? ' — uncommitted changes of your checkout are not in it' : ''}\n`);
-    }
-  }
-  return driveRun(io, { workspace, runId, spec, json: values.json, verbose: values.verbose, worktree });
+  const worktree = values.worktree ? await startWorktree(workspace, runId, spec, values.json === true, io) : null;
+  const { exitCode } = await runInTerminal(io, { workspace, runId, spec, json: values.json, verbose: values.verbose, worktree, mode: 'create' });
+  return exitCode;
 }
 
 /** The `run` command. */

@@ -2,20 +2,20 @@
 import { EXIT, UsageError } from '../../core/errors.js';
 import { displayStatus } from '../../store/liveness.js';
 import type { CliIO, Command } from '../command.js';
-import { HISTORY_OPTIONS, localProbe, openWorkspaceStore, parseHistoryArgs, runJson } from './history-common.js';
+import { LISTING_OPTIONS, localProbe, openWorkspaceStore, parseHistoryArgs, runJson } from './history-common.js';
 import { localTime, table, usd } from './history-format.js';
 
 async function runs(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseHistoryArgs('runs', args, { ...HISTORY_OPTIONS, limit: { type: 'string' } });
+  const { values, positionals } = parseHistoryArgs('runs', args, { ...LISTING_OPTIONS, limit: { type: 'string' } });
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (see 'ringmaster runs --help')`);
   let limit: number | undefined;
   if (values.limit !== undefined) {
     limit = Number(values.limit);
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit: expected a positive integer, got '${values.limit}'`);
   }
-  const { workspace, store } = openWorkspaceStore(values.cwd, io);
+  const { workspace, store } = await openWorkspaceStore(values.cwd, io);
   try {
-    const list = await store.listRuns(limit === undefined ? {} : { limit });
+    const list = await store.listRuns({ ...(values.all ? {} : { workspace }), ...(limit === undefined ? {} : { limit }) });
     const probe = localProbe();
     const items = list.map((run) => runJson(run, run.totals, displayStatus(run, probe)));
     if (values.json) {
@@ -23,7 +23,7 @@ async function runs(args: string[], io: CliIO): Promise<number> {
       return EXIT.success;
     }
     if (items.length === 0) {
-      io.stdout.write(`no runs in ${workspace}\n`);
+      io.stdout.write(values.all ? 'no runs yet\n' : `no runs in ${workspace} (--all lists every workspace's runs)\n`);
       return EXIT.success;
     }
     const rows = list.map((run, i) => [
@@ -45,13 +45,15 @@ async function runs(args: string[], io: CliIO): Promise<number> {
 /** The `runs` command. */
 export const runsCommand: Command = {
   name: 'runs',
-  usage: `Usage: ringmaster runs [--cwd DIR] [--limit N] [--json]
+  usage: `Usage: ringmaster runs [--cwd DIR | --all] [--limit N] [--json]
 
-Lists the runs recorded in DIR/.ringmaster/ringmaster.db, newest first: status, stop reason,
-iterations, cost and where the run works (its worktree and branch with --worktree).
+Lists the runs of this workspace (every workspace's with --all), newest first: status, stop reason,
+iterations, cost and where the run works (its worktree and branch with --worktree). Runs are recorded in
+the data directory ($RINGMASTER_HOME, default ~/.local/share/ringmaster), never in the workspace.
 A run whose process is gone while it was running shows as 'orphaned': resume or stop it.
 
   --cwd DIR    workspace directory (default: the current directory)
+  --all        runs of every workspace
   --limit N    show only the N newest runs
   --json       print a JSON array (snake_case fields: id, status, stop_reason, iterations,
                cost_usd, workspace, worktree, branch, ...)

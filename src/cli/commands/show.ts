@@ -13,12 +13,13 @@ import {
   runIdArgument,
   runJson,
 } from './history-common.js';
-import { count, duration, localTime, table, usd } from './history-format.js';
+import { count, duration, localTime, table, usd, type Align } from './history-format.js';
+import { workflowLines } from './show-workflow.js';
 
 async function show(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseHistoryArgs('show', args, { ...HISTORY_OPTIONS, events: { type: 'boolean' } });
   const id = runIdArgument('show', positionals);
-  const { workspace, store } = openWorkspaceStore(values.cwd, io);
+  const { workspace, store } = await openWorkspaceStore(values.cwd, io);
   try {
     const run = await requireRun(store, id, workspace);
     const [totals, iterations, checkpoints, events] = await Promise.all([
@@ -46,11 +47,14 @@ async function show(args: string[], io: CliIO): Promise<number> {
       `started: ${localTime(run.created_at)}   ended: ${localTime(run.ended_at)}   runtime: ${duration(totals.runtime_ms)}`,
       `iterations: ${totals.iterations}   cost: ${usd(totals.cost_usd, totals.cost_unknown)}   tokens: ${totals.tokens_in} in / ${totals.tokens_out} out`,
       '',
+      ...workflowLines(run),
     ];
     io.stdout.write(lines.join('\n') + '\n');
     if (iterations.length === 0) {
       io.stdout.write('no iterations yet\n');
     } else {
+      // Iterations of a unit of work (a workflow step) say which one.
+      const units = iterations.some((it) => it.unit_id !== null);
       const rows = iterations.map((it) => [
         String(it.number),
         it.status,
@@ -62,11 +66,14 @@ async function show(args: string[], io: CliIO): Promise<number> {
         it.completion_signal_found ? 'yes' : '-',
         it.error_kind && it.error_kind !== 'none' ? `${it.error_kind}${it.error_message ? `: ${it.error_message}` : ''}` : '',
       ]);
-      io.stdout.write(
-        table(['#', 'STATUS', 'EXIT', 'DURATION', 'TOKENS IN', 'TOKENS OUT', 'COST', 'SIGNAL', 'ERROR'], rows, [
-          'right', 'left', 'right', 'right', 'right', 'right', 'right', 'left', 'left',
-        ]),
-      );
+      const headers = ['#', 'STATUS', 'EXIT', 'DURATION', 'TOKENS IN', 'TOKENS OUT', 'COST', 'SIGNAL', 'ERROR'];
+      const align: Align[] = ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'left', 'left'];
+      if (units) {
+        rows.forEach((row, i) => row.splice(1, 0, iterations[i]?.unit_id ?? '-'));
+        headers.splice(1, 0, run.kind === 'workflow' ? 'STEP' : 'UNIT');
+        align.splice(1, 0, 'left');
+      }
+      io.stdout.write(table(headers, rows, align));
     }
     if (checkpoints.length > 0) {
       const list = checkpoints.map((c) => `${c.iteration} ${c.commit_sha ? c.commit_sha.slice(0, 12) : '-'} (${c.state})`);

@@ -1,16 +1,16 @@
 // `ringmaster stats`: cost per run, average iterations to completion, cost by hour.
 import { EXIT, UsageError } from '../../core/errors.js';
 import type { CliIO, Command } from '../command.js';
-import { HISTORY_OPTIONS, iso, openWorkspaceStore, parseHistoryArgs, requireRun } from './history-common.js';
+import { LISTING_OPTIONS, iso, openWorkspaceStore, parseHistoryArgs, requireRun } from './history-common.js';
 import { localTime, table, usd } from './history-format.js';
 
 async function stats(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseHistoryArgs('stats', args, { ...HISTORY_OPTIONS, run: { type: 'string' } });
+  const { values, positionals } = parseHistoryArgs('stats', args, { ...LISTING_OPTIONS, run: { type: 'string' } });
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (see 'ringmaster stats --help')`);
-  const { workspace, store } = openWorkspaceStore(values.cwd, io);
+  const { workspace, store } = await openWorkspaceStore(values.cwd, io);
   try {
     const runId = values.run === undefined ? undefined : (await requireRun(store, values.run, workspace)).id;
-    const s = await store.stats(runId === undefined ? {} : { runId });
+    const s = await store.stats({ ...(runId === undefined ? {} : { runId }), ...(values.all || runId !== undefined ? {} : { workspace }) });
     if (values.json) {
       const out = { ...s, cost_by_hour: s.cost_by_hour.map((h) => ({ ...h, hour: iso(h.hour) })) };
       io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
@@ -41,10 +41,13 @@ async function stats(args: string[], io: CliIO): Promise<number> {
 /** The `stats` command. */
 export const statsCommand: Command = {
   name: 'stats',
-  usage: `Usage: ringmaster stats [--run <run>] [--cwd DIR] [--json]
+  usage: `Usage: ringmaster stats [--run <run>] [--cwd DIR | --all] [--json]
+
+Metrics of this workspace's runs (every workspace's with --all).
 
   --run RUN    only this run
   --cwd DIR    workspace directory (default: the current directory)
+  --all        every workspace
   --json       print {"cost_per_run": [...], "avg_iterations_to_completion", "completed_runs",
                "cost_by_hour": [{"hour", "iterations", "cost_usd"}], "total_cost_usd", "total_iterations"}
 `,

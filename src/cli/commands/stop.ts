@@ -1,58 +1,40 @@
-// `ringmaster stop <run>`: asks a live run to stop (user_stop), or closes an orphaned one.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+// `ringmaster stop <run>`: asks the process that drives a run to stop it (through the store), or closes an
+// orphaned run whose process died.
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
-import { EXIT, UsageError, UserError } from '../../core/errors.js';
-import { HOOK_AGENT } from '../../core/types.js';
-import { killLeftoverAgent } from '../../runner/leftover.js';
-import { isProcessAlive } from '../../runner/lock.js';
-import { couldHaveWritten } from '../../os/proc.js';
-import { stopRequestPath } from '../../runner/recorder.js';
-import { openStore } from '../../store/index.js';
+import { EXIT } from '../../core/errors.js';
+import { closeOrphanedRun } from '../../manager/orphans.js';
+import { ACTIVE_STATUSES } from '../../store/liveness.js';
 import type { CliIO, Command } from '../command.js';
-import { workspaceFrom } from './run.js';
+import { awaitControl, findControllableRun, hasLiveOwner, requestControl } from './control-common.js';
+import { HISTORY_OPTIONS, openWorkspaceStore, parseHistoryArgs, runIdArgument } from './history-common.js';
+
+/** How long `stop` waits for the run to end (its agent's group gets SIGTERM, then SIGKILL after the grace). */
+const STOP_WAIT_MS = 60_000;
 
 async function stop(args: string[], io: CliIO): Promise<number> {
-  let parsed;
+  const { values, positionals } = parseHistoryArgs('stop', args, { ...HISTORY_OPTIONS, 'no-wait': { type: 'boolean' } });
+  const id = runIdArgument('stop', positionals);
+  const { workspace, store } = await openWorkspaceStore(values.cwd, io);
   try {
-    parsed = parseArgs({ args, options: { cwd: { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (positionals.length !== 1) throw new UsageError('expected one run id: ringmaster stop <run>');
-  const workspace = workspaceFrom(values, io);
-  const store = openStore(workspace, { create: false });
-  try {
-    const run = await store.findRun(positionals[0] ?? '');
-    if (!run) throw new UserError(`no run '${positionals[0]}' in ${workspace} (see 'ringmaster runs')`);
-    if (run.agent === HOOK_AGENT) {
-      throw new UserError(`run ${run.id} is a Stop-hook loop inside a Claude Code session: use 'ringmaster loop status' / 'ringmaster loop cancel'`);
-    }
-    const active = run.status === 'running' || run.status === 'waiting' || run.status === 'pending' || run.status === 'paused';
-    if (!active) {
+    const run = await findControllableRun(store, id, workspace);
+    if (!ACTIVE_STATUSES.includes(run.status)) {
       io.stdout.write(`run ${run.id} is not running (${run.status}${run.stop_reason ? `, ${run.stop_reason}` : ''})\n`);
       return EXIT.success;
     }
-    // Signalled only if that pid is still the owner: a process that started after the run's last heartbeat is not.
-    const live = run.owner_pid !== null && run.owner_host === hostname() && isProcessAlive(run.owner_pid) && (run.heartbeat_at === null || couldHaveWritten(run.owner_pid, run.heartbeat_at));
-    if (live && run.owner_pid !== null) {
-      const path = stopRequestPath(workspace, run.id);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, `${new Date().toISOString()}\n`);
-      process.kill(run.owner_pid, 'SIGTERM');
-      io.stdout.write(`asked run ${run.id} (pid ${run.owner_pid}) to stop\n`);
+    if (hasLiveOwner(run)) {
+      const request = await requestControl(store, run, 'stop');
+      io.stdout.write(`asked run ${run.id} (pid ${run.owner_pid ?? '?'}) to stop\n`);
+      if (values['no-wait']) return EXIT.success;
+      const { run: after } = await awaitControl(store, request, (r) => !ACTIVE_STATUSES.includes(r.status), STOP_WAIT_MS);
+      if (after && !ACTIVE_STATUSES.includes(after.status)) io.stdout.write(`run ${run.id} stopped (${after.status}, ${after.stop_reason ?? '-'})\n`);
+      else io.stdout.write(`run ${run.id} has not finished stopping yet\n`);
       return EXIT.success;
     }
     // Orphaned: nobody drives it. Kill what its agent left behind, then close the run as stopped.
-    const killed = killLeftoverAgent(workspace, run.id);
-    const now = Date.now();
-    const claim = await store.claimRun(run.id, { pid: process.pid, host: hostname() }, now);
-    await store.finishRun(run.id, { status: 'stopped', stop_reason: 'user_stop', now });
+    const closed = await closeOrphanedRun(store, io.env, run, { pid: process.pid, host: hostname() }, Date.now());
     const details = [
-      claim.interrupted.length ? `iteration ${claim.interrupted.join(', ')} recorded as interrupted` : null,
-      killed !== null ? `left-over agent process group ${killed} killed` : null,
+      closed.interrupted.length ? `iteration ${closed.interrupted.join(', ')} recorded as interrupted` : null,
+      closed.leftoverKilled !== null ? `left-over agent process group ${closed.leftoverKilled} killed` : null,
     ].filter(Boolean);
     io.stdout.write(`stopped orphaned run ${run.id}${details.length ? ` (${details.join('; ')})` : ''}\n`);
     return EXIT.success;
@@ -64,12 +46,13 @@ async function stop(args: string[], io: CliIO): Promise<number> {
 /** The `stop` command. */
 export const stopCommand: Command = {
   name: 'stop',
-  usage: `Usage: ringmaster stop <run> [--cwd DIR]
+  usage: `Usage: ringmaster stop <run> [--no-wait]
 
-A live run is asked to stop: its agent's process group is killed, the iteration is recorded and the run ends
-with status stopped, stop reason user_stop (its process exits with 130). A run whose process died (orphaned in
-'ringmaster runs') is closed the same way, and an agent it left behind is killed. Use 'ringmaster resume' instead
-to continue an orphaned run.
+A live run (driven by a terminal, 'ringmaster serve' or a worker, on this machine or another) is asked to
+stop through the store: its agent's process group is killed, the iteration is recorded and the run ends with
+status stopped, stop reason user_stop. 'stop' waits until it has (--no-wait: returns at once). A run whose
+process died (orphaned in 'ringmaster runs') is closed the same way, and an agent it left behind is killed.
+'ringmaster resume' continues a stopped run.
 `,
   run: stop,
 };

@@ -1,0 +1,85 @@
+// The server side of the manager bench: `ringmaster serve` as a library in this process, so that the event-loop
+// delay (perf_hooks) and the RSS measured are the server's own. Prints its URL, then on SIGTERM a JSON report.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { Session } from 'node:inspector';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServer } from '../dist/server/server.js';
+import { openStore } from '../dist/store/index.js';
+
+const env = process.env;
+const store = await openStore({ env });
+const slow = [];
+if (env.BENCH_SLOW_STORE) {
+  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(store))) {
+    const fn = store[name];
+    if (typeof fn !== 'function' || name === 'constructor') continue;
+    store[name] = function (...args) {
+      const t = performance.now();
+      const r = fn.apply(this, args);
+      const d = performance.now() - t;
+      if (d > 15) slow.push([name, Math.round(d)]);
+      return r;
+    };
+  }
+  setInterval(() => { if (slow.length) process.stderr.write(`slow store calls: ${JSON.stringify(slow.splice(0))}\n`); }, 2000).unref();
+}
+const server = await startServer({
+  store,
+  env,
+  host: '127.0.0.1',
+  port: 0,
+  access: { tokenHash: null, loopback: true },
+  maxConcurrent: Number(env.BENCH_MAX_CONCURRENT ?? 500),
+  resumeOnStart: false,
+  version: 'bench',
+  dashboardDir: null,
+  log: (message) => process.stderr.write(`${message}\n`),
+});
+// The histogram's values are the time between two ticks of a timer armed every RESOLUTION ms: the lag is that minus
+// RESOLUTION.
+const RESOLUTION = 10;
+const delay = monitorEventLoopDelay({ resolution: RESOLUTION });
+let rss = [];
+let sampling = null;
+process.stdout.write(`${JSON.stringify({ url: server.url, idle_rss_kb: Math.round(process.memoryUsage().rss / 1024) })}\n`);
+const lag = (ns) => Math.max(0, Math.round((ns / 1e6 - RESOLUTION) * 100) / 100);
+const snapshot = () => ({
+  event_loop_lag_ms: { p50: lag(delay.percentile(50)), p99: lag(delay.percentile(99)), max: lag(delay.max), samples: delay.count },
+  rss_kb: { samples: rss.length, median: rss.toSorted((a, b) => a - b)[Math.floor(rss.length / 2)] ?? null, max: Math.max(...rss) },
+});
+// BENCH_PROFILE=DIR: a CPU profile of each measured window (open it in Chrome DevTools), for finding what blocks.
+const profiler = env.BENCH_PROFILE ? new Session() : null;
+profiler?.connect();
+const post = (method, params) => new Promise((resolve, reject) => profiler.post(method, params ?? {}, (e, r) => (e ? reject(e) : resolve(r))));
+let windows = 0;
+createInterface({ input: process.stdin }).on('line', async (line) => {
+  if (line === 'measure') {
+    if (profiler) {
+      await post('Profiler.enable');
+      await post('Profiler.start');
+    }
+    delay.reset();
+    delay.enable();
+    rss = [];
+    sampling = setInterval(() => rss.push(Math.round(process.memoryUsage().rss / 1024)), 250);
+  } else if (line === 'snapshot') {
+    if (profiler) {
+      const { profile } = await post('Profiler.stop');
+      mkdirSync(env.BENCH_PROFILE, { recursive: true });
+      writeFileSync(join(env.BENCH_PROFILE, `window-${++windows}.cpuprofile`), JSON.stringify(profile));
+    }
+    delay.disable();
+    if (sampling) clearInterval(sampling);
+    process.stdout.write(`${JSON.stringify(snapshot())}\n`);
+  }
+});
+process.once('SIGTERM', async () => {
+  const t0 = Date.now();
+  await server.close();
+  const shutdown_ms = Date.now() - t0;
+  await store.close();
+  process.stdout.write(`${JSON.stringify({ shutdown_ms })}\n`);
+  process.exit(0);
+});

@@ -1,0 +1,103 @@
+// `ringmaster serve`: the loop manager behind a REST API, a WebSocket and the dashboard. Binds 127.0.0.1 unless
+// told otherwise; any other address needs a token. SIGINT/SIGTERM interrupt every run (resumable) and exit.
+import { parseArgs } from 'node:util';
+import { loadConfig, type FlagSetting } from '../../config/load.js';
+import { EXIT, UsageError } from '../../core/errors.js';
+import { isLoopbackHost } from '../../server/auth.js';
+import { startServer } from '../../server/server.js';
+import { resolveServerToken, tokenFilePath } from '../../server/token.js';
+import { dataDir, openStore } from '../../store/index.js';
+import { VERSION } from '../../version.js';
+import type { CliIO, Command } from '../command.js';
+
+const OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'max-concurrent': { type: 'string' },
+  'no-resume': { type: 'boolean' },
+  'new-token': { type: 'boolean' },
+} as const;
+
+async function serveCommand(args: string[], io: CliIO): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message} (see 'ringmaster serve --help')`);
+  }
+  const flags: FlagSetting[] = [];
+  if (values.host !== undefined) flags.push({ key: 'server.host', flag: '--host', raw: values.host });
+  if (values.port !== undefined) flags.push({ key: 'server.port', flag: '--port', raw: values.port });
+  if (values['max-concurrent'] !== undefined) flags.push({ key: 'manager.max_concurrent', flag: '--max-concurrent', raw: values['max-concurrent'] });
+  const { manager, server: listen } = loadConfig(io.cwd, io.env, flags).settings;
+  const { host, port } = listen;
+  if (port > 65535) throw new UsageError(`--port: expected a port number up to 65535, got ${port}`);
+  const loopback = isLoopbackHost(host);
+  const home = dataDir(io.env);
+  const token = resolveServerToken(io.env, home, !loopback, values['new-token'] === true);
+  const store = await openStore({ env: io.env });
+  const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${message}\n`);
+  let server;
+  try {
+    server = await startServer({
+      store,
+      env: io.env,
+      host,
+      port,
+      access: { tokenHash: token.hash, loopback },
+      maxConcurrent: manager.max_concurrent,
+      iterationThreads: manager.iteration_threads,
+      resumeOnStart: values['no-resume'] === true ? false : manager.resume_on_start,
+      version: VERSION,
+      log,
+    });
+  } catch (error) {
+    await store.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is in use (another 'ringmaster serve'?); choose one with --port`);
+    if (code === 'EADDRNOTAVAIL') throw new UsageError(`cannot bind ${host}: no such address on this machine`);
+    throw error;
+  }
+  io.stdout.write(`Ringmaster ${VERSION} serving on ${server.url}  (dashboard /, API /api, WebSocket /api/ws)\n`);
+  io.stdout.write(`  up to ${server.manager.maxConcurrent} runs at once; data directory ${home}\n`);
+  if (token.generated !== null) {
+    io.stdout.write(`  token (shown once, stored hashed in ${tokenFilePath(home)}): ${token.generated}\n`);
+    io.stdout.write(`  open ${server.url}/?token=<token> in a browser, or send 'Authorization: Bearer <token>'\n`);
+  } else if (token.hash !== null) {
+    io.stdout.write(`  requests need the token (${token.source === 'env' ? 'RINGMASTER_TOKEN' : `hash in ${tokenFilePath(home)}; --new-token makes a new one`})\n`);
+  }
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
+    const remove = io.onSignal((signal) => {
+      remove();
+      resolve(signal);
+    });
+  });
+  const signal = await stopped;
+  io.stdout.write(`Received ${signal}: interrupting the runs (each can be resumed) and stopping...\n`);
+  await server.close();
+  await store.close();
+  io.stdout.write('Stopped.\n');
+  return EXIT.success;
+}
+
+/** The `serve` command. */
+export const serveCliCommand: Command = {
+  name: 'serve',
+  usage: `Usage: ringmaster serve [--host ADDR] [--port N] [--max-concurrent N] [--no-resume] [--new-token]
+
+Runs the loop manager: many runs in this process (at most --max-concurrent at once, the rest pending, first in
+first out), a REST API under /api, a WebSocket at /api/ws and the dashboard at /. It also shows and controls the
+runs that 'ringmaster run' drives in terminals (same store). After a restart it resumes the runs it was driving.
+
+  --host ADDR          address to bind (server.host; default 127.0.0.1). Anything but loopback needs a token:
+                       RINGMASTER_TOKEN, or one generated on first start (shown once, stored hashed)
+  --port N             port (server.port; default 7420; 0 picks a free one)
+  --max-concurrent N   runs driven at once (manager.max_concurrent; default 5)
+  --no-resume          after a restart, mark the runs this server was driving stopped (interrupted) instead of
+                       resuming them (manager.resume_on_start: false)
+  --new-token          generate a new token (the old one stops working)
+
+SIGINT/SIGTERM stop accepting work, interrupt every run (resumable) and exit within a few seconds.
+`,
+  run: serveCommand,
+};

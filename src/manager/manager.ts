@@ -1,0 +1,439 @@
+// The loop manager (seed 000): many runs in one process, each its own RunController, at most max_concurrent at
+// once (the rest wait as `pending`, first in first out), controlled from anywhere. It also sees and controls the
+// runs other processes drive (through the store), and after a restart resumes the runs it was driving.
+import { existsSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { isAbsolute } from 'node:path';
+import { getAdapter } from '../agents/registry.js';
+import { resolveRun } from '../config/resolve.js';
+import { UserError } from '../core/errors.js';
+import { newRunId } from '../core/ids.js';
+import type { RunStatus } from '../core/types.js';
+import { composePrompt } from '../prompt/compose.js';
+import type { AgentActivity, RunEvent, RunEventBody } from '../runner/events.js';
+import type { LoopProgram } from '../runner/program.js';
+import { specForStorage, specFromStorage, type RunSpec } from '../runner/spec.js';
+import { redactor } from '../core/redact.js';
+import { appendEventBodies } from '../runner/standalone-events.js';
+import { ACTIVE_STATUSES, isOrphaned, type LivenessProbe } from '../store/liveness.js';
+import { workspaceKey } from '../store/paths.js';
+import type { ControlAction, Owner, RunRow, Store } from '../store/index.js';
+import { IterationPool, iterationWorkersAvailable } from '../runner/iteration-pool.js';
+import { ControlPoller } from './control-poller.js';
+import { localProbe } from './local-probe.js';
+import { closeOrphanedRun } from './orphans.js';
+import { ManagerError } from './errors.js';
+import { registerBuiltInProgramKinds } from './program-kinds.js';
+import { programForRun } from './programs.js';
+import { RunController, type Transition } from './run-controller.js';
+import { runFlagsFromRequest, type RunRequest } from './run-request.js';
+import { placeInWorktree } from './worktree-run.js';
+
+/** What the manager needs. */
+export interface ManagerOptions {
+  store: Store;
+  env: Readonly<Record<string, string | undefined>>;
+  maxConcurrent: number;
+  /** After a restart: resume the runs this manager was driving (true), or mark them stopped/interrupted. */
+  resumeOnStart: boolean;
+  owner?: Owner;
+  now?: () => number;
+  /** Every event of the runs driven here, as emitted (WebSocket fan-out). */
+  onEvent?: (event: RunEvent) => void;
+  /** Live agent activity of the runs driven here. */
+  onActivity?: (runId: string, activity: AgentActivity) => void;
+  /** Problems worth a line in the server's log (store write failures, recovery). */
+  log?: (message: string) => void;
+  /** Worker threads that run the agents (0: in this thread). Default 2 when the compiled worker is available. */
+  iterationThreads?: number;
+}
+
+/** Seed 000's LoopManagerStats, over the active runs of every process that shares the store. */
+export interface ManagerStats {
+  total_active: number;
+  running: number;
+  paused: number;
+  pending: number;
+  waiting: number;
+  total_cost_usd: number;
+  total_iterations: number;
+  total_tokens: number;
+  max_concurrent: number;
+  /** Runs this process drives right now (at most max_concurrent). */
+  driving: number;
+  /** Cost of the iterations started since local midnight, every run. */
+  today_cost_usd: number;
+}
+
+/** The answer to a control request made through the manager. */
+export interface ControlOutcome {
+  id: string;
+  action: ControlAction;
+  /** accepted | already | not_running | requested (sent to another process that has not answered yet). */
+  answer: string;
+  status: RunStatus | 'orphaned';
+  transition: Transition;
+}
+
+interface Queued {
+  spec: RunSpec;
+  workspace: string;
+  worktree: { path: string; branch: string } | null;
+  program?: LoopProgram;
+  /** Held back from the queue by a pause (a pending run that is paused does not start). */
+  held: boolean;
+  /** Comes back paused (it was paused when the previous server process ended). */
+  startPaused: boolean;
+}
+
+interface Active {
+  controller: RunController;
+  done: Promise<void>;
+}
+
+/** How long a control request to another process is awaited before answering `requested`. */
+const REMOTE_ANSWER_MS = 3000;
+
+/** The loop manager of one process. */
+export class LoopManager {
+  private readonly options: ManagerOptions;
+  private readonly owner: Owner;
+  private readonly now: () => number;
+  private readonly queued = new Map<string, Queued>();
+  private readonly active = new Map<string, Active>();
+  private readonly poller: ControlPoller;
+  private readonly pool: IterationPool | null;
+  private accepting = true;
+
+  constructor(options: ManagerOptions) {
+    this.options = options;
+    this.owner = options.owner ?? { pid: process.pid, host: hostname() };
+    this.now = options.now ?? Date.now;
+    this.poller = new ControlPoller(options.store, { onError: (error) => options.log?.(`control requests: ${error.message}`) });
+    const threads = options.iterationThreads ?? 2;
+    this.pool = threads > 0 && iterationWorkersAvailable() ? new IterationPool(threads) : null;
+    // Stored runs of every kind (workflows...) can be continued here.
+    registerBuiltInProgramKinds();
+  }
+
+  /** How many worker threads run the agents (0 when they run in this thread). */
+  get iterationThreads(): number {
+    return this.pool === null ? 0 : (this.options.iterationThreads ?? 2);
+  }
+
+  /** The configured concurrency limit. */
+  get maxConcurrent(): number {
+    return this.options.maxConcurrent;
+  }
+
+  /** True when this process drives (or queues) the run. */
+  owns(runId: string): boolean {
+    return this.active.has(runId) || this.queued.has(runId);
+  }
+
+  /** pausing / stopping while a request has not taken effect yet (runs driven here). */
+  transition(runId: string): Transition {
+    return this.active.get(runId)?.controller.transition ?? null;
+  }
+
+  /** Until when a run driven here waits for a usage or rate limit (epoch ms), or null. */
+  waitingUntil(runId: string): number | null {
+    return this.active.get(runId)?.controller.waitingUntil ?? null;
+  }
+
+  /** The events of a run driven here that are emitted but not stored yet (for gap-free replays). */
+  unstoredEvents(runId: string): RunEvent[] {
+    return this.active.get(runId)?.controller.unstoredEvents() ?? [];
+  }
+
+  /** Validates a request like `ringmaster run` and queues the run; it starts at once when a slot is free. */
+  async createRun(request: RunRequest): Promise<{ id: string; status: RunStatus }> {
+    if (!this.accepting) throw new ManagerError('unavailable', 'the server is shutting down');
+    const dir = request.workspace;
+    if (!isAbsolute(dir)) throw new ManagerError('invalid_request', `workspace: expected an absolute path, got '${dir}'`);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ManagerError('invalid_request', `workspace: not a directory: ${dir}`);
+    const { spec } = this.guard(() => resolveRun(dir, this.options.env, runFlagsFromRequest(request), { defaults: 'manager' }));
+    this.guard(() => getAdapter({ name: spec.agent.name, command: spec.agent.command }));
+    this.guard(() => composePrompt(spec.prompt, spec.context));
+    const key = workspaceKey(dir);
+    if (!request.worktree) await this.assertWorkspaceFree(key);
+    const id = newRunId(this.now(), Math.random);
+    const worktree = request.worktree ? await placeInWorktree(dir, id, spec) : null;
+    await this.options.store.createRun({
+      id,
+      agent: spec.agent.name,
+      kind: 'prompt',
+      spec: specForStorage(spec, redactor(this.options.env)),
+      workspace: key,
+      worktree: worktree?.path ?? null,
+      branch: worktree?.branch ?? null,
+      status: 'pending',
+      origin: 'server',
+      owner: this.owner,
+      now: this.now(),
+    });
+    this.queued.set(id, { spec, workspace: key, worktree: worktree ? { path: worktree.path, branch: worktree.branch } : null, held: false, startPaused: false });
+    await this.announce(id, [{ type: 'run_queued', time: this.now(), position: this.waitingCount(), workspace: key, agent: spec.agent.name, label: spec.label }]);
+    this.pump();
+    return { id, status: this.active.has(id) ? 'running' : 'pending' };
+  }
+
+  /**
+   * Pause, resume, stop or extend (raise the iteration limit by `iterations`) a run, wherever it is driven. Resume of
+   * a run nobody drives continues it here; extending a run that ended at its iteration limit continues it too.
+   */
+  async control(runId: string, action: ControlAction, by: string | null, iterations = 0): Promise<ControlOutcome> {
+    if (action === 'extend' && (!Number.isInteger(iterations) || iterations < 1)) throw new ManagerError('invalid_request', 'iterations: expected a whole number of at least 1');
+    const live = this.active.get(runId);
+    if (live) {
+      const c = live.controller;
+      const answer =
+        action === 'pause' ? c.requestPause(by) : action === 'resume' ? c.requestResume(by) : action === 'stop' ? c.requestStop(by) : c.extend(iterations, by);
+      return this.outcome(runId, action, answer);
+    }
+    const waiting = this.queued.get(runId);
+    if (waiting) return this.controlQueued(runId, waiting, action, iterations);
+    const run = await this.options.store.getRun(runId);
+    if (!run) throw new ManagerError('not_found', `no run '${runId}'`);
+    if (ACTIVE_STATUSES.includes(run.status) && !isOrphaned(run, this.probe())) return this.controlRemote(run, action, by, iterations);
+    switch (action) {
+      case 'extend': {
+        const spec = run.spec as RunSpec;
+        if (spec.limits.maxIterations === null) return this.outcome(runId, action, 'already');
+        spec.limits.maxIterations += iterations;
+        await this.options.store.updateRunSpec(runId, spec, this.now());
+        if (run.stop_reason === 'max_iterations' || ACTIVE_STATUSES.includes(run.status)) await this.adopt({ ...run, spec }, false);
+        return this.outcome(runId, action, 'accepted');
+      }
+      case 'pause':
+        return this.outcome(runId, action, 'not_running');
+      case 'stop':
+        if (!ACTIVE_STATUSES.includes(run.status)) return this.outcome(runId, action, 'not_running');
+        await closeOrphanedRun(this.options.store, this.options.env, run, this.owner, this.now());
+        return this.outcome(runId, action, 'accepted');
+      case 'resume':
+        await this.adopt(run, false);
+        return this.outcome(runId, action, 'accepted');
+    }
+  }
+
+  /** LoopManagerStats over the active runs in the store, plus this process's share and today's spend. */
+  async stats(): Promise<ManagerStats> {
+    const probe = this.probe();
+    const runs = (await this.options.store.listRuns({ status: ACTIVE_STATUSES })).filter((r) => !isOrphaned(r, probe) || this.owns(r.id));
+    const count = (status: RunStatus): number => runs.filter((r) => r.status === status).length;
+    const midnight = new Date(this.now());
+    midnight.setHours(0, 0, 0, 0);
+    const today = (await this.options.store.stats()).cost_by_hour.filter((h) => h.hour >= midnight.getTime()).reduce((sum, h) => sum + h.cost_usd, 0);
+    return {
+      total_active: runs.length,
+      running: count('running'),
+      paused: count('paused'),
+      pending: count('pending'),
+      waiting: count('waiting'),
+      total_cost_usd: round(runs.reduce((sum, r) => sum + r.totals.cost_usd, 0)),
+      total_iterations: runs.reduce((sum, r) => sum + r.totals.iterations, 0),
+      total_tokens: runs.reduce((sum, r) => sum + r.totals.tokens_in + r.totals.tokens_out, 0),
+      max_concurrent: this.options.maxConcurrent,
+      driving: this.active.size,
+      today_cost_usd: round(today),
+    };
+  }
+
+  /** After a restart: the runs this manager's origin was driving come back (or are marked to resume by hand). */
+  async recover(): Promise<{ resumed: string[]; marked: string[] }> {
+    const probe = this.probe();
+    const resumed: string[] = [];
+    const marked: string[] = [];
+    const candidates = await this.options.store.listRuns({ status: [...ACTIVE_STATUSES, 'stopped'] });
+    for (const run of candidates.reverse()) {
+      if (run.origin !== 'server' || this.owns(run.id)) continue;
+      const orphaned = ACTIVE_STATUSES.includes(run.status) && isOrphaned(run, probe);
+      const interrupted = run.status === 'stopped' && run.stop_reason === 'interrupted';
+      if (!orphaned && !interrupted) continue;
+      if (this.options.resumeOnStart) {
+        try {
+          await this.adopt(run, run.status === 'paused');
+          resumed.push(run.id);
+        } catch (error) {
+          // It cannot continue here (a secret of its agent command is not in this environment): resumable by hand.
+          this.options.log?.(`run ${run.id} not resumed: ${(error as Error).message}`);
+          if (orphaned) await closeOrphanedRun(this.options.store, this.options.env, run, this.owner, this.now(), 'interrupted');
+          marked.push(run.id);
+        }
+      } else if (orphaned) {
+        await closeOrphanedRun(this.options.store, this.options.env, run, this.owner, this.now(), 'interrupted');
+        marked.push(run.id);
+      }
+    }
+    return { resumed, marked };
+  }
+
+  /** Stops accepting runs and interrupts every run driven here (each resumable); resolves when all have ended. */
+  async shutdown(): Promise<void> {
+    this.accepting = false;
+    for (const { controller } of this.active.values()) controller.interrupt();
+    await Promise.all([...this.active.values()].map((a) => a.done));
+    this.poller.stop();
+    await this.pool?.close();
+  }
+
+  private guard<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      if (error instanceof UserError) throw new ManagerError('invalid_request', error.message);
+      throw error;
+    }
+  }
+
+  private probe(): LivenessProbe {
+    return localProbe(this.now());
+  }
+
+  private async assertWorkspaceFree(key: string): Promise<void> {
+    const probe = this.probe();
+    const busy = (await this.options.store.listRuns({ workspace: key, status: ACTIVE_STATUSES })).find((r) => !r.worktree && (!isOrphaned(r, probe) || this.owns(r.id)));
+    if (busy) throw new ManagerError('conflict', `workspace ${key} already has an active run (${busy.id}, ${busy.status}); use a worktree or stop it first`);
+  }
+
+  private waitingCount(): number {
+    return [...this.queued.values()].filter((q) => !q.held).length;
+  }
+
+  /** Takes over a run nobody drives (resume from the API, recovery): it is queued and continues here. */
+  private async adopt(run: RunRow, startPaused: boolean): Promise<void> {
+    if (!this.accepting) throw new ManagerError('unavailable', 'the server is shutting down');
+    if (run.stop_reason === 'success_signal') throw new ManagerError('conflict', `run ${run.id} already completed: the agent signalled success`);
+    // The stored spec has the secrets of its agent command redacted: they come back from this environment.
+    const spec = this.guard(() => specFromStorage(run.spec as RunSpec, this.options.env));
+    const program = await programForRun(run, spec);
+    this.queued.set(run.id, {
+      spec,
+      workspace: run.workspace,
+      worktree: run.worktree !== null ? { path: run.worktree, branch: run.branch ?? '' } : null,
+      ...(program ? { program } : {}),
+      held: false,
+      startPaused,
+    });
+    this.pump();
+  }
+
+  private async controlQueued(runId: string, queued: Queued, action: ControlAction, iterations: number): Promise<ControlOutcome> {
+    const { store } = this.options;
+    switch (action) {
+      case 'extend':
+        if (queued.spec.limits.maxIterations === null) return this.outcome(runId, action, 'already');
+        queued.spec.limits.maxIterations += iterations;
+        await store.updateRunSpec(runId, specForStorage(queued.spec, redactor(this.options.env)), this.now());
+        return this.outcome(runId, action, 'accepted');
+      case 'pause':
+        if (queued.held) return this.outcome(runId, action, 'already');
+        queued.held = true;
+        await store.updateRunStatus(runId, 'paused', this.now());
+        await this.announce(runId, [{ type: 'paused', time: this.now(), after_iteration: (await store.runTotals(runId)).last_iteration, by: null, suspended: false }]);
+        return this.outcome(runId, action, 'accepted');
+      case 'resume':
+        if (!queued.held) return this.outcome(runId, action, 'already');
+        queued.held = false;
+        // Back at the end of the queue, first in first out among the runs waiting now.
+        this.queued.delete(runId);
+        this.queued.set(runId, queued);
+        await store.updateRunStatus(runId, 'pending', this.now());
+        await this.announce(runId, [{ type: 'resumed', time: this.now(), paused_ms: 0 }]);
+        this.pump();
+        return this.outcome(runId, action, 'accepted');
+      case 'stop': {
+        this.queued.delete(runId);
+        const run = await store.getRun(runId);
+        if (run) await closeOrphanedRun(store, this.options.env, run, this.owner, this.now(), 'user_stop', (events) => this.broadcast(events));
+        return this.outcome(runId, action, 'accepted');
+      }
+    }
+  }
+
+  private async controlRemote(run: RunRow, action: ControlAction, by: string | null, iterations: number): Promise<ControlOutcome> {
+    const { store } = this.options;
+    const options = action === 'extend' ? { iterations } : {};
+    const request = await store.requestControl({ run_id: run.id, action, options, requested_by: by, requested_at: this.now() });
+    const until = Date.now() + REMOTE_ANSWER_MS;
+    for (;;) {
+      const row = await store.getControl(request.id);
+      if (row?.handled_at !== null && row?.result) return this.outcome(run.id, action, row.result);
+      if (Date.now() >= until) return this.outcome(run.id, action, 'requested');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  private async outcome(id: string, action: ControlAction, answer: string): Promise<ControlOutcome> {
+    const run = await this.options.store.getRun(id);
+    const status = run === null ? 'stopped' : isOrphaned(run, this.probe()) && !this.owns(id) ? 'orphaned' : run.status;
+    return { id, action, answer, status, transition: this.transition(id) };
+  }
+
+  /** Appends events for a run nobody drives right now, and hands them to the fan-out. */
+  private async announce(runId: string, bodies: RunEventBody[]): Promise<void> {
+    this.broadcast(await appendEventBodies(this.options.store, runId, bodies));
+  }
+
+  private broadcast(events: readonly RunEvent[]): void {
+    for (const event of events) this.options.onEvent?.(event);
+  }
+
+  /** Starts queued runs while slots are free, oldest first. */
+  private pump(): void {
+    if (!this.accepting) return;
+    for (const [id, queued] of this.queued) {
+      if (this.active.size >= this.options.maxConcurrent) return;
+      if (queued.held) continue;
+      this.queued.delete(id);
+      this.start(id, queued);
+    }
+  }
+
+  private start(id: string, queued: Queued): void {
+    const controller = new RunController({
+      store: this.options.store,
+      env: this.options.env,
+      runId: id,
+      spec: queued.spec,
+      workspace: queued.workspace,
+      worktree: queued.worktree,
+      mode: 'claim',
+      ...(queued.program ? { program: queued.program } : {}),
+      owner: this.owner,
+      now: this.now,
+      onEvent: (event) => this.options.onEvent?.(event),
+      onActivity: this.options.onActivity ? (activity) => this.options.onActivity?.(id, activity) : null,
+      onStoreError: (message) => this.options.log?.(`run ${id}: ${message}`),
+      ...(this.pool ? { runIteration: this.pool.run } : {}),
+    });
+    if (queued.startPaused) controller.requestPause('restart');
+    const unregister = this.poller.register(controller);
+    const done = controller
+      .run()
+      .then(
+        () => undefined,
+        async (error: unknown) => {
+          // It never started (e.g. the workspace got locked by a terminal run meanwhile): it ends failed, with why.
+          const message = error instanceof Error ? error.message : String(error);
+          this.options.log?.(`run ${id} could not start: ${message}`);
+          const run = await this.options.store.getRun(id);
+          if (run && ACTIVE_STATUSES.includes(run.status)) {
+            await closeOrphanedRun(this.options.store, this.options.env, run, this.owner, this.now(), 'fatal_error', (events) => this.broadcast(events), message);
+          }
+        },
+      )
+      .catch((error: unknown) => this.options.log?.(`run ${id}: ${(error as Error).message}`))
+      .finally(() => {
+        unregister();
+        this.active.delete(id);
+        this.pump();
+      });
+    this.active.set(id, { controller, done });
+  }
+}
+
+function round(usd: number): number {
+  return Math.round(usd * 1e9) / 1e9;
+}

@@ -1,0 +1,24 @@
+// Rebuilds the program of a stored run from its kind (resume, a server restart): each kind of loop
+// registers how its program is recreated from the run's spec and metadata.
+import { UserError } from '../core/errors.js';
+import type { LoopProgram } from '../runner/program.js';
+import type { RunSpec } from '../runner/spec.js';
+import type { RunRow } from '../store/index.js';
+
+/** Recreates a program from a stored run. */
+export type ProgramFactory = (run: RunRow, spec: RunSpec) => LoopProgram | Promise<LoopProgram>;
+
+const factories = new Map<string, ProgramFactory>();
+
+/** Registers how runs of `kind` get their program back. */
+export function registerProgramKind(kind: string, factory: ProgramFactory): void {
+  factories.set(kind, factory);
+}
+
+/** The program of a stored run; undefined for plain prompt loops (the runner's default). */
+export async function programForRun(run: RunRow, spec: RunSpec): Promise<LoopProgram | undefined> {
+  if (run.kind === 'prompt') return undefined;
+  const factory = factories.get(run.kind);
+  if (!factory) throw new UserError(`run ${run.id} is a '${run.kind}' run, which this version of ringmaster cannot continue`);
+  return factory(run, spec);
+}

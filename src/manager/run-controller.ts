@@ -1,0 +1,295 @@
+// One run and everything around its loop: workspace lock, store rows, recorder (events, heartbeat,
+// checkpoints), its own stop / pause / interrupt handles. The CLI drives one; `ringmaster serve` hundreds
+// in one process. Process signals are not its business: its owner turns them into interrupt().
+import { hostname } from 'node:os';
+import { isGitRepo } from '../git/index.js';
+import { acquireLock, type HeldLock } from '../runner/lock.js';
+import { createEventStream, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
+import { killLeftoverAgent } from '../runner/leftover.js';
+import type { IterationRunner } from '../runner/iteration.js';
+import type { LoopProgram } from '../runner/program.js';
+import { createRecorder, type Recorder } from '../runner/recorder.js';
+import { stateFromRows } from '../runner/resume-state.js';
+import { abortableSleep, runLoop, type ResumePoint, type RunSummary } from '../runner/run-loop.js';
+import { specForStorage, type RunSpec } from '../runner/spec.js';
+import { redactDeep, redactor, redactorOf, secretsOfProcess, type Redactor } from '../core/redact.js';
+import { dataDir, iterationLogPath, workspaceKey, workspaceLockPath } from '../store/paths.js';
+import type { Owner, Store } from '../store/index.js';
+
+/** What a controller needs. */
+export interface RunControllerOptions {
+  store: Store;
+  env: Readonly<Record<string, string | undefined>>;
+  runId: string;
+  spec: RunSpec;
+  /** The user's workspace (where the run was started; runs are listed by its real path). */
+  workspace: string;
+  /** With --worktree: the worktree the agent works in, and its branch. No workspace lock is taken. */
+  worktree?: { path: string; branch: string } | null;
+  /** 'create': a new run row; 'claim': take over an existing row (a queued run, or resume after a crash or stop). */
+  mode: 'create' | 'claim';
+  program?: LoopProgram;
+  owner?: Owner;
+  now?: () => number;
+  /** Receives every stamped event, in order (terminal, WebSocket). */
+  onEvent?: RunEventSink;
+  /** Receives live agent activity. */
+  onActivity?: AgentActivitySink | null;
+  /** A store write failed (shown, not stored). */
+  onStoreError?: (message: string) => void;
+  /** With mode 'claim': told what was taken over before the loop starts. */
+  onClaim?: (info: ClaimInfo) => void;
+  /** Where iterations run (default: this thread; a server passes its worker pool). */
+  runIteration?: IterationRunner;
+}
+
+/** What claiming an existing run found. */
+export interface ClaimInfo {
+  iterations: number;
+  costUsd: number;
+  interrupted: number[];
+  leftoverKilled: number | null;
+}
+
+/** The answer to a control request. */
+export type ControlAnswer = 'accepted' | 'already' | 'not_running';
+
+/** Transient states a user sees between a request and its effect. */
+export type Transition = 'pausing' | 'stopping' | null;
+
+/** Drives one run. Create it, call run() once; control it from anywhere in the process meanwhile. */
+export class RunController {
+  readonly runId: string;
+  readonly workspace: string;
+  private readonly options: RunControllerOptions;
+  private readonly now: () => number;
+  /** Hides the secrets of the environment and of the agent's options in what is stored and shown (spec, events). */
+  private readonly redact: Redactor;
+  private readonly interruptController = new AbortController();
+  /** Aborted (and replaced) when a pause or stop request must wake the loop from a sleep. */
+  private wakeController = new AbortController();
+  private resumeWaiters: Array<() => void> = [];
+  private stream: RunEventStream | null = null;
+  private stopBy: string | null | undefined = undefined;
+  private pauseRequest: { by: string | null } | null = null;
+  private isPaused = false;
+  private finished = false;
+  private lastEvent: RunEvent | null = null;
+  private recorder: Recorder | null = null;
+  private waitingUntilMs: number | null = null;
+
+  constructor(options: RunControllerOptions) {
+    this.options = options;
+    this.runId = options.runId;
+    this.workspace = workspaceKey(options.workspace);
+    this.now = options.now ?? Date.now;
+    this.redact = redactorOf(secretsOfProcess([...(options.spec.agent.command ?? []), ...options.spec.agent.args], options.env));
+  }
+
+  /** pausing / stopping while a request has not taken effect yet. */
+  get transition(): Transition {
+    if (this.finished) return null;
+    if (this.stopBy !== undefined) return 'stopping';
+    if (this.pauseRequest !== null && !this.isPaused) return 'pausing';
+    return null;
+  }
+
+  /** True once the loop has paused at an iteration boundary (until resumed). */
+  get paused(): boolean {
+    return this.isPaused;
+  }
+
+  /** When a run waiting for a usage or rate limit goes on (epoch ms), or null when it is not waiting. */
+  get waitingUntil(): number | null {
+    return this.waitingUntilMs;
+  }
+
+  /** Events emitted but not yet written to the store, in order (a replay adds them to what the store has). */
+  unstoredEvents(): RunEvent[] {
+    return this.recorder?.unstored() ?? [];
+  }
+
+  /** The last event of the run so far (for live summaries). */
+  get latestEvent(): RunEvent | null {
+    return this.lastEvent;
+  }
+
+  /** Runs the loop to its end. Throws LockHeldError when the workspace is locked, UserError for bad input. */
+  async run(): Promise<RunSummary> {
+    const { store, spec, env } = this.options;
+    const dir = dataDir(env);
+    const owner = this.options.owner ?? { pid: process.pid, host: hostname() };
+    let lock: HeldLock | null = null;
+    if (!this.options.worktree) lock = await acquireLock(workspaceLockPath(dir, this.workspace), this.runId);
+    try {
+      const gitEnabled = await isGitRepo(spec.workspace);
+      const program = this.options.program;
+      let resume: ResumePoint | undefined;
+      let lastSeq = 0;
+      if (this.options.mode === 'create') {
+        await store.createRun({
+          id: this.runId,
+          agent: spec.agent.name,
+          kind: program?.kind ?? 'prompt',
+          meta: program?.metadata() ?? {},
+          spec: specForStorage(spec, redactor(this.options.env)),
+          workspace: this.workspace,
+          worktree: this.options.worktree?.path ?? null,
+          branch: this.options.worktree?.branch ?? null,
+          owner,
+          now: this.now(),
+        });
+      } else {
+        resume = await this.claim(dir, owner);
+        lastSeq = await store.lastEventSeq(this.runId);
+      }
+      const recorder = createRecorder({
+        store,
+        runId: this.runId,
+        dataDir: dir,
+        agentDir: spec.workspace,
+        owner,
+        checkpointInterval: spec.checkpointInterval,
+        gitEnabled,
+        now: this.now,
+        emit: (body) => this.emit(body),
+        onStoreError: (message) => this.options.onStoreError?.(message),
+        onLostOwnership: () => {
+          this.emit({ type: 'warning', time: this.now(), message: `run ${this.runId} was taken over by another process: stopping here` });
+          this.interrupt();
+        },
+      });
+      this.recorder = recorder;
+      this.stream = createEventStream(this.runId, lastSeq, (event) => {
+        this.lastEvent = event;
+        if (event.type === 'waiting') this.waitingUntilMs = event.until;
+        else if (event.type === 'iteration_started' || event.type === 'paused' || event.type === 'run_finished') this.waitingUntilMs = null;
+        if (event.type === 'paused') this.isPaused = true;
+        if (event.type === 'resumed') this.isPaused = false;
+        this.options.onEvent?.(event);
+        recorder.record(event);
+      });
+      try {
+        return await runLoop(
+          spec,
+          {
+            now: this.now,
+            newRunId: () => this.runId,
+            sleep: abortableSleep,
+            env,
+            onEvent: (body) => this.emit(body),
+            onActivity: this.options.onActivity ?? null,
+            signal: this.interruptController.signal,
+            startWarnings: !gitEnabled && spec.checkpointInterval > 0 ? [`${spec.workspace} is not a git repository: checkpoints are off`] : [],
+            stopRequested: () => this.stopBy !== undefined,
+            wakeSignal: () => this.waker(),
+            pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed() },
+            ...(program ? { program } : {}),
+            logPath: (id, n) => iterationLogPath(dir, id, n),
+            ...(this.options.runIteration ? { runIteration: this.options.runIteration } : {}),
+            ...recorder.deps,
+          },
+          resume,
+        );
+      } finally {
+        this.finished = true;
+        this.releaseWaiters();
+        await recorder.close();
+      }
+    } finally {
+      this.finished = true;
+      await lock?.release();
+    }
+  }
+
+  /** Asks the run to pause at the next iteration boundary. */
+  requestPause(by: string | null): ControlAnswer {
+    if (this.finished || this.stopBy !== undefined) return 'not_running';
+    if (this.pauseRequest !== null) return 'already';
+    this.pauseRequest = { by };
+    this.emit({ type: 'pause_requested', time: this.now(), by, now: false });
+    this.wake();
+    return 'accepted';
+  }
+
+  /** Resumes a paused run, or cancels a pause that has not taken effect yet. */
+  requestResume(by: string | null): ControlAnswer {
+    if (this.finished || this.stopBy !== undefined) return 'not_running';
+    if (this.pauseRequest === null) return 'already';
+    this.pauseRequest = null;
+    if (this.isPaused) this.releaseWaiters();
+    else this.emit({ type: 'resumed', time: this.now(), paused_ms: 0 });
+    void by;
+    return 'accepted';
+  }
+
+  /** Stops the run: the agent's process group is killed now, the iteration recorded, the run ends `stopped`. */
+  requestStop(by: string | null): ControlAnswer {
+    if (this.finished) return 'not_running';
+    if (this.stopBy !== undefined) return 'already';
+    this.stopBy = by;
+    this.emit({ type: 'stop_requested', time: this.now(), by });
+    this.interruptController.abort();
+    this.releaseWaiters();
+    return 'accepted';
+  }
+
+  /** Raises the iteration limit by `iterations` (an unlimited run stays unlimited); stored with the run's spec. */
+  extend(iterations: number, by: string | null): ControlAnswer {
+    if (this.finished) return 'not_running';
+    const limits = this.options.spec.limits;
+    if (limits.maxIterations === null) return 'already';
+    limits.maxIterations += iterations;
+    this.emit({ type: 'limits_changed', time: this.now(), max_iterations: limits.maxIterations, by });
+    void this.options.store.updateRunSpec(this.runId, specForStorage(this.options.spec, redactor(this.options.env)), this.now()).catch((error: unknown) => this.options.onStoreError?.(`store: spec: ${(error as Error).message}`));
+    return 'accepted';
+  }
+
+  /** Interrupts the run (process shutdown, Ctrl+C): like a stop, but recorded as `interrupted` (resumable). */
+  interrupt(): void {
+    this.interruptController.abort();
+    this.releaseWaiters();
+  }
+
+  private emit(body: RunEventBody): void {
+    // Before it is numbered: the terminal, the store and the WebSocket see the same redacted event.
+    if (this.stream) this.stream.emit(redactDeep(body, this.redact));
+  }
+
+  private async claim(dir: string, owner: Owner): Promise<ResumePoint> {
+    const { store } = this.options;
+    const leftoverKilled = killLeftoverAgent(dir, this.runId);
+    const claim = await store.claimRun(this.runId, owner, this.now());
+    // Requests addressed to the previous owner are void: a stop sent before a crash must not stop the resumed run.
+    for (const request of await store.pendingControls(this.runId)) {
+      await store.markControlHandled(request.id, this.now(), `expired: run claimed by pid ${owner.pid} on ${owner.host}`);
+    }
+    const { state, lastSessionId } = stateFromRows(await store.listIterations(this.runId), this.now());
+    this.options.onClaim?.({ iterations: state.iteration, costUsd: state.totalCostUsd, interrupted: claim.interrupted, leftoverKilled });
+    return { runId: this.runId, state, lastSessionId };
+  }
+
+  private waker(): AbortSignal {
+    if (this.pauseRequest !== null || this.stopBy !== undefined) return AbortSignal.abort();
+    return this.wakeController.signal;
+  }
+
+  private wake(): void {
+    const current = this.wakeController;
+    this.wakeController = new AbortController();
+    current.abort();
+  }
+
+  private waitUntilResumed(): Promise<void> {
+    if (this.pauseRequest === null || this.stopBy !== undefined || this.interruptController.signal.aborted) return Promise.resolve();
+    // A paused run has no timer or child process of its own: keep the process alive until it is resumed.
+    const keepAlive = setInterval(() => undefined, 60 * 60 * 1000);
+    return new Promise<void>((resolve) => this.resumeWaiters.push(resolve)).finally(() => clearInterval(keepAlive));
+  }
+
+  private releaseWaiters(): void {
+    const waiters = this.resumeWaiters;
+    this.resumeWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

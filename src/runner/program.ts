@@ -1,0 +1,121 @@
+// The seam between the loop and what it runs: a LoopProgram says what each iteration runs (prompt, unit of
+// work, agent, session) and judges each result before the run's limits are checked. The plain prompt loop,
+// task loops and workflows are programs; every iteration stays an ordinary recorded iteration.
+import type { SignalScanner } from '../core/signals.js';
+import type { CompletionRule } from './completion-rule.js';
+import type { IterationResult, LoopState, RunStatus, StopReason } from '../core/types.js';
+import { composePrompt } from '../prompt/compose.js';
+import type { AgentActivity, RunEventBody } from './events.js';
+import type { RunSpec } from './spec.js';
+
+/** The unit of work an iteration belongs to (a task, a workflow step): stored on the iteration row. */
+export interface ProgramUnit {
+  /** Task id or step name; stored as the iteration's `unit_id`. */
+  id: string;
+  title: string;
+  /** 1-based iteration number within the unit. */
+  iteration: number;
+  /** The unit's own iteration limit, if it has one. */
+  maxIterations: number | null;
+}
+
+/** What one iteration runs: produced by the program before each iteration. */
+export interface ProgramStep {
+  kind: 'step';
+  /** The full prompt text of this iteration. */
+  prompt: string;
+  unit: ProgramUnit | null;
+  /** Per-step agent overrides (workflow steps); null = the run's agent. */
+  agent?: { name?: string; model?: string | null; command?: string[] | null } | null;
+  /** true = a new agent session; false = resume the previous iteration's session when the agent can. */
+  freshSession: boolean;
+  /** This iteration's completion signals (workflow `until`); null = the run's. */
+  successSignals?: string[] | null;
+  /**
+   * How this iteration's completion is judged instead of the run's signals (plain data: it crosses threads):
+   * `until` = a workflow loop's signal (seed 004's rules), `none` = no signal ends it.
+   */
+  completion?: CompletionRule | null;
+  /**
+   * A scanner that decides completion instead (a library's own rule), fed the agent's own text as it streams; it
+   * keeps the iteration in the thread that runs the loop. Prefer `completion`.
+   */
+  completionScanner?: (() => SignalScanner) | null;
+  /** This iteration's idle timeout in ms (undefined = the run's; null = none). */
+  idleTimeoutMs?: number | null;
+}
+
+/** The program has nothing left to run, or decided to stop the run. */
+export interface ProgramStop {
+  kind: 'stop';
+  reason: StopReason;
+  status: RunStatus;
+  /** Shown in the final line and stored. */
+  message: string | null;
+}
+
+/** What the runner tells the program after an iteration, before the run's limits are checked. */
+export interface SettledIteration {
+  /** Run-wide iteration number (1-based). */
+  iteration: number;
+  step: ProgramStep;
+  result: IterationResult;
+  /** The agent's own text of this iteration (not tool output, not the echoed prompt), its last 64 KiB. */
+  text: string;
+  logPath: string;
+}
+
+/** The program's verdict on an iteration. */
+export interface ProgramSettlement {
+  /** The result as the program judges it (a verify gate may turn a claimed completion into a failure). */
+  result: IterationResult;
+  /** 'run': a completion ends the run; 'unit': it ends the current unit only and the run goes on. */
+  completionEnds: 'run' | 'unit';
+  /** Stop the run now whatever the limits say (a task limit with on_failure: stop, a workflow loop out of iterations). */
+  stop?: ProgramStop | null;
+  /** The program's own events about this iteration (a step ended), emitted after the iteration's events. */
+  events?: RunEventBody[];
+}
+
+/** What a program may use; everything with side effects comes from the runner. */
+export interface ProgramContext {
+  runId: string;
+  /** The directory the agent works in. */
+  workspace: string;
+  /** Run-wide counters before the next iteration (or after the settled one). */
+  state: LoopState;
+  now(): number;
+  /** Aborted when the run is interrupted or stopped: bound child processes by it. */
+  signal: AbortSignal;
+  emit(event: RunEventBody): void;
+}
+
+/** A source of iterations. */
+export interface LoopProgram {
+  /** Stored as the run's kind: 'prompt', 'tasks', 'workflow'. */
+  readonly kind: string;
+  /** Before each iteration: what to run, or a stop when nothing is left. */
+  next(ctx: ProgramContext): Promise<ProgramStep | ProgramStop>;
+  /** After each iteration, before the run's limits are checked. */
+  settle(ctx: ProgramContext, iteration: SettledIteration): Promise<ProgramSettlement>;
+  /** Run metadata to store with the run (JSON object); stored after every next() and settle(). */
+  metadata(): Record<string, unknown>;
+  /** Sees what the agent does while an iteration runs (tool calls, text), e.g. for lifecycle hooks. Must not throw. */
+  observe?(activity: AgentActivity): void;
+}
+
+/** The plain loop: the spec's prompt (files re-read every iteration); a completion ends the run. */
+export function promptProgram(spec: Pick<RunSpec, 'prompt' | 'context' | 'freshContext'>): LoopProgram {
+  return {
+    kind: 'prompt',
+    next() {
+      return Promise.resolve({ kind: 'step', prompt: composePrompt(spec.prompt, spec.context), unit: null, freshSession: spec.freshContext });
+    },
+    settle(_ctx, settled) {
+      return Promise.resolve({ result: settled.result, completionEnds: 'run' });
+    },
+    metadata() {
+      return {};
+    },
+  };
+}

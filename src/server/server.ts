@@ -1,0 +1,173 @@
+// `ringmaster serve` as a library: the loop manager behind the REST API, the WebSocket at /api/ws and the
+// dashboard at /, on one HTTP server bound to 127.0.0.1 unless told otherwise.
+import { existsSync, readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve, type ServerType } from '@hono/node-server';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
+import { WebSocketServer } from 'ws';
+import { LoopManager } from '../manager/manager.js';
+import { localProbe } from '../manager/local-probe.js';
+import type { Store } from '../store/index.js';
+import { createApi } from './app.js';
+import { checkAccess, TOKEN_COOKIE, type AccessPolicy } from './auth.js';
+import { watchStore } from './store-watcher.js';
+import { EventHub } from './ws-hub.js';
+
+/** How to start a server. */
+export interface ServerOptions {
+  store: Store;
+  env: Readonly<Record<string, string | undefined>>;
+  host: string;
+  port: number;
+  access: AccessPolicy;
+  maxConcurrent: number;
+  resumeOnStart: boolean;
+  /** Worker threads that run the agents (default 2; 0: the main thread). */
+  iterationThreads?: number;
+  version: string;
+  storeKind?: string;
+  /** Directory of the built dashboard (default: dist/web next to this module); null serves none. */
+  dashboardDir?: string | null;
+  log?: (message: string) => void;
+  /** WebSocket clients with more than this many bytes unsent are disconnected (default 1 MiB). */
+  maxBufferedBytes?: number;
+}
+
+/** A running server. */
+export interface RunningServer {
+  url: string;
+  port: number;
+  manager: LoopManager;
+  hub: EventHub;
+  /** Stops accepting work, interrupts the runs (resumable), closes clients and the port. */
+  close(): Promise<void>;
+}
+
+/** Where the normal build puts the dashboard: dist/web. */
+export function defaultDashboardDir(): string {
+  return join(dirname(fileURLToPath(import.meta.url)), '..', 'web');
+}
+
+/** Starts the manager, recovers its runs, and listens. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const log = options.log ?? (() => undefined);
+  const startedAt = Date.now();
+  let hub: EventHub | null = null;
+  const manager = new LoopManager({
+    store: options.store,
+    env: options.env,
+    maxConcurrent: options.maxConcurrent,
+    resumeOnStart: options.resumeOnStart,
+    ...(options.iterationThreads !== undefined ? { iterationThreads: options.iterationThreads } : {}),
+    onEvent: (event) => hub?.publish(event),
+    onActivity: (runId, activity) => hub?.activity(runId, activity),
+    log,
+  });
+  hub = new EventHub({
+    store: options.store,
+    unstoredEvents: (runId) => manager.unstoredEvents(runId),
+    version: options.version,
+    now: Date.now,
+    ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
+  });
+  const eventHub = hub;
+  const watcher = await watchStore({ store: options.store, isLocal: (id) => manager.owns(id), publish: (e) => eventHub.publish(e), onError: (e) => log(`watching the store: ${e.message}`) });
+
+  const api = createApi({
+    manager,
+    store: options.store,
+    access: options.access,
+    version: options.version,
+    startedAt,
+    storeKind: options.storeKind ?? 'sqlite',
+    probe: () => localProbe(),
+    now: Date.now,
+    env: options.env,
+    publish: (event) => eventHub.publish(event),
+  });
+  const app = new Hono();
+  app.route('/', api);
+  // Unknown API paths are API errors, never the dashboard's page.
+  app.all('/api/*', (c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
+  mountDashboard(app, options.dashboardDir === undefined ? defaultDashboardDir() : options.dashboardDir, options.access);
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () => resolve(s));
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const refusal =
+      url.pathname !== '/api/ws'
+        ? { status: 404, message: 'no WebSocket here (it is /api/ws)' }
+        : checkAccess(options.access, { method: 'GET', url, header: (name) => headerOf(req, name) }, true);
+    if (refusal) {
+      socket.end(`HTTP/1.1 ${refusal.status} ${refusal.status === 401 ? 'Unauthorized' : refusal.status === 404 ? 'Not Found' : 'Forbidden'}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${refusal.message}\n`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => eventHub.attach(ws));
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      watcher.stop();
+      await manager.shutdown();
+      eventHub.close();
+      wss.close();
+      if ('closeAllConnections' in server) server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    })();
+    return closing;
+  };
+  try {
+    const recovery = await manager.recover();
+    if (recovery.resumed.length > 0) log(`resuming ${recovery.resumed.length} run(s) after the restart: ${recovery.resumed.join(', ')}`);
+    if (recovery.marked.length > 0) log(`${recovery.marked.length} run(s) marked stopped (interrupted): resume them with 'ringmaster resume' (${recovery.marked.join(', ')})`);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { url: `http://${shownHost}:${address.port}`, port: address.port, manager, hub: eventHub, close };
+}
+
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Serves the built dashboard at / (its client-side routes fall back to index.html). */
+function mountDashboard(app: Hono, dir: string | null, access: AccessPolicy): void {
+  const index = dir === null ? null : join(dir, 'index.html');
+  const html = index !== null && existsSync(index) ? readFileSync(index, 'utf8') : null;
+  app.use('*', async (c, next) => {
+    // A browser given ?token= once keeps it in an HttpOnly cookie (same site only) and loses it from the address bar.
+    const url = new URL(c.req.url);
+    const token = url.searchParams.get('token');
+    if (c.req.method === 'GET' && !url.pathname.startsWith('/api/') && token !== null && access.tokenHash !== null) {
+      const refusal = checkAccess(access, { method: 'GET', url, header: (name) => c.req.header(name) });
+      if (refusal) return c.text(refusal.message, refusal.status);
+      url.searchParams.delete('token');
+      c.header('Set-Cookie', `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);
+      return c.redirect(`${url.pathname}${url.search}`, 303);
+    }
+    return next();
+  });
+  if (dir === null || html === null) {
+    app.get('*', (c) =>
+      c.text(
+        "The dashboard is not built: run 'npm run build' in Ringmaster's directory. The API is at /api (see /api/openapi.json).\n",
+        200,
+      ),
+    );
+    return;
+  }
+  app.use('*', serveStatic({ root: dir }));
+  app.get('*', (c) => c.html(html));
+}

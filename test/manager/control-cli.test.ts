@@ -1,0 +1,159 @@
+// Controlling a live run from another process of the real CLI, through the store: pause at the iteration
+// boundary and resume, stop and then resume (it continues), SIGHUP of the terminal, and an agent that wipes its
+// workspace (`git clean -fdx`, `rm -rf .ringmaster`) without losing any of Ringmaster's state.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../src/runner/events.js';
+import { agentPidPath, workspaceKey, workspaceLockPath } from '../../src/store/paths.js';
+import { removeDir, tempRepo } from '../git/git-repo.js';
+import { cleanEnv, normalise, planAgent, runCli, startCli } from '../helpers/cli.js';
+import { testHome } from '../helpers/home.js';
+import { alive } from '../helpers/proc.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) removeDir(dir);
+});
+
+function env(): Record<string, string> {
+  return cleanEnv({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
+}
+
+function repo(): string {
+  const dir = tempRepo({ 'README.md': 'hello\n' });
+  dirs.push(dir);
+  return dir;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | null> | T | null): Promise<T> {
+  for (let i = 0; i < 1200; i++) {
+    const value = await probe();
+    if (value !== null) return value;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+
+/** How many iterations the plan agent has started in `dir`. */
+function agentCount(dir: string): number {
+  return existsSync(join(dir, '.plan-agent-count')) ? Number(readFileSync(join(dir, '.plan-agent-count'), 'utf8')) : 0;
+}
+
+interface RunsRow { id: string; status: string; stop_reason: string | null; iterations: number }
+
+async function onlyRun(dir: string): Promise<RunsRow | null> {
+  const r = await runCli(['runs', '--json'], { cwd: dir, env: env() });
+  if (r.code !== 0) return null;
+  const rows = JSON.parse(r.stdout) as RunsRow[];
+  return rows[0] ?? null;
+}
+
+async function events(dir: string, id: string): Promise<RunEvent[]> {
+  const r = await runCli(['show', id, '--events', '--json'], { cwd: dir, env: env() });
+  return (JSON.parse(r.stdout) as { events: Array<{ payload: RunEvent }> }).events.map((e) => e.payload);
+}
+
+describe('pause and resume from another process', () => {
+  it('pauses after the current iteration, runs no agent while paused, resumes where it stopped', async () => {
+    const dir = repo();
+    const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('gate,gate,complete'), '--max-iterations', '5', '--checkpoint-interval', '0'], { cwd: dir, env: env() });
+    const run = await until('the run', () => onlyRun(dir));
+    await until('iteration 1', () => (agentCount(dir) === 1 ? true : null));
+
+    const pause = await runCli(['pause', run.id], { cwd: dir, env: env() });
+    expect(pause).toMatchObject({ code: 0, stdout: `asked run ${run.id} to pause: it pauses after its current iteration\n` });
+    expect((await runCli(['pause', run.id], { cwd: dir, env: env() })).stdout).toBe(`run ${run.id} is already pausing\n`);
+    writeFileSync(join(dir, '.gate-1'), '');
+    const paused = await until('paused', async () => ((await onlyRun(dir))?.status === 'paused' ? true : null));
+    expect(paused).toBe(true);
+    expect(agentCount(dir)).toBe(1);
+    expect(existsSync(agentPidPath(testHome(), run.id))).toBe(true);
+    expect((await runCli(['pause', run.id], { cwd: dir, env: env() })).stdout).toBe(`run ${run.id} is already paused\n`);
+
+    expect(await runCli(['resume', run.id], { cwd: dir, env: env() })).toMatchObject({ code: 0, stdout: `resumed run ${run.id}\n` });
+    await until('iteration 2', () => (agentCount(dir) === 2 ? true : null));
+    writeFileSync(join(dir, '.gate-2'), '');
+    const ended = await live.done;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(normalise(ended.stdout)).toContain(
+      [
+        '[T] Iteration 1/5 starting...',
+        '[T] Pause requested (by user): pausing after the current iteration...',
+        '[T] Iteration 1/5 completed in Xs (success)',
+        '[T] Paused (by user) after iteration 1',
+        '[T] Resumed',
+        '[T] Iteration 2/5 starting...',
+      ].join('\n'),
+    );
+    const types = (await events(dir, run.id)).map((e) => e.type);
+    // No iteration started while the run was paused: the order of the stored events says so.
+    expect(types.slice(types.indexOf('paused'), types.indexOf('paused') + 3)).toEqual(['paused', 'resumed', 'iteration_started']);
+    expect(await onlyRun(dir)).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 3 });
+  }, 60_000);
+
+  it('refuses to pause a run that is not running, and names an orphaned one', async () => {
+    const dir = repo();
+    const done = await runCli(['run', '--prompt', 'w', '--agent-command', planAgent('complete'), '--checkpoint-interval', '0'], { cwd: dir, env: env() });
+    expect(done.code).toBe(0);
+    const run = await onlyRun(dir);
+    expect(await runCli(['pause', run?.id ?? ''], { cwd: dir, env: env() })).toMatchObject({
+      code: 1,
+      stderr: `ringmaster pause: run ${run?.id ?? ''} is not running (completed, success_signal)\n`,
+    });
+  }, 30_000);
+});
+
+describe('stop, then resume', () => {
+  it('a stopped run continues with the next iteration when resumed (it does not stop again)', async () => {
+    const dir = repo();
+    const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('gate,complete'), '--max-iterations', '4', '--checkpoint-interval', '0', '--json'], { cwd: dir, env: env() });
+    const run = await until('the run', () => onlyRun(dir));
+    await until('iteration 1', () => (agentCount(dir) === 1 ? true : null));
+    const stop = await runCli(['stop', run.id], { cwd: dir, env: env() });
+    expect(stop.stdout).toBe(`asked run ${run.id} (pid ${live.child.pid ?? ''}) to stop\nrun ${run.id} stopped (stopped, user_stop)\n`);
+    expect((await live.done).code).toBe(130);
+
+    const resumed = await runCli(['resume', run.id], { cwd: dir, env: env() });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(normalise(resumed.stdout)).toContain(`Resuming run ${run.id} after 1 iteration(s), $0.0000 spent\n`);
+    expect(normalise(resumed.stdout)).toContain('[T] Iteration 2/4 starting...');
+    expect(await onlyRun(dir)).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 2 });
+    const seqs = (await events(dir, run.id)).map((e) => e.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  }, 60_000);
+});
+
+describe('the terminal closes', () => {
+  it('SIGHUP kills the agent and records the run as interrupted (resumable)', async () => {
+    const dir = repo();
+    const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('grandchild'), '--max-iterations', '3', '--checkpoint-interval', '0'], { cwd: dir, env: env() });
+    const pids = await until('the agent', () => {
+      const file = join(dir, '.plan-agent-pids');
+      return existsSync(file) && readFileSync(file, 'utf8').includes(' ') ? readFileSync(file, 'utf8').split(' ').map(Number) : null;
+    });
+    live.child.kill('SIGHUP');
+    const ended = await live.done;
+    expect(ended.code).toBe(130);
+    for (const pid of pids) expect(alive(pid), `agent process ${pid}`).toBe(false);
+    expect(await onlyRun(dir)).toMatchObject({ status: 'stopped', stop_reason: 'interrupted', iterations: 1 });
+  }, 30_000);
+});
+
+describe('an agent that wipes its workspace', () => {
+  it('git clean -fdx and rm -rf .ringmaster lose no history and no lock', async () => {
+    const dir = repo();
+    const r = await runCli(['run', '--prompt', 'work', '--agent-command', planAgent('clean'), '--max-iterations', '3', '--checkpoint-interval', '1', '--json'], { cwd: dir, env: env() });
+    expect(r.code, r.stderr).toBe(2);
+    const run = await onlyRun(dir);
+    expect(run).toMatchObject({ status: 'completed', stop_reason: 'max_iterations', iterations: 3 });
+    const shown = JSON.parse((await runCli(['show', run?.id ?? '', '--json'], { cwd: dir, env: env() })).stdout) as { iterations: Array<{ status: string; log_path: string }>; checkpoints: unknown[] };
+    expect(shown.iterations.map((i) => i.status)).toEqual(['success', 'success', 'success']);
+    for (const it of shown.iterations) expect(readFileSync(it.log_path, 'utf8')).toBe('cleaned (git exit 0)\n');
+    expect(shown.checkpoints).toHaveLength(3);
+    expect(existsSync(workspaceLockPath(testHome(), workspaceKey(dir)))).toBe(false);
+    const logs = await runCli(['logs', run?.id ?? '', '--iteration', '3'], { cwd: dir, env: env() });
+    expect(logs.stdout).toBe('cleaned (git exit 0)\n');
+  }, 30_000);
+});

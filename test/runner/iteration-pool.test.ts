@@ -1,0 +1,90 @@
+// The iteration pool of `ringmaster serve`: iterations run in worker threads report the same result, activity
+// and log as in the main thread; an abort kills the agent's group; what the workers cannot run (an agent a
+// library registered in this thread) runs here. Uses the built dist/ (the worker entry is compiled JavaScript).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import type * as RegistryModule from '../../src/agents/registry.js';
+import type * as PoolModule from '../../src/runner/iteration-pool.js';
+import type * as IterationModule from '../../src/runner/iteration.js';
+import type { IterationInput } from '../../src/runner/iteration.js';
+import type { AgentActivityBody } from '../../src/runner/events.js';
+import { PLAN_AGENT, ROOT, useWorkspace } from '../helpers/cli.js';
+import { alive } from '../helpers/proc.js';
+
+const dist = (path: string): string => join(ROOT, 'dist', path);
+const { IterationPool } = (await import(dist('runner/iteration-pool.js'))) as typeof PoolModule;
+const { runIteration } = (await import(dist('runner/iteration.js'))) as typeof IterationModule;
+const { getAdapter, registerAgent } = (await import(dist('agents/registry.js'))) as typeof RegistryModule;
+
+const ws = useWorkspace('work\n');
+const pool = new IterationPool(2);
+afterAll(() => pool.close());
+
+function input(plan: string, extra: Partial<IterationInput> = {}): IterationInput & { activity: AgentActivityBody[] } {
+  const activity: AgentActivityBody[] = [];
+  const command = [process.execPath, PLAN_AGENT, plan];
+  return {
+    adapter: getAdapter({ name: 'command', command }),
+    agentSpec: { name: 'command', command },
+    prompt: 'do it',
+    cwd: ws.dir,
+    logPath: join(ws.dir, 'logs', `${plan}-${Math.random()}.log`),
+    model: null,
+    extraArgs: [],
+    permissionMode: 'bypass',
+    resumeSessionId: null,
+    resumeCostBaseline: 0,
+    env: { ...process.env },
+    successSignals: ['<promise>COMPLETE</promise>'],
+    failureSignal: '<promise>FAILURE</promise>',
+    idleTimeoutMs: null,
+    hardTimeoutMs: null,
+    deadlineMs: null,
+    killGraceMs: 500,
+    prices: {},
+    signal: new AbortController().signal,
+    onActivity: (a) => activity.push(a),
+    activity,
+    ...extra,
+  };
+}
+
+it('runs an iteration in a worker thread with the same result, activity and log as here', async () => {
+  expect(existsSync(dist('runner/iteration-worker.js'))).toBe(true);
+  const there = input('complete');
+  const viaPool = await pool.run(there);
+  await viaPool.logClosed;
+  const here = input('complete');
+  writeFileSync(join(ws.dir, '.plan-agent-count'), '0');
+  const local = await runIteration(here);
+  await local.logClosed;
+  const comparable = (o: typeof local) => ({ ...o.result, durationMs: 0, logClosed: undefined });
+  expect(comparable(viaPool)).toEqual(comparable(local));
+  expect(viaPool.result).toMatchObject({ exitCode: 0, successSignal: true, errorKind: 'none' });
+  expect(viaPool.text).toBe('all done <promise>COMPLETE</promise>\n');
+  expect(there.activity).toEqual([{ kind: 'output', stream: 'stdout', offset: 0, text: 'all done <promise>COMPLETE</promise>\n' }]);
+  expect(readFileSync(there.logPath, 'utf8')).toBe('all done <promise>COMPLETE</promise>\n');
+});
+
+it('an abort kills the agent and its group, and the iteration is interrupted', async () => {
+  const controller = new AbortController();
+  let pid = 0;
+  const running = pool.run(input('grandchild', { signal: controller.signal, onSpawn: (p) => (pid = p) }));
+  const pidsFile = join(ws.dir, '.plan-agent-pids');
+  while (!existsSync(pidsFile) || !readFileSync(pidsFile, 'utf8').includes(' ')) await new Promise((r) => setTimeout(r, 20));
+  const pids = readFileSync(pidsFile, 'utf8').split(' ').map(Number);
+  expect(pid).toBe(pids[0]);
+  controller.abort();
+  const outcome = await running;
+  expect(outcome.result).toMatchObject({ errorKind: 'interrupted', exitCode: null });
+  for (const p of pids) expect(alive(p), `process ${p}`).toBe(false);
+});
+
+it('an agent registered in this thread runs here', async () => {
+  registerAgent('here-only', () => getAdapter({ name: 'command', command: [process.execPath, PLAN_AGENT, 'ok'] }));
+  const it = input('ok', { agentSpec: { name: 'here-only', command: null } });
+  const outcome = await pool.run(it);
+  expect(outcome.result).toMatchObject({ exitCode: 0, errorKind: 'none' });
+});
+

@@ -1,0 +1,43 @@
+// A workflow run seen and continued through `ringmaster serve`'s API: its kind and metadata in the run's
+// detail, and a resume from the API that rebuilds the workflow program from the stored run.
+import { afterEach, expect, it } from 'vitest';
+import { startTestServer, until, type TestServer } from '../server/harness.js';
+import { agentRuns, runWorkflow, workspace } from './run-harness.js';
+
+let t: TestServer | null = null;
+afterEach(async () => {
+  await t?.stop();
+  t = null;
+});
+
+interface Detail {
+  run: { id: string; status: string; stop_reason: string | null; kind: string; meta: Record<string, unknown> };
+  iterations: Array<{ number: number; status: string; unit_id: string | null }>;
+}
+
+it('the API shows a workflow run with its metadata, and POST /resume continues it with the workflow program', async () => {
+  t = await startTestServer();
+  const server = t;
+  const dir = workspace({ fix: 'name: fix\nloop:\n  until: COMPLETE\n  max_iterations: 5\nprompt: go\n' }, [{ say: 'one\n' }, { say: 'boom\n', exit: 1 }, { say: '<promise>COMPLETE</promise>\n' }]);
+  const cli = await runWorkflow(dir, ['fix', '--json'], { RINGMASTER_HOME: server.home });
+  expect(cli.code).toBe(1);
+  const id = (JSON.parse(cli.stdout.split('\n')[0] ?? '{}') as { run_id: string }).run_id;
+
+  const failed = (await server.request(`/api/runs/${id}`)).body as Detail;
+  expect(failed.run).toMatchObject({ status: 'failed', stop_reason: 'fatal_error', kind: 'workflow', meta: { workflow: 'fix', workflow_kind: 'loop', iteration_count: 2, max_iterations: 5 } });
+
+  expect((await server.request(`/api/runs/${id}/resume`, { method: 'POST' })).body).toMatchObject({ answer: 'accepted' });
+  // The stored status is still `failed` until the server has claimed the run: wait for its agent first.
+  await until('the resumed iteration', () => (agentRuns(dir) === 3 ? true : null));
+  const done = await until('the resumed run to end', async () => {
+    const d = (await server.request(`/api/runs/${id}`)).body as Detail;
+    return ['completed', 'failed', 'stopped'].includes(d.run.status) ? d : null;
+  });
+  expect(done.run).toMatchObject({ status: 'completed', stop_reason: 'success_signal', meta: { iteration_count: 3, current_step: null } });
+  expect(done.iterations.map((i) => [i.number, i.status, i.unit_id])).toEqual([
+    [1, 'success', 'fix'],
+    [2, 'failure', 'fix'],
+    [3, 'complete', 'fix'],
+  ]);
+  expect(agentRuns(dir)).toBe(3);
+});
