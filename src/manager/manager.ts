@@ -28,6 +28,7 @@ import { programForRun } from './programs.js';
 import { RunController, type Transition } from './run-controller.js';
 import { runFlagsFromRequest, type RunRequest } from './run-request.js';
 import { placeInWorktree } from './worktree-run.js';
+import { prepareWorkflowRun } from '../workflow/start.js';
 
 /** What the manager needs. */
 export interface ManagerOptions {
@@ -152,9 +153,19 @@ export class LoopManager {
     const dir = request.workspace;
     if (!isAbsolute(dir)) throw new ManagerError('invalid_request', `workspace: expected an absolute path, got '${dir}'`);
     if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ManagerError('invalid_request', `workspace: not a directory: ${dir}`);
-    const { spec } = this.guard(() => resolveRun(dir, this.options.env, runFlagsFromRequest(request), { defaults: 'manager' }));
+    const flags = runFlagsFromRequest(request);
+    if (request.workflow !== undefined && (flags.prompt !== undefined || flags.promptFile !== undefined || flags.procedure !== undefined)) {
+      throw new ManagerError('invalid_request', 'workflow: a workflow brings its own prompts (no prompt, prompt_file or procedure with it)');
+    }
+    if (request.workflow === undefined && request.message !== undefined) throw new ManagerError('invalid_request', 'message: only a workflow takes a message');
+    const prepared =
+      request.workflow === undefined
+        ? null
+        : this.guard(() => prepareWorkflowRun({ workspace: dir, env: this.options.env, workflow: request.workflow ?? '', message: request.message ?? '', flags }));
+    const spec = prepared?.spec ?? this.guard(() => resolveRun(dir, this.options.env, flags, { defaults: 'manager' })).spec;
+    const program = prepared?.program;
     this.guard(() => getAdapter({ name: spec.agent.name, command: spec.agent.command }));
-    this.guard(() => composePrompt(spec.prompt, spec.context));
+    if (!program) this.guard(() => composePrompt(spec.prompt, spec.context));
     const key = workspaceKey(dir);
     if (!request.worktree) await this.assertWorkspaceFree(key);
     const id = newRunId(this.now(), Math.random);
@@ -162,7 +173,8 @@ export class LoopManager {
     await this.options.store.createRun({
       id,
       agent: spec.agent.name,
-      kind: 'prompt',
+      kind: program?.kind ?? 'prompt',
+      meta: program?.metadata() ?? {},
       spec: specForStorage(spec, redactor(this.options.env)),
       workspace: key,
       worktree: worktree?.path ?? null,
@@ -172,7 +184,7 @@ export class LoopManager {
       owner: this.owner,
       now: this.now(),
     });
-    this.queued.set(id, { spec, workspace: key, worktree: worktree ? { path: worktree.path, branch: worktree.branch } : null, held: false, startPaused: false });
+    this.queued.set(id, { spec, workspace: key, worktree: worktree ? { path: worktree.path, branch: worktree.branch } : null, ...(program ? { program } : {}), held: false, startPaused: false });
     await this.announce(id, [{ type: 'run_queued', time: this.now(), position: this.waitingCount(), workspace: key, agent: spec.agent.name, label: spec.label }]);
     this.pump();
     return { id, status: this.active.has(id) ? 'running' : 'pending' };

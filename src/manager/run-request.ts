@@ -10,6 +10,8 @@ const durationOrSeconds = z.union([z.string().min(1), z.number().nonnegative()])
 export const runRequestSchema = z
   .strictObject({
     workspace: z.string().min(1).describe('absolute path of the workspace directory on the server'),
+    workflow: z.string().min(1).optional().describe("run this workflow (its name, or a file's path relative to the workspace) instead of a prompt"),
+    message: z.string().optional().describe("a workflow's $USER_MESSAGE"),
     prompt: z.string().optional(),
     prompt_file: z.string().optional().describe('relative to the workspace'),
     procedure: z.string().optional(),

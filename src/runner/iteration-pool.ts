@@ -9,8 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { signalGroup } from '../os/process-group.js';
 import { isBuiltInAgent } from '../agents/registry.js';
-import type { IterationResult } from '../core/types.js';
-import { runIteration, type IterationInput, type IterationOutcomeData, type IterationRunner } from './iteration.js';
+import { noRunResult, runIteration, type IterationInput, type IterationOutcomeData, type IterationRunner } from './iteration.js';
 import type { PoolReply, PoolRequest, WireInput } from './iteration-wire.js';
 
 interface Pending {
@@ -119,7 +118,7 @@ export class IterationPool {
   private fail(id: number, entry: Pending, message: string): void {
     // Nobody supervises its agent any more: it must not go on alone.
     if (entry.pid !== null && !entry.settled) signalGroup(entry.pid, 'SIGKILL');
-    this.settle(id, entry, { result: failedResult(entry.input, message), malformedLines: 0, sessionCumulativeCost: null, text: '', warnings: [] });
+    this.settle(id, entry, { result: noRunResult(entry.input.model, 'agent_error', redactor(entry.input.env)(message)), malformedLines: 0, sessionCumulativeCost: null, text: '', warnings: [] });
     entry.logClosed.resolve();
     this.pending.delete(id);
   }
@@ -135,21 +134,4 @@ export class IterationPool {
 function wire(input: IterationInput): WireInput {
   const { adapter: _adapter, signal: _signal, onSpawn: _onSpawn, onActivity: _onActivity, completionScanner: _scanner, ...rest } = input;
   return { ...rest, env: { ...rest.env } };
-}
-
-function failedResult(input: IterationInput, message: string): IterationResult {
-  return {
-    exitCode: null,
-    exitSignal: null,
-    successSignal: false,
-    failureSignal: false,
-    durationMs: 0,
-    usage: null,
-    costUsd: null,
-    sessionId: null,
-    model: input.model,
-    errorKind: 'agent_error',
-    errorMessage: redactor(input.env)(message),
-    resetAtMs: null,
-  };
 }

@@ -372,28 +372,26 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   };
 
   function failed(message: string, kind: ErrorKind): IterationOutcomeData {
-    return {
-      malformedLines: 0,
-      warnings: [],
-      sessionCumulativeCost: null,
-      logClosed: Promise.resolve(),
-      text: '',
-      result: {
-        exitCode: null,
-        exitSignal: null,
-        successSignal: false,
-        failureSignal: false,
-        durationMs: 0,
-        usage: null,
-        costUsd: null,
-        sessionId: null,
-        model: input.model,
-        errorKind: kind,
-        errorMessage: redactor(input.env)(message),
-        resetAtMs: null,
-      },
-    };
+    return { malformedLines: 0, warnings: [], sessionCumulativeCost: null, logClosed: Promise.resolve(), text: '', result: noRunResult(input.model, kind, redactor(input.env)(message)) };
   }
+}
+
+/** The result of an iteration whose agent never ran (or whose runner failed): nothing known but the error. */
+export function noRunResult(model: string | null, errorKind: ErrorKind, errorMessage: string): IterationResult {
+  return {
+    exitCode: null,
+    exitSignal: null,
+    successSignal: false,
+    failureSignal: false,
+    durationMs: 0,
+    usage: null,
+    costUsd: null,
+    sessionId: null,
+    model,
+    errorKind,
+    errorMessage,
+    resetAtMs: null,
+  };
 }
 
 function lastLine(text: string): string | null {

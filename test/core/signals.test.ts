@@ -12,6 +12,10 @@ describe('signals', () => {
     ['<promise>COMPLETED</promise>', false],
     ['COMPLETE', false],
     ['<promise>NOT COMPLETE</promise>', false],
+    // Seed 000's platform signal is a default too.
+    ['done <ringmaster>COMPLETE</ringmaster>', true],
+    ['< Ringmaster > complete </ringmaster>', true],
+    ['<ringmaster>COMPLETED</ringmaster>', false],
   ])('%j -> %s', (text, expected) => {
     expect(containsSignal(text, DEFAULT_SUCCESS_SIGNALS)).toBe(expected);
   });

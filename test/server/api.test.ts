@@ -2,28 +2,19 @@
 // max_concurrent queue, conflicts, pause/resume/stop/extend, events, logs, activity, diff, stats, OpenAPI.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runEventSchema } from '../../src/runner/events.js';
-import { removeDir, tempRepo } from '../git/git-repo.js';
 import { planAgent } from '../helpers/cli.js';
-import { startTestServer, until, type TestServer } from './harness.js';
+import { startTestServer, until, useRepos, type TestServer } from './harness.js';
 import { alive } from '../helpers/proc.js';
 
-const dirs: string[] = [];
 let t: TestServer | null = null;
 afterEach(async () => {
   await t?.stop();
   t = null;
 });
-afterAll(() => {
-  for (const dir of dirs) removeDir(dir);
-});
 
-function repo(): string {
-  const dir = tempRepo({ 'README.md': 'hello\n' });
-  dirs.push(dir);
-  return dir;
-}
+const repo = useRepos();
 
 interface RunItem { id: string; status: string; stop_reason: string | null; iterations: number; transition: string | null; last_seq: number; limits: Record<string, unknown> }
 

@@ -1,6 +1,8 @@
 // A real server (startServer) in the test process, on a free loopback port, over a store in a temporary data
 // directory; helpers for JSON requests and WebSocket clients. Stopped (runs interrupted, port closed) by stop().
 import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll } from 'vitest';
+import { removeDir, tempRepo } from '../git/git-repo.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
@@ -116,6 +118,19 @@ export async function connect(base: string, headers: Record<string, string> = {}
       if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close();
       await closed;
     },
+  };
+}
+
+/** A factory of temporary git workspaces for the file's tests, all removed after them. */
+export function useRepos(): () => string {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) removeDir(dir);
+  });
+  return () => {
+    const dir = tempRepo({ 'README.md': 'hello\n' });
+    dirs.push(dir);
+    return dir;
   };
 }
 

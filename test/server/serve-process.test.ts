@@ -4,20 +4,22 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { removeDir, tempRepo } from '../git/git-repo.js';
 import { cleanEnv, planAgent, startCli } from '../helpers/cli.js';
-import { until } from './harness.js';
+import { until, useRepos } from './harness.js';
 import { alive } from '../helpers/proc.js';
 
-const dirs: string[] = [];
+
+const repo = useRepos();
+const homes: string[] = [];
 afterAll(() => {
-  for (const dir of dirs) removeDir(dir);
+  for (const home of homes) rmSync(home, { recursive: true, force: true });
 });
 
-function repo(): string {
-  const dir = tempRepo({ 'README.md': 'hello\n' });
-  dirs.push(dir);
-  return dir;
+/** A data directory for one test's servers (they share it across restarts). */
+function tempHome(): string {
+  const home = mkdtempSync(join(tmpdir(), 'ringmaster-serve-'));
+  homes.push(home);
+  return home;
 }
 
 interface Served {
@@ -47,8 +49,7 @@ const agentCount = (dir: string): number => (existsSync(join(dir, '.plan-agent-c
 
 describe('ringmaster serve', () => {
   it('kill -9, then a restart resumes the runs it drove: left-over agent killed, the iteration interrupted, numbering and totals go on', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'ringmaster-serve-'));
-    dirs.push(home);
+    const home = tempHome();
     const dir = repo();
     const first = await serve(home);
     const { id } = (await api(first.base, '/api/runs', { workspace: dir, prompt: 'w', agent_command: planAgent('grandchild,complete'), cooldown: 0, checkpoint_interval: 0 })) as { id: string };
@@ -71,8 +72,7 @@ describe('ringmaster serve', () => {
   }, 60_000);
 
   it('SIGTERM interrupts the runs and exits; a restart with --no-resume leaves them stopped, a later one resumes them', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'ringmaster-serve-'));
-    dirs.push(home);
+    const home = tempHome();
     const dir = repo();
     const first = await serve(home);
     const { id } = (await api(first.base, '/api/runs', { workspace: dir, prompt: 'w', agent_command: planAgent('hang,complete'), cooldown: 0, checkpoint_interval: 0 })) as { id: string };
@@ -95,12 +95,10 @@ describe('ringmaster serve', () => {
     expect(detail.iterations.map((i) => [i.number, i.status])).toEqual([[1, 'interrupted'], [2, 'complete']]);
     resumed.cli.child.kill('SIGTERM');
     await resumed.cli.done;
-    rmSync(home, { recursive: true, force: true });
   }, 60_000);
 
   it('a run paused when the server died comes back paused', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'ringmaster-serve-'));
-    dirs.push(home);
+    const home = tempHome();
     const dir = repo();
     const first = await serve(home);
     const { id } = (await api(first.base, '/api/runs', { workspace: dir, prompt: 'w', agent_command: planAgent('gate,complete'), cooldown: 0, checkpoint_interval: 0 })) as { id: string };

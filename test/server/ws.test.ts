@@ -3,28 +3,19 @@
 // client is disconnected with a reason while the loop goes on.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerMessage } from '../../src/server/schemas.js';
 import { SLOW_CLIENT_CLOSE } from '../../src/server/ws-hub.js';
-import { removeDir, tempRepo } from '../git/git-repo.js';
 import { BIN, planAgent, startCli } from '../helpers/cli.js';
-import { connect, startTestServer, until, type TestServer } from './harness.js';
+import { connect, startTestServer, until, useRepos, type TestServer } from './harness.js';
 
-const dirs: string[] = [];
 let t: TestServer | null = null;
 afterEach(async () => {
   await t?.stop();
   t = null;
 });
-afterAll(() => {
-  for (const dir of dirs) removeDir(dir);
-});
 
-function repo(): string {
-  const dir = tempRepo({ 'README.md': 'hello\n' });
-  dirs.push(dir);
-  return dir;
-}
+const repo = useRepos();
 
 type EventMessage = Extract<ServerMessage, { type: 'event' }>;
 const isEvent = (m: ServerMessage): m is EventMessage => m.type === 'event';

@@ -2,7 +2,7 @@
 // detail, and a resume from the API that rebuilds the workflow program from the stored run.
 import { afterEach, expect, it } from 'vitest';
 import { startTestServer, until, type TestServer } from '../server/harness.js';
-import { agentRuns, runWorkflow, workspace } from './run-harness.js';
+import { agentRuns, runWorkflow, SCRIPT_AGENT, workspace } from './run-harness.js';
 
 let t: TestServer | null = null;
 afterEach(async () => {
@@ -40,4 +40,22 @@ it('the API shows a workflow run with its metadata, and POST /resume continues i
     [3, 'complete', 'fix'],
   ]);
   expect(agentRuns(dir)).toBe(3);
+});
+
+it('POST /api/runs starts a workflow by name with its message; a prompt with it is refused', async () => {
+  t = await startTestServer();
+  const server = t;
+  const dir = workspace({ fix: 'name: fix\nloop:\n  until: COMPLETE\n  max_iterations: 3\nprompt: "fix $USER_MESSAGE"\n' }, [{ say: 'one\n' }, { say: '<promise>COMPLETE</promise>\n' }]);
+  const refused = await server.request('/api/runs', { body: { workspace: dir, workflow: 'fix', prompt: 'x' } });
+  expect(refused).toMatchObject({ status: 400, body: { error: { code: 'invalid_request', message: 'workflow: a workflow brings its own prompts (no prompt, prompt_file or procedure with it)' } } });
+  expect((await server.request('/api/runs', { body: { workspace: dir, workflow: 'nope', agent_command: SCRIPT_AGENT } })).status).toBe(400);
+  const created = await server.request('/api/runs', { body: { workspace: dir, workflow: 'fix', message: 'the parser', agent_command: SCRIPT_AGENT, checkpoint_interval: 0 } });
+  expect(created.status, created.text).toBe(201);
+  const { id } = created.body as { id: string };
+  const done = await until('the workflow to end', async () => {
+    const d = (await server.request(`/api/runs/${id}`)).body as Detail;
+    return ['completed', 'failed', 'stopped'].includes(d.run.status) ? d : null;
+  });
+  expect(done.run).toMatchObject({ status: 'completed', stop_reason: 'success_signal', kind: 'workflow', meta: { workflow: 'fix', iteration_count: 2 } });
+  expect(done.iterations.map((i) => [i.number, i.status, i.unit_id])).toEqual([[1, 'success', 'fix'], [2, 'complete', 'fix']]);
 });
