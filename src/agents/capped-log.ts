@@ -61,17 +61,26 @@ export class ByteTail {
   }
 }
 
-/** A log file written through `write` with backpressure, capped at `capBytes` (null = no cap). */
+/**
+ * A log file written through `write` with backpressure, capped at `capBytes` (null = no cap). A file that cannot
+ * be written (disk full, read-only, I/O error) is reported once to `onError`; what follows is dropped.
+ */
 export class CappedLog {
   private readonly file: WriteStream;
   private readonly headBytes: number;
   private readonly tail: ByteTail | null;
   private written = 0;
   private omitted = 0;
+  private failure: NodeJS.ErrnoException | null = null;
 
-  constructor(path: string, private readonly capBytes: number | null) {
+  constructor(path: string, private readonly capBytes: number | null, onError?: (error: NodeJS.ErrnoException) => void) {
     // Opened asynchronously: writes are buffered until the file exists. Only its owner may read it.
     this.file = createWriteStream(path, { flags: 'a', mode: 0o600 });
+    this.file.on('error', (error: NodeJS.ErrnoException) => {
+      if (this.failure !== null) return;
+      this.failure = error;
+      onError?.(error);
+    });
     const tailBytes = capBytes === null ? 0 : Math.min(Math.floor(capBytes / 2), TAIL_MAX_BYTES);
     this.headBytes = capBytes === null ? Infinity : capBytes - tailBytes;
     this.tail = capBytes === null ? null : new ByteTail(tailBytes);
@@ -82,8 +91,14 @@ export class CappedLog {
     return Math.max(0, this.omitted - (this.tail?.kept ?? 0));
   }
 
+  /** Why the file could not be written, or null. */
+  get error(): NodeJS.ErrnoException | null {
+    return this.failure;
+  }
+
   /** Writes a chunk; false when the caller should wait for `drain` (the file is slower than the agent). */
   write(chunk: Buffer): boolean {
+    if (this.failure !== null) return true;
     const room = this.headBytes - this.written;
     if (room >= chunk.length) {
       this.written += chunk.length;
@@ -100,13 +115,15 @@ export class CappedLog {
     return ok;
   }
 
-  /** Waits for the file to accept more. */
+  /** Waits for the file to accept more (at once when it failed: nothing more is written). */
   once(event: 'drain', listener: () => void): void {
-    this.file.once(event, listener);
+    if (this.failure !== null) queueMicrotask(listener);
+    else this.file.once(event, listener);
   }
 
   /** Writes the marker and the tail (when the cap was passed), then closes the file; resolves when closed. */
   end(): Promise<void> {
+    if (this.failure !== null || this.file.destroyed) return Promise.resolve();
     if (this.tail !== null && this.omitted > 0 && this.capBytes !== null) {
       const tail = this.tail.bytes();
       // Under the cap after all (the tail holds everything past the head): the log is whole, no marker.
@@ -114,7 +131,8 @@ export class CappedLog {
       this.file.write(tail);
     }
     return new Promise((resolve) => {
-      this.file.end(resolve);
+      // Called on finish, or with the error when the last writes fail.
+      this.file.end(() => resolve());
     });
   }
 }

@@ -7,13 +7,14 @@ import { StringDecoder } from 'node:string_decoder';
 import { idleTimer, timerAfter, timerAt, type IdleTimer, type SafeTimer } from '../os/timers.js';
 import { byteStreamRedactor, redactorOf, secretsOfProcess } from '../core/redact.js';
 import { killGroup } from '../os/process-group.js';
+import { fsProblem } from '../os/fs-errors.js';
 import { ensurePrivateDir } from '../os/private-files.js';
 import { AGENT_TAG_VARIABLE, killTagged, treeRoot } from '../os/process-tag.js';
 import { ByteTail, CappedLog } from './capped-log.js';
 import type { Invocation } from './types.js';
 
 /** Why a supervised process ended. */
-export type ExitReason = 'exited' | 'idle_timeout' | 'iteration_timeout' | 'deadline' | 'aborted' | 'spawn_failed';
+export type ExitReason = 'exited' | 'idle_timeout' | 'iteration_timeout' | 'deadline' | 'aborted' | 'spawn_failed' | 'log_failed';
 
 /** Options of one supervised run. */
 export interface SuperviseOptions {
@@ -63,15 +64,29 @@ export interface SupervisedExit {
   logOmittedBytes: number;
   /** Settles once the log file is flushed and closed (not awaited here: it is off the iteration's critical path). */
   logClosed: Promise<void>;
+  /** Why the log could not be written (reason `log_failed`: the agent was stopped), else null. */
+  logError: string | null;
 }
 
 /** Runs the invocation to completion and returns how it ended. Never throws for process failures. */
 export async function supervise(options: SuperviseOptions): Promise<SupervisedExit> {
   const started = Date.now();
   // 0700 and 0600: an agent may print anything, and its log is nobody else's business.
-  ensurePrivateDir(dirname(options.logPath));
+  try {
+    ensurePrivateDir(dirname(options.logPath));
+  } catch (error) {
+    // Nowhere to record what the agent would do (a full disk...): it does not start.
+    const logError = `cannot write ${options.logPath}: ${fsProblem(error)}`;
+    return { reason: 'log_failed', exitCode: null, exitSignal: null, durationMs: 0, tail: '', spawnError: null, bytesOut: 0, logOmittedBytes: 0, logClosed: Promise.resolve(), logError };
+  }
+  // An agent whose output cannot be recorded must not go on unrecorded: it is stopped, and the run told why.
+  let logError: string | null = null;
+  const onLogError = (error: NodeJS.ErrnoException): void => {
+    logError = `cannot write ${options.logPath}: ${fsProblem(error)}`;
+    terminate('log_failed');
+  };
   // Opened asynchronously: the agent starts while the file is being created (writes are buffered until then).
-  const log = new CappedLog(options.logPath, options.maxLogBytes);
+  const log = new CappedLog(options.logPath, options.maxLogBytes, (error) => onLogError(error));
   // Secrets of the agent's environment and command line (API keys, tokens) never reach the log nor the live
   // output, even split across chunks: each stream is redacted as it arrives, and what is delivered is what the log
   // holds (so a live chunk's offset is its place in the log).
@@ -217,6 +232,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
       bytesOut,
       logOmittedBytes: log.omittedBytes,
       logClosed,
+      logError,
     };
   } finally {
     for (const t of timers) t.cancel();

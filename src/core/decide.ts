@@ -4,7 +4,7 @@ import type { Decision, IterationOutcome, IterationResult, Limits, LoopState, Ru
 import { addUsage, ZERO_USAGE } from './types.js';
 
 /** Error kinds that end the run at once: retrying cannot help until the user acts. */
-const FATAL_KINDS = new Set(['auth', 'missing_binary', 'spawn_failed']);
+const FATAL_KINDS = new Set(['auth', 'missing_binary', 'spawn_failed', 'write_failed']);
 /** Error kinds that mean "come back later", never a failure. */
 const WAIT_KINDS = new Set(['usage_limit', 'rate_limit', 'overloaded']);
 

@@ -15,6 +15,8 @@ import { specForStorage, type RunSpec } from '../runner/spec.js';
 import { redactDeep, redactor, redactorOf, secretsOfProcess, type Redactor } from '../core/redact.js';
 import { dataDir, iterationLogPath, workspaceKey, workspaceLockPath } from '../store/paths.js';
 import type { Owner, Store } from '../store/index.js';
+import { StoreUnusableError } from '../store/errors.js';
+import { ensureReserve, releaseReserve } from '../store/reserve.js';
 
 /** What a controller needs. */
 export interface RunControllerOptions {
@@ -77,6 +79,8 @@ export class RunController {
   private lastEvent: RunEvent | null = null;
   private recorder: Recorder | null = null;
   private waitingUntilMs: number | null = null;
+  /** Why the run cannot go on (the store or the disk cannot be written): it ends failed with this message. */
+  private fatal: string | null = null;
 
   constructor(options: RunControllerOptions) {
     this.options = options;
@@ -122,6 +126,8 @@ export class RunController {
     let lock: HeldLock | null = null;
     if (!this.options.worktree) lock = await acquireLock(workspaceLockPath(dir, this.workspace), this.runId);
     try {
+      // Room to record the run's end should the disk fill up during it (store/reserve.ts).
+      ensureReserve(dir);
       const gitEnabled = await isGitRepo(spec.workspace);
       const program = this.options.program;
       let resume: ResumePoint | undefined;
@@ -153,7 +159,14 @@ export class RunController {
         gitEnabled,
         now: this.now,
         emit: (body) => this.emit(body),
-        onStoreError: (message) => this.options.onStoreError?.(message),
+        freeSpace: () => releaseReserve(dir),
+        onDiskFull: (message) => this.fail(message),
+        onStoreError: (message, error) => {
+          this.options.onStoreError?.(message);
+          // A store that cannot be written any more (disk full, read-only, I/O error) cannot record the run:
+          // it ends now, failed with that reason, rather than run on unrecorded.
+          if (error instanceof StoreUnusableError && error.reason !== 'busy') this.fail(error.message);
+        },
         onLostOwnership: () => {
           this.emit({ type: 'warning', time: this.now(), message: `run ${this.runId} was taken over by another process: stopping here` });
           this.interrupt();
@@ -184,6 +197,7 @@ export class RunController {
             stopRequested: () => this.stopBy !== undefined,
             wakeSignal: () => this.waker(),
             pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed() },
+            fatalError: () => this.fatal,
             ...(program ? { program } : {}),
             logPath: (id, n) => iterationLogPath(dir, id, n),
             ...(this.options.runIteration ? { runIteration: this.options.runIteration } : {}),
@@ -243,6 +257,17 @@ export class RunController {
     this.emit({ type: 'limits_changed', time: this.now(), max_iterations: limits.maxIterations, by });
     void this.options.store.updateRunSpec(this.runId, specForStorage(this.options.spec, redactor(this.options.env)), this.now()).catch((error: unknown) => this.options.onStoreError?.(`store: spec: ${(error as Error).message}`));
     return 'accepted';
+  }
+
+  /**
+   * Ends the run as failed (fatal_error) with `message`: its agent is stopped like for a stop request. For what
+   * the run cannot survive, such as a store that can no longer be written.
+   */
+  fail(message: string): void {
+    if (this.finished) return;
+    this.fatal ??= message;
+    this.interruptController.abort();
+    this.releaseWaiters();
   }
 
   /** Interrupts the run (process shutdown, Ctrl+C): like a stop, but recorded as `interrupted` (resumable). */

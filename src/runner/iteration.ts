@@ -331,6 +331,10 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       errorKind = 'max_runtime';
       errorMessage = 'the run reached max_runtime: agent killed';
       break;
+    case 'log_failed':
+      errorKind = 'write_failed';
+      errorMessage = `${exit.logError ?? 'the iteration log could not be written'}: agent stopped (resume the run once Ringmaster can write there again)`;
+      break;
     case 'exited': {
       const found = classified as { kind: ErrorKind; message: string } | null;
       if (failedRun && found) {

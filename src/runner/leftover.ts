@@ -17,10 +17,18 @@ export interface AgentPidRecord {
   writtenAtMs: number;
 }
 
+/** Width of an agent.pid line (the file is overwritten in place, never truncated). */
+const PID_LINE_WIDTH = 80;
+
 /** The line to store for an agent's pid: `<pid> <start time> <boot id>`, fixed width (overwritten in place). */
 export function agentPidLine(pid: number): string {
   const stat = readStat(pid);
-  return `${pid} ${stat?.startTime ?? '-'} ${bootId() ?? '-'}`.padEnd(80) + '\n';
+  return `${pid} ${stat?.startTime ?? '-'} ${bootId() ?? '-'}`.padEnd(PID_LINE_WIDTH) + '\n';
+}
+
+/** An agent.pid line naming no process (before the first agent starts). */
+export function agentPidBlank(): string {
+  return ''.padEnd(PID_LINE_WIDTH) + '\n';
 }
 
 /** Reads an agent.pid file (`<pid>` alone, or agentPidLine's form); null when absent or unreadable. */

@@ -58,6 +58,11 @@ export interface RunDeps {
   onMetadata?(metadata: Record<string, unknown>): void;
   /** Called once at the end, before the final events. */
   beforeFinish?(runId: string, state: LoopState, status: RunStatus, reason: StopReason): Promise<void>;
+  /**
+   * Why the run cannot go on (the store or the disk cannot be written), or null. Checked at every boundary and
+   * when the run is interrupted: the run then ends failed (fatal_error) with this message.
+   */
+  fatalError?(): string | null;
 }
 
 /** Continuing an existing run (resume after a crash, a stop or a limit). */
@@ -81,6 +86,7 @@ export { sleep as abortableSleep } from '../os/timers.js';
 
 type Stop = Extract<Decision, { kind: 'stop' }>;
 const INTERRUPTED: Stop = { kind: 'stop', reason: 'interrupted', status: 'stopped' };
+const FATAL: Stop = { kind: 'stop', reason: 'fatal_error', status: 'failed' };
 
 /** Runs a loop to its end and returns the summary. Throws only for bugs and invalid specs. */
 export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint): Promise<RunSummary> {
@@ -133,7 +139,12 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   let message: string | null = null;
   let waitUntil: number | null = null;
   let waitReason: 'usage_limit' | 'rate_limit' | 'overloaded' = 'usage_limit';
+  const fatalError = (): string | null => deps.fatalError?.() ?? null;
   while (final === null) {
+    if (fatalError() !== null) {
+      final = FATAL;
+      break;
+    }
     if (deps.signal.aborted) {
       final = INTERRUPTED;
       break;
@@ -169,7 +180,17 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     const adapter = stepAgentSpec ? getAdapter(stepAgentSpec) : runAgent;
     const logPath = logPathOf(iteration);
     emit({ type: 'iteration_started', time: deps.now(), iteration, max_iterations: displayMax(), agent: adapter.name, log_path: logPath, unit: eventUnit(step.unit) });
-    if (deps.beforeIteration) await deps.beforeIteration(runId, iteration, adapter.name, logPath, step.unit?.id ?? null);
+    if (deps.beforeIteration) {
+      try {
+        await deps.beforeIteration(runId, iteration, adapter.name, logPath, step.unit?.id ?? null);
+      } catch (error) {
+        // The iteration cannot be recorded (the store cannot be written): the agent does not start, the run ends.
+        if (!(error instanceof UserError)) throw error;
+        final = FATAL;
+        message = error.message;
+        break;
+      }
+    }
     const resumeId = !step.freshSession && adapter.supportsResume && lastSession?.agent === adapter.name ? lastSession.id : null;
     const onActivity = deps.onActivity ?? null;
     const observe = program.observe ? program.observe.bind(program) : null;
@@ -263,7 +284,9 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
 
   // An interrupt that a stop request caused is a user stop, not a crash-like interruption.
   await Promise.all(openLogs);
-  const end: Stop | ProgramStop = final.reason === 'interrupted' && stopRequested() ? { kind: 'stop', reason: 'user_stop', status: 'stopped' } : final;
+  const fatal = fatalError();
+  if (fatal !== null) message = fatal;
+  const end: Stop | ProgramStop = fatal !== null ? FATAL : final.reason === 'interrupted' && stopRequested() ? { kind: 'stop', reason: 'user_stop', status: 'stopped' } : final;
   if (deps.beforeFinish) {
     try {
       await deps.beforeFinish(runId, state, end.status, end.reason);

@@ -5,6 +5,7 @@
 //     runs/<run-id>/iteration-<n>.log   iteration logs
 //     runs/<run-id>/agent.pid           the running agent's process group
 //     locks/<hash>.lock                 workspace locks, keyed by the workspace's real path
+//     disk-reserve                      1 MiB given back when the disk fills up during a run (reserve.ts)
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';

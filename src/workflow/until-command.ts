@@ -55,6 +55,8 @@ export async function runUntilCommand(options: UntilCommandOptions): Promise<Unt
       return { passed: false, problem: exit.spawnError ?? 'could not start', exitCode: null, logPath };
     case 'aborted':
       return { passed: false, problem: 'interrupted', exitCode: null, logPath };
+    case 'log_failed':
+      return { passed: false, problem: exit.logError ?? 'its log could not be written', exitCode: null, logPath };
     default:
       return { passed: false, problem: `killed after ${Math.round((options.timeoutMs ?? UNTIL_COMMAND_TIMEOUT_MS) / 1000)}s`, exitCode: null, logPath };
   }
