@@ -2,11 +2,12 @@
 // iteration (and by `stop` after a crash); a saved pid is killed only if it is still the agent; a lock bearing our
 // own pid or a reused pid is stale.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { DatabaseSync } from 'node:sqlite';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bootId, readStat } from '../../src/os/proc.js';
 import { agentPidPath, databasePath, workspaceKey, workspaceLockPath } from '../../src/store/paths.js';
 import { BIN, cleanEnv, normalise, runCli, startCli, useWorkspace } from '../helpers/cli.js';
 import { testHome } from '../helpers/home.js';
@@ -119,6 +120,33 @@ describe('a saved agent pid', () => {
       utimesSync(pidFile, anHourAgo, anHourAgo);
       const stop = await runCli(['stop', id], { cwd: ws.dir, env: cleanEnv() });
       expect(stop.code).toBe(0);
+      expect(stop.stdout).toBe(`stopped orphaned run ${id} (iteration 1 recorded as interrupted)\n`);
+      expect(alive(unrelated.pid ?? 0)).toBe(true);
+    } finally {
+      unrelated.kill('SIGKILL');
+      cleanup();
+    }
+  }, 30_000);
+});
+
+describe('the agent.pid file', () => {
+  it('names the agent by pid, start time and boot: a live process with that pid but another start time is left alone, even right after', async () => {
+    const { agent, daemon, cleanup } = await crashedRun();
+    const unrelated = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
+    try {
+      const { id } = await onlyRun();
+      const pidFile = agentPidPath(testHome(), id);
+      const [pid, start, boot] = readFileSync(pidFile, 'utf8').trim().split(/\s+/);
+      expect(Number(pid)).toBe(agent);
+      expect(Number(start)).toBe(readStat(agent)?.startTime);
+      expect(boot).toBe(bootId());
+      expect(statSync(pidFile).mode & 0o777).toBe(0o600);
+      process.kill(-agent, 'SIGKILL');
+      process.kill(daemon, 'SIGKILL');
+      // Written just now (its time alone would say "that is the agent"), but the start time says otherwise.
+      const stat = readStat(unrelated.pid ?? 0);
+      writeFileSync(pidFile, `${unrelated.pid} ${(stat?.startTime ?? 0) + 7} ${bootId() ?? '-'}`.padEnd(80) + '\n');
+      const stop = await runCli(['stop', id], { cwd: ws.dir, env: cleanEnv() });
       expect(stop.stdout).toBe(`stopped orphaned run ${id} (iteration 1 recorded as interrupted)\n`);
       expect(alive(unrelated.pid ?? 0)).toBe(true);
     } finally {
