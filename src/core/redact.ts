@@ -139,16 +139,33 @@ export function restoreArgv(argv: readonly string[], env: Readonly<Record<string
   const missing = new Set<string>();
   const restored = argv.map((arg) => {
     if (arg.includes('[REDACTED]')) missing.add('an option value');
-    return arg.replace(/\[REDACTED:([^\]]+)\]/g, (found, name: string) => {
-      const value = env[name]?.trim();
-      if (value === undefined || value === '') {
-        missing.add(name);
-        return found;
-      }
-      return value;
-    });
+    return restoreText(arg, env, missing);
   });
   return { argv: restored, missing: [...missing] };
+}
+
+/** `[REDACTED:NAME]` -> $NAME in one text; names that are not set now are added to `missing`. */
+function restoreText(text: string, env: Readonly<Record<string, string | undefined>>, missing: Set<string>): string {
+  return text.replace(/\[REDACTED:([^\]]+)\]/g, (found, name: string) => {
+    const value = env[name]?.trim();
+    if (value === undefined || value === '') {
+      missing.add(name);
+      return found;
+    }
+    return value;
+  });
+}
+
+/** Like restoreArgv for every string of a JSON-like value (keys are left as they are). */
+export function restoreDeep<T>(value: T, env: Readonly<Record<string, string | undefined>>): { value: T; missing: string[] } {
+  const missing = new Set<string>();
+  const walkRestore = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.includes('[REDACTED:') ? restoreText(v, env, missing) : v;
+    if (Array.isArray(v)) return v.map(walkRestore);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walkRestore(x)]));
+    return v;
+  };
+  return { value: walkRestore(value) as T, missing: [...missing] };
 }
 
 /** Length of the longest end of `text` that is the beginning of a secret (it may continue in the next chunk). */

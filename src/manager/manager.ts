@@ -13,7 +13,7 @@ import { composePrompt } from '../prompt/compose.js';
 import type { AgentActivity, RunEvent, RunEventBody } from '../runner/events.js';
 import type { LoopProgram } from '../runner/program.js';
 import { specForStorage, specFromStorage, type RunSpec } from '../runner/spec.js';
-import { redactor } from '../core/redact.js';
+import { redactDeep, redactor } from '../core/redact.js';
 import { appendEventBodies } from '../runner/standalone-events.js';
 import { ACTIVE_STATUSES, isOrphaned, type LivenessProbe } from '../store/liveness.js';
 import { workspaceKey } from '../store/paths.js';
@@ -385,7 +385,7 @@ export class LoopManager {
 
   /** Appends events for a run nobody drives right now, and hands them to the fan-out. */
   private async announce(runId: string, bodies: RunEventBody[]): Promise<void> {
-    this.broadcast(await appendEventBodies(this.options.store, runId, bodies));
+    this.broadcast(await appendEventBodies(this.options.store, runId, redactDeep(bodies, redactor(this.options.env))));
   }
 
   private broadcast(events: readonly RunEvent[]): void {

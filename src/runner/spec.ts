@@ -1,6 +1,6 @@
 // The fully resolved description of a run: what the runner needs, nothing read from argv or files later.
 import { UserError } from '../core/errors.js';
-import { redactArgv, redactorOf, restoreArgv, type Redactor } from '../core/redact.js';
+import { redactArgv, redactDeep, redactorOf, restoreArgv, restoreDeep, type Redactor } from '../core/redact.js';
 import type { Limits } from '../core/types.js';
 import type { PriceTable } from '../agents/pricing.js';
 import type { PromptSource } from '../prompt/compose.js';
@@ -39,16 +39,17 @@ export interface RunSpec {
 }
 
 /**
- * The spec as it may be stored (and printed): the agent's argv with secrets redacted (values of secret-looking
- * environment variables as `[REDACTED:NAME]`, values of options like `--api-key` as `[REDACTED]`).
+ * The spec as it may be stored (and printed): the values of secret-looking environment variables as
+ * `[REDACTED:NAME]` wherever they appear (the agent's argv, a prompt or context given as text...), and the values
+ * of options like `--api-key` in the agent's argv as `[REDACTED]`.
  */
 export function specForStorage(spec: RunSpec, redact: Redactor): RunSpec {
   if (redact.secrets.length === 0 && !hasSecretOption(spec)) return spec;
+  const deep = redactDeep(spec, redact);
   return {
-    ...spec,
-    context: spec.context === null ? null : redact(spec.context),
+    ...deep,
     agent: {
-      ...spec.agent,
+      ...deep.agent,
       command: spec.agent.command === null ? null : redactArgv(spec.agent.command, redact),
       args: redactArgv(spec.agent.args, redact),
     },
@@ -62,17 +63,18 @@ function hasSecretOption(spec: RunSpec): boolean {
 }
 
 /**
- * A stored spec made runnable again: `[REDACTED:NAME]` in the agent's argv is put back from $NAME. A secret
- * that cannot be put back is a UserError naming it (run the agent with the secret in an environment variable).
+ * A stored spec made runnable again: every `[REDACTED:NAME]` is put back from $NAME. A secret that cannot be put
+ * back is a UserError naming it (run the agent with the secret in an environment variable).
  */
 export function specFromStorage(stored: RunSpec, env: Readonly<Record<string, string | undefined>>): RunSpec {
   const command = stored.agent.command === null ? null : restoreArgv(stored.agent.command, env);
   const args = restoreArgv(stored.agent.args, env);
-  const missing = [...new Set([...(command?.missing ?? []), ...args.missing])];
+  const rest = restoreDeep({ ...stored, agent: { ...stored.agent, command: null, args: [] } }, env);
+  const missing = [...new Set([...(command?.missing ?? []), ...args.missing, ...rest.missing])];
   if (missing.length > 0) {
     throw new UserError(
-      `the run's agent command had secrets that were not stored (${missing.join(', ')}): set ${missing.filter((m) => m !== 'an option value').join(', ') || 'them'} in the environment to resume, or start a new run (pass secrets to agents through environment variables, not options)`,
+      `the run was stored without its secrets (${missing.join(', ')}): set ${missing.filter((m) => m !== 'an option value').join(', ') || 'them'} in the environment to resume, or start a new run (pass secrets to agents through environment variables, not options)`,
     );
   }
-  return { ...stored, agent: { ...stored.agent, command: command?.argv ?? null, args: args.argv } };
+  return { ...rest.value, agent: { ...rest.value.agent, command: command?.argv ?? null, args: args.argv } };
 }

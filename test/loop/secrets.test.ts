@@ -95,7 +95,7 @@ describe('secrets are redacted everywhere Ringmaster writes or prints', () => {
     const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir, env: cleanEnv() })).stdout) as Array<{ id: string }>;
     const id = runs[0]?.id ?? '';
     const without = await runCli(['resume', id, '--max-iterations', '2'], { cwd: ws.dir, env: cleanEnv() });
-    expect(without.stderr).toContain("the run's agent command had secrets that were not stored (GITHUB_TOKEN): set GITHUB_TOKEN in the environment to resume");
+    expect(without.stderr).toContain("the run was stored without its secrets (GITHUB_TOKEN): set GITHUB_TOKEN in the environment to resume");
     expect(without.code).toBe(64);
     writeFileSync(join(ws.dir, 'argv.txt'), '');
     const resumed = await runCli(['resume', id, '--max-iterations', '2'], { cwd: ws.dir, env: cleanEnv(SECRETS) });

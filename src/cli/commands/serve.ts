@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, type FlagSetting } from '../../config/load.js';
 import { EXIT, UsageError } from '../../core/errors.js';
+import { redactor } from '../../core/redact.js';
 import { isLoopbackHost } from '../../server/auth.js';
 import { startServer } from '../../server/server.js';
 import { resolveServerToken, tokenFilePath } from '../../server/token.js';
@@ -36,7 +37,9 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const home = dataDir(io.env);
   const token = resolveServerToken(io.env, home, !loopback, values['new-token'] === true);
   const store = await openStore({ env: io.env });
-  const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${message}\n`);
+  // The server's log quotes errors of runs: the environment's secrets never appear in it.
+  const redact = redactor(io.env);
+  const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${redact(message)}\n`);
   let server;
   try {
     server = await startServer({
