@@ -177,6 +177,29 @@ describe("a run's owner pid", () => {
   }, 30_000);
 });
 
+describe("a run's owner pid, for resume", () => {
+  it('that now names a process started after the last heartbeat does not make resume refuse (or wait), nor is it signalled', async () => {
+    const { agent, daemon, cleanup } = await crashedRun();
+    const unrelated = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
+    try {
+      const db = new DatabaseSync(databasePath(testHome()));
+      db.prepare('UPDATE run_owners SET pid = ?, heartbeat_at = ? WHERE ended_at IS NULL').run(unrelated.pid ?? 0, Date.now() - 60_000);
+      db.close();
+      const { id } = await onlyRun();
+      const resumed = await runCli(['resume', id, '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() });
+      expect(resumed.stderr).not.toContain('still running');
+      expect(resumed.stdout).toContain(`Resuming run ${id} after 1 iteration(s)`);
+      expect(resumed.code).toBe(2);
+      expect(alive(unrelated.pid ?? 0)).toBe(true);
+      // What the crashed run left behind went with the takeover.
+      await waitFor('the agent and the daemon to go', () => (!alive(agent) && !alive(daemon) ? true : null));
+    } finally {
+      unrelated.kill('SIGKILL');
+      cleanup();
+    }
+  }, 30_000);
+});
+
 describe('a workspace lock', () => {
   const lockFile = (): string => workspaceLockPath(testHome(), workspaceKey(ws.dir));
   function writeLock(pid: number | string, since: string): void {
