@@ -12,7 +12,7 @@ import type { RunStatus } from '../core/types.js';
 import { composePrompt } from '../prompt/compose.js';
 import type { AgentActivity, RunEvent, RunEventBody } from '../runner/events.js';
 import type { LoopProgram } from '../runner/program.js';
-import { specForStorage, specFromStorage, type RunSpec } from '../runner/spec.js';
+import { metaForStorage, metaFromStorage, specForStorage, specFromStorage, type RunSpec } from '../runner/spec.js';
 import { redactDeep, redactor } from '../core/redact.js';
 import { appendEventBodies } from '../runner/standalone-events.js';
 import { ACTIVE_STATUSES, isOrphaned, type LivenessProbe } from '../store/liveness.js';
@@ -174,7 +174,7 @@ export class LoopManager {
       id,
       agent: spec.agent.name,
       kind: program?.kind ?? 'prompt',
-      meta: program?.metadata() ?? {},
+      meta: metaForStorage(program?.metadata() ?? {}, redactor(this.options.env)),
       spec: specForStorage(spec, redactor(this.options.env)),
       workspace: key,
       worktree: worktree?.path ?? null,
@@ -319,7 +319,8 @@ export class LoopManager {
     if (run.stop_reason === 'success_signal') throw new ManagerError('conflict', `run ${run.id} already completed: the agent signalled success`);
     // The stored spec has the secrets of its agent command redacted: they come back from this environment.
     const spec = this.guard(() => specFromStorage(run.spec as RunSpec, this.options.env));
-    const program = await programForRun(run, spec);
+    const meta = this.guard(() => metaFromStorage(run.meta, this.options.env));
+    const program = await programForRun({ ...run, meta }, spec);
     this.queued.set(run.id, {
       spec,
       workspace: run.workspace,

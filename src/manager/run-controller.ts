@@ -11,7 +11,7 @@ import type { LoopProgram } from '../runner/program.js';
 import { createRecorder, type Recorder } from '../runner/recorder.js';
 import { stateFromRows } from '../runner/resume-state.js';
 import { abortableSleep, runLoop, type ResumePoint, type RunSummary } from '../runner/run-loop.js';
-import { specForStorage, type RunSpec } from '../runner/spec.js';
+import { metaForStorage, specForStorage, type RunSpec } from '../runner/spec.js';
 import { redactDeep, redactor, redactorOf, secretsOfProcess, type Redactor } from '../core/redact.js';
 import { dataDir, iterationLogPath, workspaceKey, workspaceLockPath } from '../store/paths.js';
 import type { Owner, Store } from '../store/index.js';
@@ -137,7 +137,7 @@ export class RunController {
           id: this.runId,
           agent: spec.agent.name,
           kind: program?.kind ?? 'prompt',
-          meta: program?.metadata() ?? {},
+          meta: metaForStorage(program?.metadata() ?? {}, redactor(this.options.env)),
           spec: specForStorage(spec, redactor(this.options.env)),
           workspace: this.workspace,
           worktree: this.options.worktree?.path ?? null,
@@ -149,6 +149,7 @@ export class RunController {
         resume = await this.claim(dir, owner);
         lastSeq = await store.lastEventSeq(this.runId);
       }
+      const storing = redactor(env);
       const recorder = createRecorder({
         store,
         runId: this.runId,
@@ -202,6 +203,7 @@ export class RunController {
             logPath: (id, n) => iterationLogPath(dir, id, n),
             ...(this.options.runIteration ? { runIteration: this.options.runIteration } : {}),
             ...recorder.deps,
+            onMetadata: (meta) => recorder.deps.onMetadata?.(metaForStorage(meta, storing)),
           },
           resume,
         );

@@ -70,11 +70,26 @@ export function specFromStorage(stored: RunSpec, env: Readonly<Record<string, st
   const command = stored.agent.command === null ? null : restoreArgv(stored.agent.command, env);
   const args = restoreArgv(stored.agent.args, env);
   const rest = restoreDeep({ ...stored, agent: { ...stored.agent, command: null, args: [] } }, env);
-  const missing = [...new Set([...(command?.missing ?? []), ...args.missing, ...rest.missing])];
-  if (missing.length > 0) {
-    throw new UserError(
-      `the run was stored without its secrets (${missing.join(', ')}): set ${missing.filter((m) => m !== 'an option value').join(', ') || 'them'} in the environment to resume, or start a new run (pass secrets to agents through environment variables, not options)`,
-    );
-  }
+  refuseMissing([...(command?.missing ?? []), ...args.missing, ...rest.missing]);
   return { ...rest.value, agent: { ...rest.value.agent, command: command?.argv ?? null, args: args.argv } };
+}
+
+/** A program's metadata as it may be stored (a workflow's message...): secrets of the environment redacted. */
+export function metaForStorage(meta: Record<string, unknown>, redact: Redactor): Record<string, unknown> {
+  return redactDeep(meta, redact);
+}
+
+/** Stored metadata made usable again (`[REDACTED:NAME]` -> $NAME); a UserError naming what cannot be put back. */
+export function metaFromStorage(meta: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>): Record<string, unknown> {
+  const restored = restoreDeep(meta, env);
+  refuseMissing(restored.missing);
+  return restored.value;
+}
+
+function refuseMissing(names: readonly string[]): void {
+  const missing = [...new Set(names)];
+  if (missing.length === 0) return;
+  throw new UserError(
+    `the run was stored without its secrets (${missing.join(', ')}): set ${missing.filter((m) => m !== 'an option value').join(', ') || 'them'} in the environment to resume, or start a new run (pass secrets to agents through environment variables, not options)`,
+  );
 }

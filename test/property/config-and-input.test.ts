@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { normaliseCost, normaliseUsage } from '../../src/agents/usage-guard.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig, sourced } from '../../src/config/load.js';
 import { SETTINGS } from '../../src/config/settings.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { formatDuration, formatElapsed, MAX_DURATION_MS, parseDuration } from '../../src/core/duration.js';
@@ -78,13 +78,15 @@ describe('configuration values', () => {
         const env: Record<string, string> = { XDG_CONFIG_HOME: join(dir, 'xdg') };
         const flags: Array<{ key: string; flag: string; raw: string }> = [];
         const text = typeof value === 'string' ? value : JSON.stringify(value);
-        if (where === 'file') writeFileSync(join(dir, 'ringmaster.yml'), stringify({ [setting.section]: { [setting.name]: value } }));
+        // Nested as the key is (manager.defaults.max_cost is manager: { defaults: { max_cost } }).
+        const nested = setting.path.reduceRight<unknown>((inner, part) => ({ [part]: inner }), value);
+        if (where === 'file') writeFileSync(join(dir, 'ringmaster.yml'), stringify(nested));
         else if (where === 'env') env[`RINGMASTER_${setting.key.replace(/\./g, '_').toUpperCase()}`] = text;
         else flags.push({ key: setting.key, flag: '--x', raw: text });
         try {
           const config = loadConfig(dir, env, flags);
-          const section: Record<string, unknown> = config.settings[setting.section];
-          const resolved = section[setting.name];
+          const resolved = sourced(config, setting).value;
+          expect(resolved).not.toBeUndefined();
           if (typeof resolved === 'number') expect(Number.isFinite(resolved) && resolved >= 0).toBe(true);
         } catch (error) {
           expect(error).toBeInstanceOf(ConfigError);
