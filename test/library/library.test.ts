@@ -19,7 +19,7 @@ it("import { runLoop, resolveRun } from 'ringmaster' runs a loop and reports its
     now: Date.now,
     newRunId: () => 'lib-run',
     sleep: abortableSleep,
-    env: process.env,
+    env: { ...process.env, RINGMASTER_HOME: join(ws.dir, 'home') },
     onEvent: (event) => types.push(event.type),
     signal: new AbortController().signal,
   });
