@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
 import { priceOverridesSchema, type PriceTable } from '../agents/pricing.js';
 import { SETTINGS, envName } from './settings.js';
+import { hooksSectionSchema, type HookCommands } from './hooks.js';
 
 /** Where a value came from, for `config show` and error messages. */
 export type Source = string;
@@ -27,11 +28,12 @@ export interface ProcedureDef {
   source: Source;
 }
 
-/** All layers merged: scalar settings by key, procedures by name, price overrides. */
+/** All layers merged: scalar settings by key, procedures by name, price overrides, task loop hooks. */
 export interface LoadedConfig {
   values: Map<string, Sourced<unknown>>;
   procedures: Map<string, ProcedureDef>;
   prices: PriceTable;
+  hooks: HookCommands;
   files: string[];
 }
 
@@ -58,7 +60,7 @@ export function workspaceConfigPath(cwd: string): string | null {
   return null;
 }
 
-const TOP_KEYS = new Set(['loop', 'agent', 'manager', 'server', 'procedures', 'prices']);
+const TOP_KEYS = new Set(['loop', 'agent', 'tasks', 'manager', 'server', 'procedures', 'prices', 'hooks']);
 const SETTING_KEYS = new Map(SETTINGS.map((s) => [s.key, s]));
 
 function readYamlFile(file: string): Record<string, unknown> {
@@ -104,6 +106,18 @@ function applyFile(file: string, into: LoadedConfig): void {
           defaultMaxIterations: parsed.data.default_max_iterations ?? null,
           source: file,
         });
+      }
+      continue;
+    }
+    if (section === 'hooks') {
+      const parsed = hooksSectionSchema.safeParse(body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const key = issue?.code === 'unrecognized_keys' ? `hooks.${issue.keys[0] ?? ''}` : `hooks.${issue?.path.join('.') ?? ''}`;
+        throw new ConfigError(file, key, issue?.code === 'unrecognized_keys' ? 'unknown hook (expected one of: task_start, iteration_start, action, iteration_end, task_end, anomaly)' : (issue?.message ?? 'invalid hook'));
+      }
+      for (const [event, command] of Object.entries(parsed.data)) {
+        if (command !== undefined) into.hooks[event as keyof HookCommands] = { command, source: file };
       }
       continue;
     }
@@ -154,7 +168,7 @@ function applyEnv(env: Readonly<Record<string, string | undefined>>, into: Loade
 
 /** Loads built-in defaults < global file < workspace file < env. Flags are applied by the caller. */
 export function loadConfig(cwd: string, env: Readonly<Record<string, string | undefined>>): LoadedConfig {
-  const config: LoadedConfig = { values: new Map(), procedures: new Map(), prices: {}, files: [] };
+  const config: LoadedConfig = { values: new Map(), procedures: new Map(), prices: {}, hooks: {}, files: [] };
   for (const setting of SETTINGS) config.values.set(setting.key, { value: setting.default, source: 'built-in' });
   const globalPath = globalConfigPath(env);
   if (existsSync(globalPath)) {

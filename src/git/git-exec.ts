@@ -33,8 +33,10 @@ const REPO_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_PREFIX', 'G
 
 /** Runs `git <args>` in `cwd`. Throws GitError on a non-zero exit not listed in okExitCodes. */
 export function git(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<GitOutput> {
-  const env: Record<string, string | undefined> = { ...process.env, GIT_TERMINAL_PROMPT: '0', ...options.env };
+  // The caller's own env wins (e.g. GIT_INDEX_FILE for a temporary index); the inherited one never leaks in.
+  const env: Record<string, string | undefined> = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
   for (const name of REPO_ENV) delete env[name];
+  Object.assign(env, options.env);
   return new Promise((resolve, reject) => {
     execFile('git', [...args], { cwd, env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (!error) {
