@@ -140,7 +140,7 @@ export function progressNotes(entries: readonly ProgressEntry[], taskId: string,
   for (const e of entries) {
     if (e.task_id !== taskId) continue;
     if (e.event === 'iteration') {
-      const parts = [e.outcome, e.result, e.note].filter((p): p is string => p !== null && p !== '');
+      const parts = [e.outcome, e.result, e.note].filter((p, i, all): p is string => p !== null && p !== '' && all.indexOf(p) === i);
       lines.push(`- iteration ${e.iteration}: ${clip(parts.join(' — '))}`);
     } else if (e.event === 'task_blocked') {
       lines.push(`- an earlier attempt was blocked and rolled back: ${e.reason}${e.failed_branch ? ` (its work is on branch ${e.failed_branch})` : ''}`);

@@ -42,6 +42,11 @@ export function lineAt(text: string, offset: number): number {
   return line;
 }
 
+/** 1-based column of an offset in `text`. */
+export function columnAt(text: string, offset: number): number {
+  return offset - text.lastIndexOf('\n', offset - 1);
+}
+
 /** The node at `path`, or the deepest existing node on the way (for pointing at a field in an error). */
 export function nearestNode(root: Node, path: JSONPath): Node {
   for (let n = path.length; n >= 0; n--) {

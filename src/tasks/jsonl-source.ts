@@ -1,7 +1,7 @@
 // tasks.jsonl (seed 003): one task object per line. Blank lines are allowed; a status change rewrites only
 // the `status` (and `blocker`) value of the task's own line.
 import { TaskFileError, fieldName } from './errors.js';
-import { parseJson, removeJsonProperty, setJsonProperty } from './json-edit.js';
+import { columnAt, parseJson, removeJsonProperty, setJsonProperty } from './json-edit.js';
 import { checkUniqueIds, readTracker, splitLines, writeTracker, type StatusChange, type TaskSource } from './source.js';
 import { taskFromObject, type Task } from './task.js';
 
@@ -12,7 +12,7 @@ export function parseTasksJsonl(text: string, name: string): Task[] {
     if (body.trim() === '') return;
     const line = index + 1;
     const parsed = parseJson(body);
-    if (!parsed.ok) throw new TaskFileError(name, line, null, parsed.problem);
+    if (!parsed.ok) throw new TaskFileError(name, line, null, `${parsed.problem} (column ${columnAt(body, parsed.offset)})`);
     if (parsed.root.type !== 'object') throw new TaskFileError(name, line, null, 'expected a JSON object (one task per line)');
     const result = taskFromObject(JSON.parse(body), tasks.length, line);
     if (!result.ok) throw new TaskFileError(name, line, fieldName(result.problem.path), result.problem.problem);

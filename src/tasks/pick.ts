@@ -136,6 +136,7 @@ export function explainSelection(tasks: readonly Task[], options: PickOptions): 
     const [, priority, created] = keys(options.priorityOrder);
     if (priority && priority(chosen, runnerUp) !== 0) reason = `${describePriority(chosen)}: the highest of the tasks that can run`;
     else if (created && created(chosen, runnerUp) !== 0) reason = `the oldest of the tasks with ${describePriority(chosen)} (created ${chosen.createdAt ?? ''})`;
+    else if (chosen.createdAt !== null) reason = `the oldest of the tasks with ${describePriority(chosen)} (created ${chosen.createdAt}), first in the file among them`;
     else reason = `first in the file among the tasks with ${describePriority(chosen)}`;
   }
   return { task: chosen, reason, others };

@@ -3,7 +3,7 @@
 // back only `passes`, `status` and `blocker` of the story that changed.
 import { z } from 'zod';
 import { TaskFileError, fieldName } from './errors.js';
-import { lineAt, nearestNode, parseJson, removeJsonProperty, setJsonProperty } from './json-edit.js';
+import { columnAt, lineAt, nearestNode, parseJson, removeJsonProperty, setJsonProperty } from './json-edit.js';
 import { checkUniqueIds, readTracker, writeTracker, type StatusChange, type TaskSource } from './source.js';
 import { TASK_STATUSES, completionSchema, normaliseCompletion, normaliseLimits, taskLimitsSchema, type Task } from './task.js';
 
@@ -33,7 +33,7 @@ function fail(text: string, name: string, root: Parameters<typeof nearestNode>[0
 /** Parses the text of a prd.json file; `name` is used in error messages. */
 export function parsePrd(text: string, name: string): Task[] {
   const parsed = parseJson(text);
-  if (!parsed.ok) throw new TaskFileError(name, lineAt(text, parsed.offset), null, parsed.problem);
+  if (!parsed.ok) throw new TaskFileError(name, lineAt(text, parsed.offset), null, `${parsed.problem} (column ${columnAt(text, parsed.offset)})`);
   const data = JSON.parse(text) as unknown;
   const stories = (data as { userStories?: unknown } | null)?.userStories;
   if (typeof data !== 'object' || data === null || Array.isArray(data) || !Array.isArray(stories)) {

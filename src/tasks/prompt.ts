@@ -99,7 +99,9 @@ function values(input: TaskPromptInput): Record<string, string> {
 /** The names a template may use. */
 export const TEMPLATE_NAMES: readonly string[] = Object.keys(values({ task: { id: '', title: '', description: '', status: 'pending', priority: null, createdAt: null, dependsOn: [], completion: { type: 'signal' }, limits: { maxIterations: null, maxRuntimeMs: null, maxCostUsd: null }, acceptance: [], blocker: null, order: 0, line: null }, iteration: 1, maxIterations: null, tracker: '', instructions: '', progress: '', learnings: '', feedback: '', signal: '' }));
 
-const SECTION = /\{\{#\s*([\w.]+)\s*\}\}([\s\S]*?)\{\{\/\s*\1\s*\}\}\n?/g;
+const SECTION = /\{\{#\s*([\w.]+)\s*\}\}([\s\S]*?)\{\{\/\s*\1\s*\}\}/g;
+/** A section tag alone on its line: the line (and its line end) disappears with it, as in mustache. */
+const STANDALONE = /^[ \t]*(\{\{[#/]\s*[\w.]+\s*\}\})[ \t]*\r?\n/gm;
 const VARIABLE = /\{\{\s*([\w.]+)\s*\}\}/g;
 
 /** Fills a template; `name` (the template file, or 'built-in template') is used in errors. */
@@ -110,7 +112,7 @@ export function renderTaskPrompt(template: string, input: TaskPromptInput, name 
     if (value === undefined) throw new UserError(`${name}: unknown placeholder {{${key}}} (known: ${Object.keys(vars).join(', ')})`);
     return value;
   };
-  const sections = template.replace(SECTION, (_all, key: string, body: string) => (check(key) === '' ? '' : body));
+  const sections = template.replace(STANDALONE, '$1').replace(SECTION, (_all, key: string, body: string) => (check(key) === '' ? '' : body));
   if (/\{\{[#/]/.test(sections)) throw new UserError(`${name}: a {{#section}} is not closed by its {{/section}}`);
   // Values are inserted in one pass: a placeholder inside a value (e.g. in the agent's notes) stays text.
   return sections.replace(VARIABLE, (_all, key: string) => check(key));

@@ -1,6 +1,7 @@
 // `ringmaster tasks`, `tasks next`, `tasks show ID`: read a workspace's task list (and its progress.jsonl);
 // nothing is written, no agent runs.
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { EXIT, UsageError, UserError } from '../../core/errors.js';
 import { loadConfig } from '../../config/load.js';
 import { PROGRESS_FILE, progressEntrySchema, progressNotes, readEntries, totalsByTask, type ProgressEntry, type TaskTotals } from '../../tasks/journal.js';
@@ -12,7 +13,6 @@ import { describeCompletion, type Task, type TaskLimits } from '../../tasks/task
 import type { CliIO, Command } from '../command.js';
 import { parseHistoryArgs } from './history-common.js';
 import { table, usd } from './history-format.js';
-import { workspaceFrom } from './run.js';
 
 const OPTIONS = {
   cwd: { type: 'string' },
@@ -152,7 +152,8 @@ async function tasks(args: string[], io: CliIO): Promise<number> {
   const [first, ...rest] = args;
   const sub = first === 'next' || first === 'show' || first === 'list' ? first : 'list';
   const { values, positionals } = parseHistoryArgs('tasks', sub === 'list' && first !== 'list' ? args : rest, OPTIONS);
-  const workspace = workspaceFrom(values, io);
+  const workspace = resolve(io.cwd, values.cwd ?? '.');
+  if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`--cwd: not a directory: ${workspace}`);
   const json = values.json === true;
   if (sub === 'show') {
     const [id, ...extra] = positionals;
