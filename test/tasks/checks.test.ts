@@ -74,7 +74,9 @@ describe('runCheck', () => {
     expect(interpreterFor('validate')).toEqual([]);
     script('skills/validate-task-001.ts', "const n: number = 2;\nimport { existsSync } from 'node:fs';\nif (!existsSync('out.txt')) { console.error('out.txt missing'); process.exit(n); }\n");
     const task = taskWith({ type: 'validate', script: './skills/validate-task-001.ts', timeoutMs: null });
-    expect(await runCheck(task, options())).toMatchObject({ passed: false, summary: 'validation script ./skills/validate-task-001.ts exited 2', output: expect.stringContaining('out.txt missing') });
+    const failed = await runCheck(task, options());
+    expect(failed).toMatchObject({ passed: false, summary: 'validation script ./skills/validate-task-001.ts exited 2' });
+    expect(failed?.output).toContain('out.txt missing');
     writeFileSync(join(ws.dir, 'out.txt'), 'x');
     expect((await runCheck(task, options()))?.passed).toBe(true);
     script('check.sh', 'test -f out.txt\n');

@@ -32,7 +32,8 @@ describe('parseTaskResult', () => {
     const two = '<ringmaster-result>{"status":"continue"}</ringmaster-result> later <ringmaster-result>{"status":"complete"}</ringmaster-result>';
     expect(parseTaskResult(two)).toMatchObject({ result: { status: 'complete' } });
     expect(parseTaskResult(`${two} <ringmaster-result>{oops}</ringmaster-result>`)).toMatchObject({ result: { status: 'complete' } });
-    expect(parseTaskResult('<ringmaster-result>{oops}</ringmaster-result>')).toEqual({ kind: 'invalid', problem: expect.stringMatching(/^the ringmaster-result block is not valid JSON \(/) });
+    const oops = parseTaskResult('<ringmaster-result>{oops}</ringmaster-result>');
+    expect(oops.kind === 'invalid' && oops.problem.startsWith('the ringmaster-result block is not valid JSON (')).toBe(true);
     expect(parseTaskResult('<ringmaster-result>{"status":"complete | continue | blocked | failed"}</ringmaster-result>')).toEqual({
       kind: 'invalid',
       problem: 'the ringmaster-result block: status must be continue, complete, blocked or failed, got "complete | continue | blocked | failed"',
