@@ -2,7 +2,7 @@
 // the `status` (and `blocker`) value of the task's own line.
 import { TaskFileError, fieldName } from './errors.js';
 import { columnAt, parseJson, removeJsonProperty, setJsonProperty } from './json-edit.js';
-import { checkUniqueIds, readTracker, splitLines, writeTracker, type StatusChange, type TaskSource } from './source.js';
+import { checkUniqueIds, fileSource, splitLines, type StatusChange, type TaskSource, type TrackerFormat } from './source.js';
 import { taskFromObject, type Task } from './task.js';
 
 /** Parses the text of a tasks.jsonl file; `name` is used in error messages. */
@@ -39,18 +39,10 @@ export function applyJsonlStatus(text: string, change: StatusChange, name: strin
   throw new TaskFileError(name, null, null, `no task with id '${change.id}'`);
 }
 
+/** The tasks.jsonl format (seed 003: higher priority first). */
+export const JSONL_FORMAT: TrackerFormat = { kind: 'jsonl', priorityOrder: 'higher_first', parse: parseTasksJsonl, apply: applyJsonlStatus };
+
 /** A tasks.jsonl file as a task source. */
 export function jsonlSource(path: string, name: string): TaskSource {
-  return {
-    kind: 'jsonl',
-    name,
-    path,
-    priorityOrder: 'higher_first',
-    async load() {
-      return parseTasksJsonl(await readTracker(path, name), name);
-    },
-    async setStatus(change) {
-      await writeTracker(path, applyJsonlStatus(await readTracker(path, name), change, name));
-    },
-  };
+  return fileSource(JSONL_FORMAT, path, name);
 }

@@ -4,7 +4,7 @@
 // otherwise the id is made from the title. A blocked item carries its reason in an HTML comment at the end
 // of its line, which renderers hide. A status change rewrites the mark (and that comment) and nothing else.
 import { TaskFileError } from './errors.js';
-import { checkUniqueIds, readTracker, splitLines, writeTracker, type StatusChange, type TaskSource } from './source.js';
+import { checkUniqueIds, fileSource, splitLines, type StatusChange, type TaskSource, type TrackerFormat } from './source.js';
 import type { Task, TaskStatus } from './task.js';
 
 const ITEM = /^(\s*)([-*+]|\d+[.)])(\s+)\[([ xX/!])\](\s+)(.*)$/;
@@ -125,18 +125,10 @@ export function applyChecklistStatus(text: string, change: StatusChange, name: s
   return lines.map((l) => l.body + l.eol).join('');
 }
 
+/** The markdown checklist format (file order). */
+export const CHECKLIST_FORMAT: TrackerFormat = { kind: 'markdown', priorityOrder: 'higher_first', parse: parseChecklist, apply: applyChecklistStatus };
+
 /** A markdown checklist file as a task source. */
 export function checklistSource(path: string, name: string): TaskSource {
-  return {
-    kind: 'markdown',
-    name,
-    path,
-    priorityOrder: 'higher_first',
-    async load() {
-      return parseChecklist(await readTracker(path, name), name);
-    },
-    async setStatus(change) {
-      await writeTracker(path, applyChecklistStatus(await readTracker(path, name), change, name));
-    },
-  };
+  return fileSource(CHECKLIST_FORMAT, path, name);
 }

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { TaskFileError, fieldName } from './errors.js';
 import { columnAt, lineAt, nearestNode, parseJson, removeJsonProperty, setJsonProperty } from './json-edit.js';
-import { checkUniqueIds, readTracker, writeTracker, type StatusChange, type TaskSource } from './source.js';
+import { checkUniqueIds, fileSource, type StatusChange, type TaskSource, type TrackerFormat } from './source.js';
 import { TASK_STATUSES, completionSchema, normaliseCompletion, normaliseLimits, taskLimitsSchema, type Task } from './task.js';
 
 const idSchema = z.union([z.string().trim().min(1, 'expected a non-empty id'), z.number().int()]).transform(String);
@@ -83,20 +83,10 @@ export function applyPrdStatus(text: string, change: StatusChange, name: string)
   return change.blocker === null ? removeJsonProperty(out, at, 'blocker') : setJsonProperty(out, at, 'blocker', change.blocker);
 }
 
+/** The prd.json format (Ralph's convention: priority 1 first). */
+export const PRD_FORMAT: TrackerFormat = { kind: 'prd', priorityOrder: 'lower_first', parse: parsePrd, apply: applyPrdStatus };
+
 /** A prd.json file as a task source. */
 export function prdSource(path: string, name: string): TaskSource {
-  return {
-    kind: 'prd',
-    name,
-    path,
-    priorityOrder: 'lower_first',
-    async load() {
-      return parsePrd(await readTracker(path, name), name);
-    },
-    async setStatus(change) {
-      const text = await readTracker(path, name);
-      parsePrd(text, name);
-      await writeTracker(path, applyPrdStatus(text, change, name));
-    },
-  };
+  return fileSource(PRD_FORMAT, path, name);
 }

@@ -29,6 +29,34 @@ export interface TaskSource {
   setStatus(change: StatusChange, signal?: AbortSignal): Promise<void>;
 }
 
+/** What a tracker file format provides: a parser and a status rewriter, both on text. */
+export interface TrackerFormat {
+  kind: Exclude<TaskSourceKind, 'command'>;
+  priorityOrder: TaskSource['priorityOrder'];
+  parse(text: string, name: string): Task[];
+  /** Returns the text with one status change applied; every other byte as it was. */
+  apply(text: string, change: StatusChange, name: string): string;
+}
+
+/** A tracker file as a task source: re-read on every load, rewritten through a rename on every change. */
+export function fileSource(format: TrackerFormat, path: string, name: string): TaskSource {
+  return {
+    kind: format.kind,
+    name,
+    path,
+    priorityOrder: format.priorityOrder,
+    async load() {
+      return format.parse(await readTracker(path, name), name);
+    },
+    async setStatus(change) {
+      const text = await readTracker(path, name);
+      // A file the agent broke is reported as such, not edited.
+      format.parse(text, name);
+      await writeTracker(path, format.apply(text, change, name));
+    },
+  };
+}
+
 /** Throws a TaskFileError for the first id used twice. */
 export function checkUniqueIds(tasks: readonly Task[], name: string): void {
   const seen = new Map<string, Task>();

@@ -8,27 +8,12 @@ import { checkFeedback, interpreterFor, runCheck, type CheckOptions } from '../.
 import { execBounded } from '../../src/tasks/exec.js';
 import type { Completion, Task } from '../../src/tasks/task.js';
 import { useWorkspace } from '../helpers/cli.js';
+import { makeTask } from './task-fixture.js';
 
 const ws = useWorkspace('unused\n');
 const node = process.execPath;
 
-function taskWith(completion: Completion): Task {
-  return {
-    id: 'T-1',
-    title: 'the task',
-    description: '',
-    status: 'in_progress',
-    priority: null,
-    createdAt: null,
-    dependsOn: [],
-    completion,
-    limits: { maxIterations: null, maxRuntimeMs: null, maxCostUsd: null },
-    acceptance: [],
-    blocker: null,
-    order: 0,
-    line: 1,
-  };
-}
+const taskWith = (completion: Completion): Task => makeTask('T-1', { title: 'the task', status: 'in_progress', completion, line: 1 });
 
 function options(extra: Partial<CheckOptions> = {}): CheckOptions {
   return { workspace: ws.dir, env: process.env, defaultTimeoutMs: 60_000, ...extra };

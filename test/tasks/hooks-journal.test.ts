@@ -19,24 +19,11 @@ import {
 } from '../../src/tasks/journal.js';
 import type { Task } from '../../src/tasks/task.js';
 import { useWorkspace } from '../helpers/cli.js';
+import { makeTask } from './task-fixture.js';
 
 const ws = useWorkspace('unused\n');
 
-const TASK: Task = {
-  id: 'RALPH-001',
-  title: 'first',
-  description: '',
-  status: 'in_progress',
-  priority: null,
-  createdAt: null,
-  dependsOn: [],
-  completion: { type: 'signal' },
-  limits: { maxIterations: null, maxRuntimeMs: null, maxCostUsd: null },
-  acceptance: [],
-  blocker: null,
-  order: 0,
-  line: 1,
-};
+const TASK: Task = makeTask('RALPH-001', { title: 'first', status: 'in_progress', line: 1 });
 
 const start: TaskHookEvent = { event: 'task_start', time: 1000, run_id: 'r1', task: taskRef(TASK) };
 

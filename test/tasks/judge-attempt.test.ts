@@ -8,14 +8,13 @@ import type { CheckOutcome } from '../../src/tasks/checks.js';
 import { judgeIteration, shouldRunCheck } from '../../src/tasks/judge.js';
 import { parseTaskResult } from '../../src/tasks/result.js';
 import type { Completion, Task } from '../../src/tasks/task.js';
+import { makeTask } from './task-fixture.js';
 
 function result(fields: Partial<IterationResult> = {}): IterationResult {
   return { exitCode: 0, exitSignal: null, successSignal: false, failureSignal: false, durationMs: 1000, usage: null, costUsd: 0.1, sessionId: null, model: null, errorKind: 'none', errorMessage: null, resetAtMs: null, ...fields };
 }
 
-function task(completion: Completion = { type: 'signal' }): Task {
-  return { id: 'T-1', title: 'the task', description: '', status: 'in_progress', priority: null, createdAt: null, dependsOn: [], completion, limits: { maxIterations: null, maxRuntimeMs: null, maxCostUsd: null }, acceptance: [], blocker: null, order: 0, line: 1 };
-}
+const task = (completion: Completion = { type: 'signal' }): Task => makeTask('T-1', { title: 'the task', status: 'in_progress', completion, line: 1 });
 
 const testTask = task({ type: 'test', command: 'npm test', timeoutMs: null });
 const failedCheck: CheckOutcome = { type: 'test', passed: false, summary: "test command 'npm test' exited 1", output: '1 failing\n', interrupted: false };

@@ -3,26 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { candidates, explainSelection, pickTask } from '../../src/tasks/pick.js';
 import type { Task } from '../../src/tasks/task.js';
+import { makeTask } from './task-fixture.js';
 
 let order = 0;
-function task(id: string, fields: Partial<Task> = {}): Task {
-  return {
-    id,
-    title: `title of ${id}`,
-    description: '',
-    status: 'pending',
-    priority: null,
-    createdAt: null,
-    dependsOn: [],
-    completion: { type: 'signal' },
-    limits: { maxIterations: null, maxRuntimeMs: null, maxCostUsd: null },
-    acceptance: [],
-    blocker: null,
-    order: order++,
-    line: null,
-    ...fields,
-  };
-}
+const task = (id: string, fields: Partial<Task> = {}): Task => makeTask(id, { order: order++, ...fields });
 
 const higher = { priorityOrder: 'higher_first' } as const;
 

@@ -6,6 +6,7 @@ import { DEFAULT_TASK_TEMPLATE, readTemplate, renderTaskPrompt, type TaskPromptI
 import { describeTaskResult, parseTaskResult } from '../../src/tasks/result.js';
 import type { Task } from '../../src/tasks/task.js';
 import { useWorkspace } from '../helpers/cli.js';
+import { makeTask } from './task-fixture.js';
 
 const ws = useWorkspace('unused\n');
 
@@ -61,21 +62,15 @@ describe('parseTaskResult', () => {
   });
 });
 
-const TASK: Task = {
-  id: 'RALPH-001',
+const TASK: Task = makeTask('RALPH-001', {
   title: 'Write the task schema',
   description: 'Describe every field.',
   status: 'in_progress',
   priority: 3,
-  createdAt: null,
-  dependsOn: [],
   completion: { type: 'file_exists', path: './specs/task-schema.md' },
-  limits: { maxIterations: null, maxRuntimeMs: null, maxCostUsd: null },
   acceptance: ['lists every field', 'has an example'],
-  blocker: null,
-  order: 0,
   line: 1,
-};
+});
 
 function input(overrides: Partial<TaskPromptInput> = {}): TaskPromptInput {
   return { task: TASK, iteration: 2, maxIterations: 10, tracker: 'tasks.jsonl', instructions: '', progress: '', learnings: '', feedback: '', signal: '<promise>COMPLETE</promise>', ...overrides };
