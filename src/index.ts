@@ -36,3 +36,17 @@ export type { Workflow, WorkflowStep, LoopSpec, WorkflowProblem } from './workfl
 export { createCompletionScanner, detectCompletion } from './core/completion.js';
 export { registerProgramKind, programForRun } from './manager/programs.js';
 export { registerBuiltInProgramKinds } from './manager/program-kinds.js';
+export { openTaskFile, findTaskFile, detectFormat, DEFAULT_TASK_FILES } from './tasks/open-source.js';
+export { commandSource } from './tasks/command-source.js';
+export type { CommandSourceOptions } from './tasks/command-source.js';
+export type { TaskSource, StatusChange } from './tasks/source.js';
+export type { Task, TaskStatus, Completion, TaskLimits } from './tasks/task.js';
+export { pickTask, explainSelection } from './tasks/pick.js';
+export type { Selection, PickOptions } from './tasks/pick.js';
+export { parseTaskResult, RESULT_TAG } from './tasks/result.js';
+export type { TaskResult, ParsedTaskResult } from './tasks/result.js';
+export { renderTaskPrompt, DEFAULT_TASK_TEMPLATE } from './tasks/prompt.js';
+export { runCheck } from './tasks/checks.js';
+export type { CheckOutcome } from './tasks/checks.js';
+export type { LoopHooks, TaskAction, Anomaly, TaskHookEvent } from './tasks/hooks.js';
+export { TaskFileError } from './tasks/errors.js';

@@ -74,4 +74,13 @@ it("import { prepareWorkflowRun, RunController } from 'ringmaster' runs a workfl
   } finally {
     await store.close();
   }
+it("the task pieces are importable from 'ringmaster': open a task file, pick the next task, read an answer", async () => {
+  const { openTaskFile, explainSelection, parseTaskResult, TaskFileError } = await import('ringmaster');
+  writeFileSync(join(ws.dir, 'tasks.jsonl'), '{"id":"A","title":"first","priority":1}\n{"id":"B","title":"second","priority":2}\n');
+  const source = await openTaskFile('tasks.jsonl', ws.dir);
+  const selection = explainSelection(await source.load(), { priorityOrder: source.priorityOrder });
+  expect([selection.task?.id, selection.reason]).toEqual(['B', 'priority 2: the highest of the tasks that can run']);
+  expect(parseTaskResult('<ringmaster-result>{"status":"blocked","blocker":"no key"}</ringmaster-result>')).toEqual({ kind: 'result', result: { status: 'blocked', blocker: 'no key' }, learnings: [] });
+  writeFileSync(join(ws.dir, 'tasks.jsonl'), '{"id":"A"}\n');
+  await expect(source.load()).rejects.toBeInstanceOf(TaskFileError);
 });
