@@ -129,6 +129,8 @@ export const SETTINGS: readonly SettingDef<unknown>[] = [
   def({ key: 'tasks.max_runtime_per_task', default: 1_800_000, description: 'time one task may use before it is blocked', parse: duration(true), format: fmtDuration }),
   def({ key: 'tasks.max_cost_per_task', default: 5, description: 'cost in USD one task may use before it is blocked', parse: money, format: (v: number | null) => (v === null ? 'none' : `$${v}`) }),
   def({ key: 'tasks.max_tasks', default: 50, description: 'tasks one run may start', parse: integer(1), format: String }),
+  def({ key: 'tasks.max_runtime', default: 14_400_000, description: 'wall-clock budget of a task run (unless loop.max_runtime is set)', parse: duration(true), format: fmtDuration }),
+  def({ key: 'tasks.max_cost', default: 50, description: 'cost budget of a task run in USD (unless loop.max_cost is set)', parse: money, format: (v: number | null) => (v === null ? 'none' : `$${v}`) }),
   def({ key: 'tasks.on_failure', default: 'continue', description: "after a task is blocked: 'continue' with the next task or 'stop' the run", parse: oneOf(['continue', 'stop'] as const), format: String }),
   def({ key: 'tasks.parallelism', default: 1, description: 'independent tasks run at once, each in its own git worktree', parse: integer(1), format: String }),
   def({ key: 'tasks.rollback_failed_iterations', default: false, description: "discard a failed iteration's file changes before the next iteration", parse: boolean, format: String }),

@@ -81,6 +81,11 @@ export interface DecideInput {
    * then the iteration counts as a success and the run goes on under its limits.
    */
   completionEnds?: 'run' | 'unit';
+  /**
+   * The program gave up the current unit after this iteration: a failure does not trip the failure
+   * threshold (the unit's own rules ended it) and no backoff follows (the next unit starts afresh).
+   */
+  unitEnded?: boolean;
 }
 
 /** Output of `decide`: the next state, the iteration's outcome and what to do next. */
@@ -95,7 +100,7 @@ export interface DecideOutput {
  * failure threshold (before max iterations: seed 001's "MaxIterations = 1 ... aborted if the iteration
  * fails and threshold is 1"), then iterations, runtime, cost, external stop.
  */
-export function decide({ state, result, limits, nowMs, stopRequested, completionEnds = 'run' }: DecideInput): DecideOutput {
+export function decide({ state, result, limits, nowMs, stopRequested, completionEnds = 'run', unitEnded = false }: DecideInput): DecideOutput {
   const outcome = classifyOutcome(result);
   const next: LoopState = {
     ...state,
@@ -124,7 +129,7 @@ export function decide({ state, result, limits, nowMs, stopRequested, completion
       }
       next.consecutiveFailures = state.consecutiveFailures + 1;
       next.consecutiveWaits = 0;
-      if (next.consecutiveFailures >= limits.failureThreshold) {
+      if (!unitEnded && next.consecutiveFailures >= limits.failureThreshold) {
         return { state: next, outcome, decision: stop('failure_threshold', 'failed') };
       }
       break;
@@ -144,6 +149,6 @@ export function decide({ state, result, limits, nowMs, stopRequested, completion
   }
   const limit = limitReached(next, limits, nowMs, stopRequested);
   if (limit) return { state: next, outcome, decision: limit };
-  const delayMs = limits.cooldownMs + (outcome === 'failure' ? backoffMs(next.consecutiveFailures, limits) : 0);
+  const delayMs = limits.cooldownMs + (outcome === 'failure' && !unitEnded ? backoffMs(next.consecutiveFailures, limits) : 0);
   return { state: next, outcome, decision: { kind: 'continue', delayMs } };
 }

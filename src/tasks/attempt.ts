@@ -19,6 +19,8 @@ export interface TaskAttempt {
   costUnknown: boolean;
   /** Time the agent spent on the task (sum of its iterations). */
   runtimeMs: number;
+  /** Failed iterations in a row (the run's failure threshold blocks the task when reached). */
+  consecutiveFailures: number;
   failureReasons: string[];
   failedChecks: CheckRecord[];
   learnings: string[];
@@ -28,7 +30,7 @@ export interface TaskAttempt {
 
 /** A fresh attempt at `task`. */
 export function startAttempt(runId: string, task: Pick<Task, 'id' | 'title'>, base: string | null): TaskAttempt {
-  return { runId, taskId: task.id, title: task.title, base, iterations: 0, costUsd: 0, costUnknown: false, runtimeMs: 0, failureReasons: [], failedChecks: [], learnings: [], feedback: '' };
+  return { runId, taskId: task.id, title: task.title, base, iterations: 0, costUsd: 0, costUnknown: false, runtimeMs: 0, consecutiveFailures: 0, failureReasons: [], failedChecks: [], learnings: [], feedback: '' };
 }
 
 /** The attempt after one more judged iteration. */
@@ -41,6 +43,7 @@ export function recordIteration(attempt: TaskAttempt, judged: TaskJudgement, che
     costUsd: attempt.costUsd + (cost ?? 0),
     costUnknown: attempt.costUnknown || cost === null,
     runtimeMs: attempt.runtimeMs + judged.result.durationMs,
+    consecutiveFailures: judged.kind === 'failure' ? attempt.consecutiveFailures + 1 : counts ? 0 : attempt.consecutiveFailures,
     failureReasons: judged.failureReason ? [...attempt.failureReasons, judged.failureReason] : attempt.failureReasons,
     failedChecks: check && !check.passed ? [...attempt.failedChecks, check] : attempt.failedChecks,
     learnings: [...attempt.learnings, ...judged.learnings],
@@ -114,6 +117,7 @@ export function attemptFromProgress(entries: readonly ProgressEntry[], runId: st
         costUsd: a.costUsd + (e.cost_usd ?? 0),
         costUnknown: a.costUnknown || e.cost_usd === null,
         runtimeMs: a.runtimeMs + e.duration_ms,
+        consecutiveFailures: e.outcome === 'failure' ? a.consecutiveFailures + 1 : counts ? 0 : a.consecutiveFailures,
         failureReasons: e.outcome === 'failure' && e.note ? [...a.failureReasons, e.note] : a.failureReasons,
         failedChecks: e.check && !e.check.passed ? [...a.failedChecks, e.check] : a.failedChecks,
       };

@@ -4,8 +4,7 @@
 // next iteration's prompt.
 import { access } from 'node:fs/promises';
 import { extname, isAbsolute, resolve } from 'node:path';
-import { splitCommandLine } from '../agents/command.js';
-import { displayArgv } from './display.js';
+import { quoteArgv, splitCommandLine } from '../agents/command.js';
 import { describeExit, execBounded } from './exec.js';
 import type { Completion, Task } from './task.js';
 
@@ -93,7 +92,7 @@ export async function runCheck(task: Task, options: CheckOptions): Promise<Check
         } catch (error) {
           return { type: 'test', passed: false, summary: `bad test command: ${(error as Error).message}`, output: '', interrupted: false };
         }
-        label = `test command '${displayArgv(argv)}'`;
+        label = `test command '${quoteArgv(argv)}'`;
       } else {
         if (!(await exists(at(completion.script)))) {
           return { type: 'validate', passed: false, summary: `validation script ${completion.script} not found`, output: '', interrupted: false };

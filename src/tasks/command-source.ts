@@ -3,7 +3,7 @@
 // Status changes go to a second program as `<status command...> <task id> <status>`, with the change as JSON
 // on stdin. Both commands are argv lists: a string is split like agent.command (quotes group words, a
 // backslash escapes, nothing is expanded); no shell runs unless the command itself is `sh -c '...'`.
-import { displayArgv } from './display.js';
+import { quoteArgv } from '../agents/command.js';
 import { TaskCommandError, TaskFileError, fieldName } from './errors.js';
 import { execBounded, failureText } from './exec.js';
 import { parseTasksJsonl } from './jsonl-source.js';
@@ -50,16 +50,16 @@ export function parseTaskListOutput(text: string, name: string): Task[] {
 
 /** A pair of commands as a task source. */
 export function commandSource(options: CommandSourceOptions): TaskSource {
-  const name = `output of '${displayArgv(options.list)}'`;
+  const name = `output of '${quoteArgv(options.list)}'`;
   return {
     kind: 'command',
-    name: displayArgv(options.list),
+    name: quoteArgv(options.list),
     path: null,
     priorityOrder: 'higher_first',
     async load(signal) {
       const result = await execBounded({ argv: options.list, cwd: options.cwd, env: options.env, timeoutMs: options.timeoutMs, signal, stdoutBytes: MAX_LIST_BYTES });
       if (result.reason !== 'exited' || result.exitCode !== 0) {
-        throw new TaskCommandError(failureText(`task command '${displayArgv(options.list)}'`, result, options.timeoutMs));
+        throw new TaskCommandError(failureText(`task command '${quoteArgv(options.list)}'`, result, options.timeoutMs));
       }
       return parseTaskListOutput(result.stdout, name);
     },
@@ -75,7 +75,7 @@ export function commandSource(options: CommandSourceOptions): TaskSource {
         signal,
       });
       if (result.reason !== 'exited' || result.exitCode !== 0) {
-        throw new TaskCommandError(failureText(`task status command '${displayArgv(argv)}'`, result, options.timeoutMs));
+        throw new TaskCommandError(failureText(`task status command '${quoteArgv(argv)}'`, result, options.timeoutMs));
       }
     },
   };

@@ -38,7 +38,7 @@ export const progressEntrySchema = z.discriminatedUnion('event', [
     cost_usd: z.number().nullable(),
     check: checkSchema.nullable(),
   }),
-  z.object({ ...base, event: z.literal('task_completed'), iterations: z.number().int(), cost_usd: z.number().nullable(), duration_ms: z.number(), commit: z.string().nullable() }),
+  z.object({ ...base, event: z.literal('task_completed'), iterations: z.number().int(), cost_usd: z.number().nullable(), duration_ms: z.number() }),
   z.object({
     ...base,
     event: z.literal('task_blocked'),

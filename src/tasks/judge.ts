@@ -57,10 +57,10 @@ export function judgeIteration(task: Task, result: IterationResult, answer: Pars
     failureReason: null,
     feedback: '',
   };
-  const failure = (message: string, feedback = ''): TaskJudgement => ({
+  const failure = (message: string, feedback = '', kind: IterationResult['errorKind'] = 'failure_signal'): TaskJudgement => ({
     ...base,
     kind: 'failure',
-    result: { ...result, successSignal: false, errorKind: result.errorKind === 'none' ? 'failure_signal' : result.errorKind, errorMessage: message },
+    result: { ...result, successSignal: false, errorKind: result.errorKind === 'none' ? kind : result.errorKind, errorMessage: message },
     note: message,
     failureReason: message,
     feedback,
@@ -86,6 +86,7 @@ export function judgeIteration(task: Task, result: IterationResult, answer: Pars
     return { ...base, kind: 'continue', result: { ...result, successSignal: false }, note: reason };
   }
   if (check.passed) return { ...base, kind: 'complete', result: { ...result, successSignal: true, failureSignal: false, errorKind: 'none', errorMessage: null }, note: check.summary };
-  if (claimed) return failure(`claimed complete, but ${check.summary}`, checkFeedback(check));
+  // The verify gate: a claimed completion the check rejects is a failed iteration (verify_failed).
+  if (claimed) return failure(`claimed complete, but ${check.summary}`, checkFeedback(check), 'verify_failed');
   return { ...base, kind: 'continue', result: { ...result, successSignal: false }, note: [reason, check.summary].filter((x) => x !== null).join('; '), feedback: checkFeedback(check) };
 }

@@ -67,7 +67,7 @@ describe('the verify gate', () => {
     const j = judgeIteration(testTask, result({ successSignal: true }), none, failedCheck);
     expect(j).toMatchObject({
       kind: 'failure',
-      result: { successSignal: false, errorKind: 'failure_signal', errorMessage: "claimed complete, but test command 'npm test' exited 1" },
+      result: { successSignal: false, errorKind: 'verify_failed', errorMessage: "claimed complete, but test command 'npm test' exited 1" },
       feedback: "test command 'npm test' exited 1. The end of its output:\n```\n1 failing\n```",
     });
   });
@@ -132,7 +132,7 @@ describe('attempt accounting', () => {
     expect(progress[1]).toEqual({ time: 'T', run_id: 'r1', task_id: 'T-1', event: 'iteration', iteration: 1, run_iteration: 5, outcome: 'failure', result: 'signal', note: "claimed complete, but test command 'npm test' exited 1", duration_ms: 1000, cost_usd: 0.1, check });
     expect(attemptFromProgress(progress, 'r1', 'T-1')).toEqual({ ...attempt, feedback: '' });
     expect(attemptFromProgress(progress, 'r2', 'T-1')).toBeNull();
-    expect(attemptFromProgress([...progress, { time: 'T', run_id: 'r1', task_id: 'T-1', event: 'task_completed', iterations: 2, cost_usd: 0.2, duration_ms: 2000, commit: null }], 'r1', 'T-1')).toBeNull();
+    expect(attemptFromProgress([...progress, { time: 'T', run_id: 'r1', task_id: 'T-1', event: 'task_completed', iterations: 2, cost_usd: 0.2, duration_ms: 2000 }], 'r1', 'T-1')).toBeNull();
   });
 });
 

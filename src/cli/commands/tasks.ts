@@ -13,6 +13,7 @@ import { describeCompletion, type Task, type TaskLimits } from '../../tasks/task
 import type { CliIO, Command } from '../command.js';
 import { parseHistoryArgs } from './history-common.js';
 import { table, usd } from './history-format.js';
+import { TASKS_RUN_USAGE } from './tasks-run-usage.js';
 
 const OPTIONS = {
   cwd: { type: 'string' },
@@ -150,6 +151,7 @@ function show(v: TaskView, id: string, io: CliIO, json: boolean): number {
 
 async function tasks(args: string[], io: CliIO): Promise<number> {
   const [first, ...rest] = args;
+  if (first === 'run') return (await import('./tasks-run.js')).tasksRun(rest, io);
   const sub = first === 'next' || first === 'show' || first === 'list' ? first : 'list';
   const { values, positionals } = parseHistoryArgs('tasks', sub === 'list' && first !== 'list' ? args : rest, OPTIONS);
   const workspace = resolve(io.cwd, values.cwd ?? '.');
@@ -170,11 +172,14 @@ async function tasks(args: string[], io: CliIO): Promise<number> {
 export const tasksCommand: Command = {
   name: 'tasks',
   usage: `Usage: ringmaster tasks [list|next|show ID] [--file FILE] [--cwd DIR] [--json]
+       ringmaster tasks run [FILE] [run options]
 
 Reads the workspace's task list (nothing is changed, no agent runs):
   ringmaster tasks            every task with its status, priority, iterations and cost so far
   ringmaster tasks next       the task a task run would start next, and why each other one would not
   ringmaster tasks show ID    one task: fields, completion check, limits, progress notes
+
+${TASKS_RUN_USAGE}
 
 The task list is FILE, else tasks.command, else tasks.file (ringmaster.yml), else the first of
 tasks.jsonl, prd.json, TODO.md in the workspace. The format is recognised from the file: tasks.jsonl
