@@ -62,7 +62,7 @@ export function attemptLimitReached(attempt: TaskAttempt, limits: TaskLimits): s
 }
 
 /** The progress.jsonl line of one task iteration. */
-export function iterationEntry(attempt: TaskAttempt, judged: TaskJudgement, check: CheckRecord | null, runIteration: number, time: string): ProgressEntry {
+export function iterationEntry(attempt: TaskAttempt, judged: TaskJudgement, check: CheckRecord | null, runIteration: number, time: string): Extract<ProgressEntry, { event: 'iteration' }> {
   return {
     time,
     run_id: attempt.runId,

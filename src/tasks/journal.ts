@@ -134,15 +134,24 @@ export function totalsByTask(entries: readonly ProgressEntry[]): Map<string, Tas
   return totals;
 }
 
+/** One iteration in words without repeating itself: 'continue: 2 tests left — test command exited 1'. */
+function iterationNote(e: Extract<ProgressEntry, { event: 'iteration' }>): string {
+  const result = e.result ?? '';
+  const head = result === '' ? e.outcome : result === e.outcome || result.startsWith(`${e.outcome}:`) ? result : `${e.outcome} — ${result}`;
+  // The note often starts with the reason the result already gave ('2 tests left; test command exited 1').
+  const reason = result.replace(/^\w+: /, '');
+  let note = e.note ?? '';
+  if (reason !== '' && note.startsWith(reason)) note = note.slice(reason.length).replace(/^;\s*/, '');
+  return note === '' || note === result ? head : `${head} — ${note}`;
+}
+
 /** The progress notes of a task's earlier iterations, for its prompt (the last `max`, one line each). */
 export function progressNotes(entries: readonly ProgressEntry[], taskId: string, max = 20): string {
   const lines: string[] = [];
   for (const e of entries) {
     if (e.task_id !== taskId) continue;
-    if (e.event === 'iteration') {
-      const parts = [e.outcome, e.result, e.note].filter((p, i, all): p is string => p !== null && p !== '' && all.indexOf(p) === i);
-      lines.push(`- iteration ${e.iteration}: ${clip(parts.join(' — '))}`);
-    } else if (e.event === 'task_blocked') {
+    if (e.event === 'iteration') lines.push(`- iteration ${e.iteration}: ${clip(iterationNote(e))}`);
+    else if (e.event === 'task_blocked') {
       lines.push(`- an earlier attempt was blocked and rolled back: ${e.reason}${e.failed_branch ? ` (its work is on branch ${e.failed_branch})` : ''}`);
     }
   }

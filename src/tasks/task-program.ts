@@ -235,11 +235,12 @@ export class TaskProgram implements LoopProgram {
     const attempt = recordIteration(current.attempt, judged, record);
     current.attempt = attempt;
     const trace: IterationTrace = { textDigest: textDigest(settled.text), filesTree: this.git ? (await snapshotWorkingState(ctx.workspace)).files : null };
+    const entry = iterationEntry(attempt, judged, record, settled.iteration, iso(ctx));
     if (judged.kind === 'failure' && this.o.settings.rollbackFailedIterations && current.snapshot) {
       await restoreWorkingState(ctx.workspace, current.snapshot);
+      entry.note = `${entry.note ?? 'failed'} (its file changes were discarded)`;
     }
-    const time = iso(ctx);
-    await appendEntries(join(ctx.workspace, PROGRESS_FILE), [iterationEntry(attempt, judged, record, settled.iteration, time)]);
+    await appendEntries(join(ctx.workspace, PROGRESS_FILE), [entry]);
     await this.hooks?.drain();
     const ref = taskRef(task);
     const result = judged.kind === 'waiting' || judged.kind === 'interrupted' ? null : answer.kind === 'result' ? answer.result : null;
