@@ -50,3 +50,12 @@ export { runCheck } from './tasks/checks.js';
 export type { CheckOutcome } from './tasks/checks.js';
 export type { LoopHooks, TaskAction, Anomaly, TaskHookEvent } from './tasks/hooks.js';
 export { TaskFileError } from './tasks/errors.js';
+export { createTaskProgram, TaskProgram } from './tasks/task-program.js';
+export type { TaskProgramOptions } from './tasks/task-program.js';
+export { taskSettingsFromConfig } from './tasks/run-settings.js';
+export type { TaskRunSettings, TaskSourceRef } from './tasks/run-settings.js';
+export { taskRunSpec } from './tasks/run-spec.js';
+export { resolveTaskSource } from './tasks/resolve-source.js';
+// Resuming a stored task run (RunController with mode 'claim') needs its program: this registers the kind.
+export { taskProgramForRun } from './tasks/program-kind.js';
+export { programForRun, registerProgramKind } from './manager/programs.js';

@@ -19,7 +19,7 @@ import { effectiveLimits } from './limits.js';
 import { explainSelection } from './pick.js';
 import { composeTaskPrompt } from './compose-task-prompt.js';
 import { parseTaskResult } from './result.js';
-import { storeSetup, type TaskRunSettings, type TaskSourceRef } from './run-settings.js';
+import { storeSetup, type StoredSetup, type TaskRunSettings, type TaskSourceRef } from './run-settings.js';
 import { EMPTY_TASK_RUN_STATE, taskRunMeta, type TaskRunState } from './run-state.js';
 import type { TaskSource } from './source.js';
 import { blockTask, completeTask, type TaskEndContext } from './task-end.js';
@@ -31,8 +31,8 @@ export interface TaskProgramOptions {
   /** The run's spec: workspace, instructions (prompt, context), signals, failure threshold, session reuse. */
   spec: RunSpec;
   source: TaskSource;
-  /** How the source is stored for resume. */
-  sourceRef: TaskSourceRef;
+  /** How the source is stored for resume; default: the source's file (a command source must say). */
+  sourceRef?: TaskSourceRef;
   settings: TaskRunSettings;
   env: Readonly<Record<string, string | undefined>>;
   /** Library callbacks (seed 003's LoopHooks). */
@@ -63,7 +63,7 @@ export function createTaskProgram(options: TaskProgramOptions): TaskProgram {
 export class TaskProgram implements LoopProgram {
   readonly kind = 'tasks';
   private readonly o: TaskProgramOptions;
-  private readonly setup;
+  private readonly setup: StoredSetup;
   private state: TaskRunState;
   private current: Current | null = null;
   private git = false;
@@ -72,7 +72,9 @@ export class TaskProgram implements LoopProgram {
 
   constructor(options: TaskProgramOptions) {
     this.o = options;
-    this.setup = storeSetup(options.sourceRef, options.settings);
+    const ref = options.sourceRef ?? (options.source.path === null ? null : { type: 'file' as const, path: options.source.path });
+    if (ref === null) throw new UserError('a task program over a command source needs its sourceRef (the commands), so that the run can be resumed');
+    this.setup = storeSetup(ref, options.settings);
     this.state = options.state ?? EMPTY_TASK_RUN_STATE;
   }
 
@@ -246,7 +248,8 @@ export class TaskProgram implements LoopProgram {
     const result = judged.kind === 'waiting' || judged.kind === 'interrupted' ? null : answer.kind === 'result' ? answer.result : null;
     const unitIteration = settled.step.unit?.iteration ?? attempt.iterations;
     await this.hooks?.fire({ event: 'iteration_end', time: ctx.now(), run_id: ctx.runId, task: ref, iteration: unitIteration, outcome: judged.kind, result }, task);
-    if (judged.kind !== 'waiting' && judged.kind !== 'interrupted') {
+    // A completing iteration that changed nothing is a check that the work was done, not a stall.
+    if (judged.kind !== 'waiting' && judged.kind !== 'interrupted' && judged.kind !== 'complete') {
       for (const anomaly of detectAnomalies(unitIteration, current.snapshot?.files ?? null, trace, current.previousTrace)) {
         ctx.emit({ type: 'task_anomaly', time: ctx.now(), task_id: task.id, iteration: settled.iteration, kind: anomaly.kind, message: anomaly.message });
         await this.hooks?.fire({ event: 'anomaly', time: ctx.now(), run_id: ctx.runId, task: ref, iteration: unitIteration, anomaly }, task);
