@@ -56,6 +56,6 @@ export { taskSettingsFromConfig } from './tasks/run-settings.js';
 export type { TaskRunSettings, TaskSourceRef } from './tasks/run-settings.js';
 export { taskRunSpec } from './tasks/run-spec.js';
 export { resolveTaskSource } from './tasks/resolve-source.js';
-// Resuming a stored task run (RunController with mode 'claim') needs its program: this registers the kind.
 export { taskProgramForRun } from './tasks/program-kind.js';
 export { programForRun, registerProgramKind } from './manager/programs.js';
+export { registerBuiltInProgramKinds } from './manager/program-kinds.js';

@@ -232,7 +232,6 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     const decided = decide({ state, result: settled.result, limits, nowMs: deps.now(), stopRequested: stopRequested(), completionEnds: settled.completionEnds, unitEnded: settled.unitEnded ?? false });
     state = decided.state;
     for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit })) emit(e);
-    for (const e of settled.events ?? []) emit(e);
     if (outcome.malformedLines > 0) {
       emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${outcome.malformedLines} malformed output line(s) from ${adapter.name} skipped (see ${logPath})` });
     }

@@ -1,7 +1,6 @@
 // Task runs as a kind of run: how a stored run of kind 'tasks' gets its program back (resume, a server
-// restart), from the setup and state stored in its metadata. Importing this module registers the kind.
+// restart), from the setup and state stored in its metadata (registered in manager/program-kinds.ts).
 import { UserError } from '../core/errors.js';
-import { registerProgramKind } from '../manager/programs.js';
 import type { RunSpec } from '../runner/spec.js';
 import type { RunRow } from '../store/index.js';
 import { openTaskSourceRef } from './resolve-source.js';
@@ -17,5 +16,3 @@ export async function taskProgramForRun(run: RunRow, spec: RunSpec, env: Readonl
   const source = await openTaskSourceRef(ref, spec.workspace, env);
   return createTaskProgram({ spec, source, sourceRef: ref, settings, env, state: taskRunStateFrom(parsed.data, run.id) });
 }
-
-registerProgramKind('tasks', (run, spec) => taskProgramForRun(run, spec));

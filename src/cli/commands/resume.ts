@@ -4,8 +4,6 @@ import { parseArgs } from 'node:util';
 import { EXIT, UsageError, UserError } from '../../core/errors.js';
 import { registerBuiltInProgramKinds } from '../../manager/program-kinds.js';
 import { programForRun } from '../../manager/programs.js';
-// Registers the kinds of run that resume can rebuild besides plain prompt loops.
-import '../../tasks/program-kind.js';
 import type { RunSpec } from '../../runner/spec.js';
 import type { CliIO, Command } from '../command.js';
 import { runInTerminal } from '../run-session.js';

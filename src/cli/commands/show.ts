@@ -1,8 +1,6 @@
 // `ringmaster show <run>`: one run's summary, its iterations table and its checkpoints.
 import { EXIT } from '../../core/errors.js';
 import { displayStatus } from '../../store/liveness.js';
-import type { RunRow } from '../../store/rows.js';
-import { taskRunSummary } from '../../tasks/run-state.js';
 import type { CliIO, Command } from '../command.js';
 import {
   HISTORY_OPTIONS,
@@ -17,6 +15,7 @@ import {
 } from './history-common.js';
 import { count, duration, localTime, table, usd, type Align } from './history-format.js';
 import { workflowLines } from './show-workflow.js';
+import { taskRunLines } from './show-tasks.js';
 
 async function show(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseHistoryArgs('show', args, { ...HISTORY_OPTIONS, events: { type: 'boolean' } });
@@ -44,13 +43,13 @@ async function show(args: string[], io: CliIO): Promise<number> {
     const lines = [
       `run ${run.id}: ${status}${run.stop_reason ? ` (${run.stop_reason})` : ''}`,
       `agent: ${run.agent}`,
-      ...kindLines(run),
       `workspace: ${run.workspace}`,
       ...(run.worktree ? [`worktree: ${run.worktree} (branch ${run.branch ?? '?'})`] : []),
       `started: ${localTime(run.created_at)}   ended: ${localTime(run.ended_at)}   runtime: ${duration(totals.runtime_ms)}`,
       `iterations: ${totals.iterations}   cost: ${usd(totals.cost_usd, totals.cost_unknown)}   tokens: ${totals.tokens_in} in / ${totals.tokens_out} out`,
       '',
       ...workflowLines(run),
+      ...taskRunLines(run),
     ];
     io.stdout.write(lines.join('\n') + '\n');
     if (iterations.length === 0) {
@@ -60,7 +59,6 @@ async function show(args: string[], io: CliIO): Promise<number> {
       const units = iterations.some((it) => it.unit_id !== null);
       const rows = iterations.map((it) => [
         String(it.number),
-        ...(units ? [it.unit_id ?? '-'] : []),
         it.status,
         it.exit_code === null ? (it.exit_signal ?? '-') : String(it.exit_code),
         duration(it.duration_ms),
@@ -74,7 +72,7 @@ async function show(args: string[], io: CliIO): Promise<number> {
       const align: Align[] = ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'left', 'left'];
       if (units) {
         rows.forEach((row, i) => row.splice(1, 0, iterations[i]?.unit_id ?? '-'));
-        headers.splice(1, 0, unitHeader(run.kind));
+        headers.splice(1, 0, run.kind === 'workflow' ? 'STEP' : run.kind === 'tasks' ? 'TASK' : 'UNIT');
         align.splice(1, 0, 'left');
       }
       io.stdout.write(table(headers, rows, align));
@@ -96,21 +94,6 @@ async function show(args: string[], io: CliIO): Promise<number> {
   } finally {
     await store.close();
   }
-}
-
-/** The column header of an iteration's unit: TASK in a task run. */
-function unitHeader(kind: string): string {
-  return kind === 'tasks' ? 'TASK' : kind === 'workflow' ? 'STEP' : 'UNIT';
-}
-
-/** What a run of another kind than a prompt loop adds to its summary: its kind, and a task run's tasks. */
-function kindLines(run: RunRow): string[] {
-  if (run.kind === 'prompt') return [];
-  const tasks = run.kind === 'tasks' ? taskRunSummary(run.meta) : null;
-  if (tasks === null) return [`kind: ${run.kind}`];
-  const list = (ids: string[]): string => (ids.length === 0 ? '-' : ids.join(', '));
-  const current = tasks.current === null ? '-' : `${tasks.current.id} (${tasks.current.iterations} iteration${tasks.current.iterations === 1 ? '' : 's'} so far)`;
-  return [`kind: tasks   done: ${list(tasks.done)}   blocked: ${list(tasks.blocked)}   in hand: ${current}`];
 }
 
 /** The `show` command. */
