@@ -124,4 +124,23 @@ set-up    done            -     0     -  Set up
 build-it  pending         -     0     -  Build it
 `);
   });
+
+  it('tasks run --dry-run prints the agent command and the first task\'s prompt; bad arguments are usage errors', async () => {
+    setup();
+    const dry = await run(['tasks', 'run', '--dry-run', '--agent-command', 'my-agent --fast', '--context', 'Use TypeScript.']);
+    expect(dry.stderr).toBe('');
+    expect(dry.code).toBe(0);
+    const [procedure, command, blank, title] = dry.stdout.split('\n');
+    expect([procedure, command, blank, title]).toEqual(['[DRY RUN] Procedure: tasks.jsonl', '[DRY RUN] Would execute with: my-agent --fast', '', '# Task RALPH-003: Validate']);
+    expect(dry.stdout).toContain('(iteration 1 of at most 3 on this task)');
+    expect(dry.stdout).toContain('## Instructions\nUse TypeScript.\n');
+    expect(dry.stdout).toContain('## Acceptance criteria\n- rejects bad input\n');
+    const extra = await run(['tasks', 'run', 'tasks.jsonl', 'more']);
+    expect([extra.code, extra.stderr]).toEqual([64, "ringmaster tasks: unexpected argument 'more' (see 'ringmaster tasks --help')\n"]);
+    const flag = await run(['tasks', 'run', '--bogus']);
+    expect([flag.code, flag.stderr]).toEqual([64, "ringmaster tasks: Unknown option '--bogus' (see 'ringmaster tasks --help')\n"]);
+    writeFileSync(join(ws.dir, 'done.jsonl'), '{"id":"X","title":"x","status":"done"}\n');
+    const nothing = await run(['tasks', 'run', 'done.jsonl', '--dry-run']);
+    expect([nothing.code, nothing.stderr]).toEqual([64, 'ringmaster tasks: no task to run: every task is done\n']);
+  });
 });
