@@ -132,7 +132,7 @@ export const SETTINGS: readonly SettingDef<unknown>[] = [
   def({ key: 'tasks.max_runtime', default: 14_400_000, description: 'wall-clock budget of a task run (unless loop.max_runtime is set)', parse: duration(true), format: fmtDuration }),
   def({ key: 'tasks.max_cost', default: 50, description: 'cost budget of a task run in USD (unless loop.max_cost is set)', parse: money, format: (v: number | null) => (v === null ? 'none' : `$${v}`) }),
   def({ key: 'tasks.on_failure', default: 'continue', description: "after a task is blocked: 'continue' with the next task or 'stop' the run", parse: oneOf(['continue', 'stop'] as const), format: String }),
-  def({ key: 'tasks.parallelism', default: 1, description: 'independent tasks run at once, each in its own git worktree', parse: integer(1), format: String }),
+  def({ key: 'tasks.parallelism', default: 1, description: 'independent tasks at once, each in its own git worktree (not implemented yet: above 1 is a warning)', parse: integer(1), format: String }),
   def({ key: 'tasks.rollback_failed_iterations', default: false, description: "discard a failed iteration's file changes before the next iteration", parse: boolean, format: String }),
   def({ key: 'tasks.check_timeout', default: 600_000, description: 'time limit of a test command or validation script', parse: duration(false), format: fmtDuration }),
   def({ key: 'tasks.hook_timeout', default: 10_000, description: 'time limit of one hook command', parse: duration(false), format: fmtDuration }),

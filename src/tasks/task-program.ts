@@ -139,6 +139,7 @@ export class TaskProgram implements LoopProgram {
     const { settings, env } = this.o;
     this.git = await isGitRepo(ctx.workspace);
     if (!this.git) ctx.emit({ type: 'warning', time: ctx.now(), message: `${ctx.workspace} is not a git repository: tasks are not committed and a blocked task is not rolled back` });
+    if (settings.parallelism > 1) ctx.emit({ type: 'warning', time: ctx.now(), message: `tasks.parallelism is ${settings.parallelism}, but parallel task runs are not implemented yet (docs/tasks.md#parallelism): tasks run one at a time` });
     this.hooks = createHookRunner({
       commands: settings.hooks,
       callbacks: this.o.callbacks ?? null,

@@ -61,7 +61,8 @@ export const runsCommand: Command = {
   usage: `Usage: ringmaster runs [--cwd DIR | --all] [--limit N] [--json]
 
 Lists the runs of this workspace (every workspace's with --all), newest first: status, stop reason,
-iterations, cost and where the run works (its worktree and branch with --worktree). Runs are recorded in
+iterations, cost and where the run works (its worktree and branch with --worktree); when task runs are listed,
+a KIND column shows each run's kind and the task a task run has in hand. Runs are recorded in
 the data directory ($RINGMASTER_HOME, default ~/.local/share/ringmaster), never in the workspace.
 A run whose process is gone while it was running shows as 'orphaned': resume or stop it.
 

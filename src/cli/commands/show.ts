@@ -103,6 +103,8 @@ export const showCommand: Command = {
 
 <run> is a run id or a unique prefix of one (see 'ringmaster runs').
 
+A task run also shows the tasks it completed, blocked and has in hand, and which task each iteration was for.
+
   --events     also list the run's events in order (with --json: an "events" array)
   --cwd DIR    workspace directory (default: the current directory)
   --json       print {"run": {...}, "iterations": [{"number", "status", "exit_code", "duration_ms",
