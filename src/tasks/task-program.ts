@@ -78,11 +78,6 @@ export class TaskProgram implements LoopProgram {
     this.state = options.state ?? EMPTY_TASK_RUN_STATE;
   }
 
-  /** The task being worked on, if any (for displays). */
-  get currentTaskId(): string | null {
-    return this.current?.task.id ?? this.state.current?.taskId ?? null;
-  }
-
   metadata(): Record<string, unknown> {
     return taskRunMeta(this.setup, { ...this.state, current: this.current?.attempt ?? this.state.current });
   }
