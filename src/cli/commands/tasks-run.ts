@@ -5,7 +5,7 @@ import { getAdapter } from '../../agents/registry.js';
 import { UsageError } from '../../core/errors.js';
 import { newRunId } from '../../core/ids.js';
 import { resolveRun } from '../../config/resolve.js';
-import { createWorktree } from '../../git/index.js';
+import { placeInWorktree } from '../../manager/worktree-run.js';
 import type { RunSpec } from '../../runner/spec.js';
 import { composeTaskPrompt } from '../../tasks/compose-task-prompt.js';
 import { effectiveLimits } from '../../tasks/limits.js';
@@ -53,12 +53,10 @@ export async function tasksRun(args: string[], io: CliIO): Promise<number> {
   let worktree: { path: string; branch: string } | null = null;
   let runSource = source;
   if (values.worktree) {
-    const created = await createWorktree(workspace, runId);
+    const created = await placeInWorktree(workspace, runId, spec);
     worktree = { path: created.path, branch: created.branch };
-    spec.workspace = created.workdir;
-    if (spec.prompt.kind === 'file') spec.prompt = { kind: 'file', path: join(created.workdir, relative(workspace, spec.prompt.path)) };
-    ref = intoWorktree(ref, workspace, created.workdir);
-    runSource = await openTaskSourceRef(ref, created.workdir, io.env);
+    ref = intoWorktree(ref, workspace, spec.workspace);
+    runSource = await openTaskSourceRef(ref, spec.workspace, io.env);
     if (!values.json) io.stdout.write(`Worktree: ${created.path} (branch ${created.branch})${created.sourceDirty ? ' — uncommitted changes of your checkout are not in it' : ''}\n`);
   }
   const program = createTaskProgram({ spec, source: runSource, sourceRef: ref, settings, env: io.env });
