@@ -8,6 +8,7 @@ import { agentPidPath } from '../../src/store/paths.js';
 import { killGroup } from '../helpers/crash.js';
 import { BIN } from '../helpers/cli.js';
 import { sh } from '../git/git-repo.js';
+import { startTestServer } from '../server/harness.js';
 import { events, iterations, ofType, tasksJsonl, useTaskWorkspaces, type TaskWorkspace } from './task-run-harness.js';
 
 const workspace = useTaskWorkspaces();
@@ -89,4 +90,29 @@ it('ringmaster stop in the middle of a task, then resume: the same task continue
   expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'stopped', stop_reason: 'user_stop', iterations: 2 });
   expect(ws.read('tasks.jsonl')).toContain('"status":"in_progress"');
   await resumeAndCheck(ws, run.runId);
+});
+
+it('a stopped task run resumed through the server (POST /api/runs/:id/resume) continues the same task', { timeout: 90_000 }, async () => {
+  const ws = setup();
+  const run = await startAtGate(ws);
+  expect((await ws.cli(['stop', run.runId])).code).toBe(0);
+  expect(await run.closed).toBe(130);
+  ws.openGate('A', 2);
+  const t = await startTestServer({ home: ws.home });
+  try {
+    expect((await t.request(`/api/runs/${run.runId}/resume`, { method: 'POST' })).body).toMatchObject({ answer: 'accepted' });
+    let status = '';
+    while (!['completed', 'failed', 'stopped'].includes(status)) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = ((await t.request(`/api/runs/${run.runId}`)).body as { run: { status: string } }).run.status;
+    }
+    expect(status).toBe('completed');
+  } finally {
+    await t.stop();
+  }
+  const rows = await ws.cli(['show', run.runId, '--json']);
+  const shown = JSON.parse(rows.stdout) as { run: { stop_reason: string; meta: { done: string[] } }; iterations: Array<{ number: number; unit_id: string; status: string }> };
+  expect(shown.run).toMatchObject({ stop_reason: 'success_signal', meta: { done: ['A', 'B'] } });
+  expect(shown.iterations.map((i) => [i.number, i.unit_id, i.status])).toEqual([[1, 'A', 'success'], [2, 'A', 'interrupted'], [3, 'A', 'complete'], [4, 'B', 'complete']]);
+  expect(ws.subjects()).toEqual(['[ringmaster] B: after', '[ringmaster] A: two parts', 'initial']);
 });
