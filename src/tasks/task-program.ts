@@ -23,7 +23,7 @@ import { storeSetup, type StoredSetup, type TaskRunSettings, type TaskSourceRef 
 import { EMPTY_TASK_RUN_STATE, taskRunMeta, type TaskRunState } from './run-state.js';
 import type { TaskSource } from './source.js';
 import { blockTask, completeTask, type TaskEndContext } from './task-end.js';
-import { beginTask } from './task-git.js';
+import { beginTask, commitTask } from './task-git.js';
 import type { Task, TaskLimits } from './task.js';
 
 /** What a task program is made of. */
@@ -148,6 +148,15 @@ export class TaskProgram implements LoopProgram {
     if (resumed === null) return null;
     this.state = { ...this.state, current: null };
     const task = (await this.load(ctx)).find((t) => t.id === resumed.taskId);
+    if (task?.status === 'done' && this.git) {
+      // Marked done when the run stopped, before its commit: the task's work is committed now.
+      const commit = await commitTask(ctx.workspace, task);
+      if (commit.committed) {
+        this.state = { ...this.state, done: [...this.state.done, task.id] };
+        ctx.emit({ type: 'warning', time: ctx.now(), message: `task ${task.id} was done when the run stopped; its work is committed now (${commit.sha ?? ''})` });
+        return null;
+      }
+    }
     if (!task || task.status === 'done' || task.status === 'blocked') {
       ctx.emit({ type: 'warning', time: ctx.now(), message: `task ${resumed.taskId}, in progress when the run stopped, is ${task ? task.status : 'no longer in the task list'}: going on with the next task` });
       return null;
