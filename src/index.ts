@@ -57,5 +57,3 @@ export type { TaskRunSettings, TaskSourceRef } from './tasks/run-settings.js';
 export { taskRunSpec } from './tasks/run-spec.js';
 export { resolveTaskSource } from './tasks/resolve-source.js';
 export { taskProgramForRun } from './tasks/program-kind.js';
-export { programForRun, registerProgramKind } from './manager/programs.js';
-export { registerBuiltInProgramKinds } from './manager/program-kinds.js';

@@ -74,6 +74,8 @@ it("import { prepareWorkflowRun, RunController } from 'ringmaster' runs a workfl
   } finally {
     await store.close();
   }
+});
+
 it("the task pieces are importable from 'ringmaster': open a task file, pick the next task, read an answer", async () => {
   const { openTaskFile, explainSelection, parseTaskResult, TaskFileError } = await import('ringmaster');
   writeFileSync(join(ws.dir, 'tasks.jsonl'), '{"id":"A","title":"first","priority":1}\n{"id":"B","title":"second","priority":2}\n');
