@@ -56,4 +56,6 @@ export { taskSettingsFromConfig } from './tasks/run-settings.js';
 export type { TaskRunSettings, TaskSourceRef } from './tasks/run-settings.js';
 export { taskRunSpec } from './tasks/run-spec.js';
 export { resolveTaskSource } from './tasks/resolve-source.js';
+export { prepareTaskRun } from './tasks/start.js';
+export type { TaskRunRequest, PreparedTaskRun } from './tasks/start.js';
 export { taskProgramForRun } from './tasks/program-kind.js';

@@ -87,19 +87,15 @@ it("the task pieces are importable from 'ringmaster': open a task file, pick the
   await expect(source.load()).rejects.toBeInstanceOf(TaskFileError);
 });
 
-it("a task run from the library: createTaskProgram with LoopHooks callbacks, driven by a RunController", async () => {
-  const { RunController, openStore, resolveRun, createTaskProgram, taskSettingsFromConfig, taskRunSpec, openTaskFile } = await import('ringmaster');
+it("a task run from the library: prepareTaskRun with LoopHooks callbacks, driven by a RunController", async () => {
+  const { RunController, openStore, prepareTaskRun } = await import('ringmaster');
   writeFileSync(join(ws.dir, 'tasks.jsonl'), '{"id":"A","title":"first","priority":2}\n{"id":"B","title":"second","priority":1}\n');
   const env = { RINGMASTER_HOME: join(ws.dir, 'home'), RINGMASTER_LOOP_BACKOFF: '0s' };
-  const flags = { settings: [{ key: 'agent.command', flag: '--agent-command', raw: planAgent('complete') }] };
-  const { spec, config } = resolveRun(ws.dir, env, flags);
-  const source = await openTaskFile('tasks.jsonl', ws.dir);
   const seen: string[] = [];
-  const program = createTaskProgram({
-    spec: taskRunSpec(spec, config, flags, source.name),
-    source,
-    settings: taskSettingsFromConfig(config),
+  const { spec, program } = await prepareTaskRun({
+    workspace: ws.dir,
     env,
+    flags: { settings: [{ key: 'agent.command', flag: '--agent-command', raw: planAgent('complete') }] },
     callbacks: {
       onTaskStart: (task) => void seen.push(`start ${task.id}`),
       onIterationStart: (task, n) => void seen.push(`iteration ${task.id} ${n}`),
@@ -109,8 +105,7 @@ it("a task run from the library: createTaskProgram with LoopHooks callbacks, dri
   });
   const store = await openStore({ env });
   try {
-    const controller = new RunController({ store, env, runId: 'lib-tasks', spec: taskRunSpec(spec, config, flags, source.name), workspace: ws.dir, mode: 'create', program });
-    const summary = await controller.run();
+    const summary = await new RunController({ store, env, runId: 'lib-tasks', spec, workspace: ws.dir, mode: 'create', program }).run();
     expect(summary).toMatchObject({ status: 'completed', stopReason: 'success_signal', message: 'every task is done (2 done and 0 blocked by this run)' });
     expect(seen).toEqual(['start A', 'iteration A 1', 'end A 1', 'task end A true', 'start B', 'iteration B 1', 'end B 1', 'task end B true']);
     expect((await store.listIterations('lib-tasks')).map((r) => [r.number, r.unit_id, r.status])).toEqual([[1, 'A', 'complete'], [2, 'B', 'complete']]);
