@@ -18,6 +18,7 @@ import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, Ite
 import { importLegacyDatabase } from './sqlite-import.js';
 import { runWhere } from './sqlite-run-filter.js';
 import { migrate } from './sqlite-migrate.js';
+import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import { queryStats, queryTotals } from './sqlite-queries.js';
 import type {
   ClaimResult,
@@ -55,7 +56,9 @@ export class SqliteStore implements Store {
   private readonly statements = new Map<string, StatementSync>();
 
   /** Opens (creating if needed) the database at `path` and applies pending migrations. */
-  constructor(readonly path: string, options: { now?: () => number } = {}) {
+  private checkpointer: Checkpointer | null = null;
+
+  constructor(readonly path: string, options: { now?: () => number; backgroundCheckpoints?: boolean } = {}) {
     this.db = new DatabaseSync(path);
     try {
       this.db.exec('PRAGMA busy_timeout = 5000');
@@ -63,6 +66,7 @@ export class SqliteStore implements Store {
       this.db.exec('PRAGMA synchronous = NORMAL');
       this.db.exec('PRAGMA foreign_keys = ON');
       migrate(this.db, path, (options.now ?? Date.now)());
+      if (options.backgroundCheckpoints) this.startBackgroundCheckpoints();
     } catch (error) {
       this.db.close();
       throw error;
@@ -310,6 +314,21 @@ export class SqliteStore implements Store {
     return eventRowSchema.parse(row);
   }
 
+  async appendEvents(events: readonly (NewEvent & { seq: number })[]): Promise<void> {
+    if (events.length === 0) return;
+    this.tx(() => {
+      const insert = this.q('INSERT INTO events (run_id, seq, at, type, iteration, payload_json) VALUES (:run_id, :seq, :at, :type, :iteration, :payload)');
+      for (const event of events) {
+        try {
+          insert.run({ run_id: event.run_id, seq: event.seq, at: event.at, type: event.type, iteration: event.iteration ?? null, payload: JSON.stringify(event.payload ?? null) });
+        } catch (error) {
+          if (String((error as Error).message).includes('UNIQUE')) throw new StoreError(`appendEvents: run ${event.run_id} already has event ${event.seq}`, { cause: error });
+          throw error;
+        }
+      }
+    });
+  }
+
   async lastEventSeq(runId: string): Promise<number> {
     const row = this.q('SELECT COALESCE(MAX(seq), 0) AS seq FROM events WHERE run_id = :runId').get({ runId }) as { seq: number };
     return row.seq;
@@ -421,7 +440,15 @@ export class SqliteStore implements Store {
     return queryStats(this.db, options.runId ?? null, options.workspace ?? null);
   }
 
+  /** Checkpoints move to a worker thread (a busy server's writes never wait for them). */
+  private startBackgroundCheckpoints(): void {
+    this.checkpointer = startCheckpointer(this.path);
+    if (this.checkpointer) this.db.exec('PRAGMA wal_autocheckpoint = 0');
+  }
+
   async close(): Promise<void> {
+    await this.checkpointer?.stop();
+    this.checkpointer = null;
     if (this.db.isOpen) this.db.close();
   }
 

@@ -36,7 +36,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const loopback = isLoopbackHost(host);
   const home = dataDir(io.env);
   const token = resolveServerToken(io.env, home, !loopback, values['new-token'] === true);
-  const store = await openStore({ env: io.env });
+  const store = await openStore({ env: io.env, backgroundCheckpoints: true });
   const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${message}\n`);
   let server;
   try {
