@@ -1,0 +1,134 @@
+// The new-run form: its fields (the options of `ringmaster run`), their validation with the CLI's own
+// setting parsers (so the messages are the CLI's, word for word), and the request body it sends.
+import { SETTINGS } from '../../../src/config/settings.js';
+import type { CreateRun } from '../api/api-types.js';
+
+/** Where the prompt comes from (one of the three, like --prompt / --prompt-file / --procedure). */
+export type PromptKind = 'text' | 'file' | 'procedure';
+
+/** The form's fields, as typed. Empty string = not given (the server's configuration decides). */
+export interface NewRunForm {
+  workspace: string;
+  promptKind: PromptKind;
+  prompt: string;
+  promptFile: string;
+  procedure: string;
+  context: string;
+  agent: string;
+  agentCommand: string;
+  model: string;
+  maxIterations: string;
+  unlimited: boolean;
+  maxRuntime: string;
+  maxCost: string;
+  failureThreshold: string;
+  cooldown: string;
+  idleTimeout: string;
+  iterationTimeout: string;
+  checkpointInterval: string;
+  worktree: boolean;
+}
+
+/** A blank form. */
+export const EMPTY_FORM: NewRunForm = {
+  workspace: '',
+  promptKind: 'text',
+  prompt: '',
+  promptFile: '',
+  procedure: '',
+  context: '',
+  agent: '',
+  agentCommand: '',
+  model: '',
+  maxIterations: '',
+  unlimited: false,
+  maxRuntime: '',
+  maxCost: '',
+  failureThreshold: '',
+  cooldown: '',
+  idleTimeout: '',
+  iterationTimeout: '',
+  checkpointInterval: '',
+  worktree: false,
+};
+
+/** Field name -> the message to show under it. */
+export type FormErrors = Partial<Record<keyof NewRunForm, string>>;
+
+/** The result of validating the form: a request body, or the messages to show. */
+export type Validated = { ok: true; body: CreateRun } | { ok: false; errors: FormErrors };
+
+const settingByFlag = new Map(SETTINGS.flatMap((s) => (s.flag === undefined ? [] : [[s.flag, s] as const])));
+
+/** Checks one value with the setting of a `ringmaster run` flag; returns the CLI's message on failure. */
+function check(flag: string, raw: string): string | null {
+  const setting = settingByFlag.get(flag);
+  if (setting === undefined) throw new Error(`no setting for ${flag}`);
+  const parsed = setting.parse(raw);
+  return parsed.ok ? null : `flag ${flag}: ${setting.key}: ${parsed.problem}`;
+}
+
+/** Validates the form like `ringmaster run` validates its flags, and builds the POST /api/runs body. */
+export function validateNewRun(form: NewRunForm): Validated {
+  const errors: FormErrors = {};
+  const body: CreateRun = { workspace: form.workspace.trim() };
+  if (body.workspace === '') errors.workspace = 'a workspace directory is required';
+
+  if (form.promptKind === 'text') {
+    if (form.prompt.trim() === '') errors.prompt = 'the prompt is empty';
+    else body.prompt = form.prompt;
+  } else if (form.promptKind === 'file') {
+    if (form.promptFile.trim() !== '') {
+      const problem = check('--prompt-file', form.promptFile);
+      if (problem) errors.promptFile = problem;
+      else body.prompt_file = form.promptFile.trim();
+    }
+  } else if (form.procedure.trim() === '') {
+    errors.procedure = '--procedure: choose a procedure';
+  } else {
+    body.procedure = form.procedure.trim();
+  }
+  if (form.context.trim() !== '') body.context = form.context;
+
+  const text: Array<[keyof NewRunForm, string, 'agent' | 'agent_command' | 'model' | 'max_runtime' | 'max_cost' | 'cooldown' | 'idle_timeout' | 'iteration_timeout']> = [
+    ['agent', '--agent', 'agent'],
+    ['agentCommand', '--agent-command', 'agent_command'],
+    ['model', '--model', 'model'],
+    ['maxRuntime', '--max-runtime', 'max_runtime'],
+    ['maxCost', '--max-cost', 'max_cost'],
+    ['cooldown', '--cooldown', 'cooldown'],
+    ['idleTimeout', '--idle-timeout', 'idle_timeout'],
+    ['iterationTimeout', '--iteration-timeout', 'iteration_timeout'],
+  ];
+  for (const [field, flag, key] of text) {
+    const raw = (form[field] as string).trim();
+    if (raw === '') continue;
+    const problem = check(flag, raw);
+    if (problem) errors[field] = problem;
+    else body[key] = raw;
+  }
+
+  const whole: Array<[keyof NewRunForm, string, 'failure_threshold' | 'checkpoint_interval']> = [
+    ['failureThreshold', '--failure-threshold', 'failure_threshold'],
+    ['checkpointInterval', '--checkpoint-interval', 'checkpoint_interval'],
+  ];
+  for (const [field, flag, key] of whole) {
+    const raw = (form[field] as string).trim();
+    if (raw === '') continue;
+    const problem = check(flag, raw);
+    if (problem) errors[field] = problem;
+    else body[key] = Number(raw);
+  }
+
+  // The form disables the iteration count while "unlimited" is checked, so only one of them is sent.
+  if (form.unlimited) {
+    body.unlimited = true;
+  } else if (form.maxIterations.trim() !== '') {
+    const raw = form.maxIterations.trim();
+    const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isInteger(n) || n < 1) errors.maxIterations = `--max-iterations: expected a whole number of at least 1, got "${form.maxIterations}"`;
+    else body.max_iterations = n;
+  }
+  if (form.worktree) body.worktree = true;
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, body };
+}

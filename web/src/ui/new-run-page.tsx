@@ -1,0 +1,164 @@
+// The new-run form: the options of `ringmaster run`, checked as the CLI checks them before anything is
+// sent, then by the server (whose message is shown as is). Empty fields leave the server's defaults.
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import { Link, useLocation } from 'wouter';
+import { AGENT_NAMES, type CreateRun } from '../api/api-types.js';
+import { createRun } from '../api/client.js';
+import { EMPTY_FORM, validateNewRun, type FormErrors, type NewRunForm } from '../lib/new-run.js';
+
+function Field({ label, name, errors, hint, children }: { label: string; name: keyof NewRunForm; errors: FormErrors; hint?: string; children: ReactNode }) {
+  const error = errors[name];
+  return (
+    <div className={`field${error ? ' invalid' : ''}`}>
+      <label htmlFor={`f-${name}`}>{label}</label>
+      {children}
+      {hint && !error && <small className="muted">{hint}</small>}
+      {error && (
+        <small className="error" id={`e-${name}`} data-testid={`error-${name}`}>
+          {error}
+        </small>
+      )}
+    </div>
+  );
+}
+
+/** The new-run page (`/new`). */
+export default function NewRunPage() {
+  const [form, setForm] = useState<NewRunForm>(EMPTY_FORM);
+  const [errors, setErrors] = useState<FormErrors>({});
+  const [, navigate] = useLocation();
+  const queryClient = useQueryClient();
+  const create = useMutation({
+    mutationFn: (body: CreateRun) => createRun(body),
+    onSuccess: async (created) => {
+      await queryClient.invalidateQueries({ queryKey: ['runs'] });
+      navigate(`/runs/${encodeURIComponent(created.id)}`);
+    },
+  });
+  const set = <K extends keyof NewRunForm>(key: K, value: NewRunForm[K]) => setForm((f) => ({ ...f, [key]: value }));
+  const text = (name: keyof NewRunForm, props: { placeholder?: string; type?: string } = {}) => (
+    <input
+      id={`f-${name}`}
+      name={name}
+      type={props.type ?? 'text'}
+      placeholder={props.placeholder}
+      value={form[name] as string}
+      onChange={(e) => set(name, e.target.value as never)}
+      aria-invalid={errors[name] ? true : undefined}
+      aria-describedby={errors[name] ? `e-${name}` : undefined}
+    />
+  );
+
+  return (
+    <form
+      className="new-run"
+      data-testid="new-run"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        const result = validateNewRun(form);
+        setErrors(result.ok ? {} : result.errors);
+        if (result.ok) create.mutate(result.body);
+      }}
+    >
+      <h1>New run</h1>
+      <Field label="Workspace (directory on the server's machine)" name="workspace" errors={errors}>
+        {text('workspace', { placeholder: '/home/me/project' })}
+      </Field>
+      <fieldset>
+        <legend>Prompt</legend>
+        <div className="radios" role="radiogroup">
+          {(['text', 'file', 'procedure'] as const).map((kind) => (
+            <label key={kind}>
+              <input type="radio" name="promptKind" value={kind} checked={form.promptKind === kind} onChange={() => set('promptKind', kind)} /> {kind === 'text' ? 'text (--prompt)' : kind === 'file' ? 'file (--prompt-file)' : 'procedure (--procedure)'}
+            </label>
+          ))}
+        </div>
+        {form.promptKind === 'text' && (
+          <Field label="Prompt" name="prompt" errors={errors}>
+            <textarea id="f-prompt" name="prompt" rows={6} value={form.prompt} onChange={(e) => set('prompt', e.target.value)} aria-invalid={errors.prompt ? true : undefined} />
+          </Field>
+        )}
+        {form.promptKind === 'file' && (
+          <Field label="Prompt file" name="promptFile" errors={errors} hint="relative to the workspace; re-read every iteration (default PROMPT.md)">
+            {text('promptFile', { placeholder: 'PROMPT.md' })}
+          </Field>
+        )}
+        {form.promptKind === 'procedure' && (
+          <Field label="Procedure" name="procedure" errors={errors} hint="bootstrap, plan, build, or one defined in the workspace's config">
+            {text('procedure', { placeholder: 'build' })}
+          </Field>
+        )}
+        <Field label="Extra context (--context)" name="context" errors={errors}>
+          <textarea id="f-context" name="context" rows={2} value={form.context} onChange={(e) => set('context', e.target.value)} />
+        </Field>
+      </fieldset>
+      <fieldset>
+        <legend>Agent</legend>
+        <Field label="Agent (--agent)" name="agent" errors={errors}>
+          <select id="f-agent" name="agent" value={form.agent} onChange={(e) => set('agent', e.target.value)}>
+            <option value="">server default</option>
+            {AGENT_NAMES.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
+          </select>
+        </Field>
+        {form.agent === 'command' && (
+          <Field label="Agent command (--agent-command)" name="agentCommand" errors={errors}>
+            {text('agentCommand', { placeholder: 'my-agent --fast' })}
+          </Field>
+        )}
+        <Field label="Model (--model)" name="model" errors={errors}>
+          {text('model')}
+        </Field>
+      </fieldset>
+      <fieldset className="limits">
+        <legend>Limits</legend>
+        <Field label="Max iterations" name="maxIterations" errors={errors}>
+          <input id="f-maxIterations" name="maxIterations" inputMode="numeric" value={form.maxIterations} disabled={form.unlimited} onChange={(e) => set('maxIterations', e.target.value)} aria-invalid={errors.maxIterations ? true : undefined} />
+          <label className="inline">
+            <input type="checkbox" checked={form.unlimited} onChange={(e) => set('unlimited', e.target.checked)} /> unlimited
+          </label>
+        </Field>
+        <Field label="Max runtime" name="maxRuntime" errors={errors} hint="90s, 5m, 4h, 1h30m">
+          {text('maxRuntime', { placeholder: '4h' })}
+        </Field>
+        <Field label="Max cost (USD)" name="maxCost" errors={errors}>
+          {text('maxCost', { placeholder: '20' })}
+        </Field>
+        <Field label="Failure threshold" name="failureThreshold" errors={errors} hint="consecutive failed iterations before the run aborts">
+          {text('failureThreshold', { placeholder: '3' })}
+        </Field>
+        <Field label="Cooldown" name="cooldown" errors={errors}>
+          {text('cooldown', { placeholder: '0s' })}
+        </Field>
+        <Field label="Idle timeout" name="idleTimeout" errors={errors}>
+          {text('idleTimeout', { placeholder: '30m' })}
+        </Field>
+        <Field label="Iteration timeout" name="iterationTimeout" errors={errors}>
+          {text('iterationTimeout', { placeholder: 'none' })}
+        </Field>
+        <Field label="Checkpoint interval" name="checkpointInterval" errors={errors} hint="git checkpoint every N iterations, 0 = off">
+          {text('checkpointInterval', { placeholder: '5' })}
+        </Field>
+      </fieldset>
+      <label className="inline">
+        <input type="checkbox" checked={form.worktree} onChange={(e) => set('worktree', e.target.checked)} /> run in a fresh git worktree (--worktree)
+      </label>
+      {create.isError && (
+        <p className="error" role="alert" data-testid="server-error">
+          {create.error.message}
+        </p>
+      )}
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={create.isPending}>
+          {create.isPending ? 'Starting…' : 'Start run'}
+        </button>
+        <Link href="/">Cancel</Link>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,91 @@
+// One run on the board: where and what, agent and model, iteration k/N, elapsed, cost against budget,
+// the tool in use and the last line of output, a countdown while it waits for a usage limit.
+import { memo } from 'react';
+import { Link } from 'wouter';
+import type { RunSummary } from '../api/api-types.js';
+import { countdown, elapsed, title, usd } from '../lib/format.js';
+import { fraction, liveRuntime, stateLabel } from '../lib/runtime.js';
+import { useNow } from './clock.js';
+import { useRunNow } from './live.js';
+
+/** The last path segment of a workspace. */
+export function baseName(path: string): string {
+  return path.replace(/\/+$/, '').split('/').pop() || path;
+}
+
+function Meter({ value, label }: { value: number | null; label: string }) {
+  if (value === null) return null;
+  return <progress className="meter" value={value} max={1} aria-label={label} />;
+}
+
+function Ticking({ run, fetchedAt }: { run: RunSummary; fetchedAt: number }) {
+  const now = useNow();
+  return (
+    <>
+      <span title="elapsed runtime">{elapsed(liveRuntime(run, fetchedAt, now))}</span>
+      {run.status === 'waiting' && run.waiting_until !== null && (
+        <span className="countdown" data-testid="countdown" title="usage limit resets in">
+          resets in {countdown(run.waiting_until, now)}
+        </span>
+      )}
+    </>
+  );
+}
+
+function NowLine({ runId }: { runId: string }) {
+  const now = useRunNow(runId);
+  if (!now) return null;
+  return (
+    <>
+      {now.tool !== null && (
+        <div className="card-tool" data-testid="card-tool">
+          ⚙ {now.tool}
+        </div>
+      )}
+      {now.lastLine !== '' && (
+        <div className="card-line" data-testid="card-line">
+          {now.lastLine}
+        </div>
+      )}
+    </>
+  );
+}
+
+/** A run card. `selected` is the keyboard selection. */
+export const RunCard = memo(function RunCard({ run, fetchedAt, selected }: { run: RunSummary; fetchedAt: number; selected: boolean }) {
+  const label = stateLabel(run);
+  const active = run.status === 'running' || run.status === 'waiting' || run.status === 'paused' || run.status === 'pending';
+  const ticking = run.status === 'running' || run.status === 'waiting';
+  return (
+    <Link href={`/runs/${encodeURIComponent(run.id)}`} className={`card status-${run.status}${selected ? ' selected' : ''}`} data-testid="run-card" data-run-id={run.id} data-state={label} aria-current={selected ? 'true' : undefined}>
+      <div className="card-head">
+        <span className="card-workspace" title={run.workspace}>
+          {baseName(run.workspace)}
+        </span>
+        <span className={`badge badge-${label}`}>{label}</span>
+      </div>
+      <div className="card-title" title={run.label}>
+        {title(run.label) || run.id}
+      </div>
+      <div className="card-meta muted">
+        {run.agent}
+        {run.model ? ` · ${run.model}` : ''} · {run.id}
+      </div>
+      <div className="card-row">
+        <span>
+          iteration {run.iterations}
+          {run.max_iterations === null ? '' : `/${run.max_iterations}`}
+        </span>
+        {ticking ? <Ticking run={run} fetchedAt={fetchedAt} /> : <span title="runtime">{elapsed(run.runtime_ms)}</span>}
+      </div>
+      <Meter value={fraction(run.iterations, run.max_iterations)} label="iterations used" />
+      <div className="card-row">
+        <span title="cost so far">{usd(run.cost_usd, run.cost_unknown)}</span>
+        <span className="muted">{run.max_cost_usd === null ? 'no budget' : `of ${usd(run.max_cost_usd)}`}</span>
+      </div>
+      <Meter value={fraction(run.cost_usd, run.max_cost_usd)} label="budget used" />
+      {run.stop_reason !== null && !active && <div className="muted">{run.stop_reason.replace(/_/g, ' ')}</div>}
+      {active && <NowLine runId={run.id} />}
+    </Link>
+  );
+});
