@@ -90,35 +90,28 @@ export function validateNewRun(form: NewRunForm): Validated {
   }
   if (form.context.trim() !== '') body.context = form.context;
 
-  const text: Array<[keyof NewRunForm, string, 'agent' | 'agent_command' | 'model' | 'max_runtime' | 'max_cost' | 'cooldown' | 'idle_timeout' | 'iteration_timeout']> = [
-    ['agent', '--agent', 'agent'],
-    ['agentCommand', '--agent-command', 'agent_command'],
-    ['model', '--model', 'model'],
-    ['maxRuntime', '--max-runtime', 'max_runtime'],
-    ['maxCost', '--max-cost', 'max_cost'],
-    ['cooldown', '--cooldown', 'cooldown'],
-    ['idleTimeout', '--idle-timeout', 'idle_timeout'],
-    ['iterationTimeout', '--iteration-timeout', 'iteration_timeout'],
+  // Flags whose value is sent as typed (the server parses it the same way) or as a whole number.
+  const flags: Array<[keyof NewRunForm, string, keyof CreateRun, 'text' | 'number']> = [
+    ['agent', '--agent', 'agent', 'text'],
+    ['agentCommand', '--agent-command', 'agent_command', 'text'],
+    ['model', '--model', 'model', 'text'],
+    ['maxRuntime', '--max-runtime', 'max_runtime', 'text'],
+    ['maxCost', '--max-cost', 'max_cost', 'text'],
+    ['cooldown', '--cooldown', 'cooldown', 'text'],
+    ['idleTimeout', '--idle-timeout', 'idle_timeout', 'text'],
+    ['iterationTimeout', '--iteration-timeout', 'iteration_timeout', 'text'],
+    ['failureThreshold', '--failure-threshold', 'failure_threshold', 'number'],
+    ['checkpointInterval', '--checkpoint-interval', 'checkpoint_interval', 'number'],
   ];
-  for (const [field, flag, key] of text) {
+  const values: Record<string, string | number> = {};
+  for (const [field, flag, key, type] of flags) {
     const raw = (form[field] as string).trim();
     if (raw === '') continue;
     const problem = check(flag, raw);
     if (problem) errors[field] = problem;
-    else body[key] = raw;
+    else values[key] = type === 'number' ? Number(raw) : raw;
   }
-
-  const whole: Array<[keyof NewRunForm, string, 'failure_threshold' | 'checkpoint_interval']> = [
-    ['failureThreshold', '--failure-threshold', 'failure_threshold'],
-    ['checkpointInterval', '--checkpoint-interval', 'checkpoint_interval'],
-  ];
-  for (const [field, flag, key] of whole) {
-    const raw = (form[field] as string).trim();
-    if (raw === '') continue;
-    const problem = check(flag, raw);
-    if (problem) errors[field] = problem;
-    else body[key] = Number(raw);
-  }
+  Object.assign(body, values);
 
   // The form disables the iteration count while "unlimited" is checked, so only one of them is sent.
   if (form.unlimited) {

@@ -1,15 +1,10 @@
 // A confirmation for controls that destroy work (stop, roll back): a modal <dialog> with the consequence spelled out.
-import { useEffect, useRef, type ReactNode } from 'react';
+import { type ReactNode } from 'react';
+import { useModal } from './use-modal.js';
 
 /** A modal asking to confirm `action`. */
 export function ConfirmDialog({ open, title, children, action, onConfirm, onCancel }: { open: boolean; title: string; children: ReactNode; action: string; onConfirm: () => void; onCancel: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
+  const ref = useModal(open);
   return (
     <dialog ref={ref} className="dialog" onClose={onCancel} aria-labelledby="confirm-title" data-testid="confirm">
       <h2 id="confirm-title">{title}</h2>

@@ -27,22 +27,29 @@ function Plot({ chart, theme }: { chart: Chart; theme: string }) {
     if (!el) return;
     const text = css('--text');
     const grid = css('--border');
-    const money = (_: uPlot, values: number[]) => values.map((v) => `$${v.toFixed(v < 1 ? 2 : 0)}`);
+    const money = (_: uPlot, values: number[]) => values.map((v) => `$${Number.isInteger(v) ? v : v.toFixed(v < 0.1 ? 3 : 2)}`);
     const bars = uPlot.paths.bars?.({ size: [0.6, 40] });
+    const last = columns.x.at(-1) ?? 1;
     const options: uPlot.Options = {
       width: Math.max(280, el.clientWidth),
       height: 260,
-      scales: { x: { time: false }, $: { auto: true, range: (_u, min, max) => [0, Math.max(max, min, 0.01) * 1.1] } },
+      scales: {
+        x: { time: false, range: () => [0.5, last + 0.5] },
+        // Cumulative, budget and projection on the left axis; each iteration's own cost on the right one.
+        total: { auto: true, range: (_u, min, max) => [0, Math.max(max, min, 0.01) * 1.1] },
+        each: { auto: true, range: (_u, min, max) => [0, Math.max(max, min, 0.001) * 1.25] },
+      },
       axes: [
         { stroke: text, grid: { stroke: grid, width: 1 }, label: 'iteration' },
-        { scale: '$', stroke: text, grid: { stroke: grid, width: 1 }, values: money, size: 60 },
+        { scale: 'total', stroke: text, grid: { stroke: grid, width: 1 }, values: money, size: 64, label: 'total' },
+        { scale: 'each', side: 1, stroke: css('--accent'), grid: { show: false }, values: money, size: 64, label: 'per iteration' },
       ],
       series: [
         { label: 'iteration' },
-        { label: 'cost', scale: '$', stroke: css('--accent'), fill: css('--accent-soft'), paths: bars, points: { show: false } },
-        { label: 'cumulative', scale: '$', stroke: css('--ok'), width: 2 },
-        { label: 'budget', scale: '$', stroke: css('--danger'), dash: [6, 4], width: 1.5, points: { show: false } },
-        { label: 'projected', scale: '$', stroke: css('--ok'), dash: [3, 5], width: 2, spanGaps: true, points: { show: false } },
+        { label: 'cost', scale: 'each', stroke: css('--accent'), fill: css('--accent-soft'), paths: bars, points: { show: false } },
+        { label: 'cumulative', scale: 'total', stroke: css('--ok'), width: 2 },
+        { label: 'budget', scale: 'total', stroke: css('--danger'), dash: [6, 4], width: 1.5, points: { show: false } },
+        { label: 'projected', scale: 'total', stroke: css('--ok'), dash: [3, 5], width: 2, spanGaps: true, points: { show: false } },
       ],
       legend: { show: true },
     };

@@ -1,16 +1,10 @@
 // The keyboard shortcuts overlay (`?`).
-import { useEffect, useRef } from 'react';
 import { SHORTCUTS } from '../lib/shortcuts.js';
+import { useModal } from './use-modal.js';
 
 /** A modal listing every shortcut. */
 export function HelpDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
+  const ref = useModal(open);
   return (
     <dialog ref={ref} onClose={onClose} className="dialog" aria-labelledby="help-title">
       <h2 id="help-title">Keyboard shortcuts</h2>

@@ -7,6 +7,17 @@ import { AGENT_NAMES, type CreateRun } from '../api/api-types.js';
 import { createRun } from '../api/client.js';
 import { EMPTY_FORM, validateNewRun, type FormErrors, type NewRunForm } from '../lib/new-run.js';
 
+/** The limit fields after max iterations: name, label, placeholder (an example value), hint. */
+const LIMIT_FIELDS: ReadonlyArray<[keyof NewRunForm, string, string, string | undefined]> = [
+  ['maxRuntime', 'Max runtime', '4h', '90s, 5m, 4h, 1h30m'],
+  ['maxCost', 'Max cost (USD)', '20', undefined],
+  ['failureThreshold', 'Failure threshold', '3', 'consecutive failed iterations before the run aborts'],
+  ['cooldown', 'Cooldown', '0s', undefined],
+  ['idleTimeout', 'Idle timeout', '30m', undefined],
+  ['iterationTimeout', 'Iteration timeout', 'none', undefined],
+  ['checkpointInterval', 'Checkpoint interval', '5', 'git checkpoint every N iterations, 0 = off'],
+];
+
 function Field({ label, name, errors, hint, children }: { label: string; name: keyof NewRunForm; errors: FormErrors; hint?: string; children: ReactNode }) {
   const error = errors[name];
   return (
@@ -123,27 +134,11 @@ export default function NewRunPage() {
             <input type="checkbox" checked={form.unlimited} onChange={(e) => set('unlimited', e.target.checked)} /> unlimited
           </label>
         </Field>
-        <Field label="Max runtime" name="maxRuntime" errors={errors} hint="90s, 5m, 4h, 1h30m">
-          {text('maxRuntime', { placeholder: '4h' })}
-        </Field>
-        <Field label="Max cost (USD)" name="maxCost" errors={errors}>
-          {text('maxCost', { placeholder: '20' })}
-        </Field>
-        <Field label="Failure threshold" name="failureThreshold" errors={errors} hint="consecutive failed iterations before the run aborts">
-          {text('failureThreshold', { placeholder: '3' })}
-        </Field>
-        <Field label="Cooldown" name="cooldown" errors={errors}>
-          {text('cooldown', { placeholder: '0s' })}
-        </Field>
-        <Field label="Idle timeout" name="idleTimeout" errors={errors}>
-          {text('idleTimeout', { placeholder: '30m' })}
-        </Field>
-        <Field label="Iteration timeout" name="iterationTimeout" errors={errors}>
-          {text('iterationTimeout', { placeholder: 'none' })}
-        </Field>
-        <Field label="Checkpoint interval" name="checkpointInterval" errors={errors} hint="git checkpoint every N iterations, 0 = off">
-          {text('checkpointInterval', { placeholder: '5' })}
-        </Field>
+        {LIMIT_FIELDS.map(([name, label, placeholder, hint]) => (
+          <Field key={name} label={label} name={name} errors={errors} hint={hint}>
+            {text(name, { placeholder })}
+          </Field>
+        ))}
       </fieldset>
       <label className="inline">
         <input type="checkbox" checked={form.worktree} onChange={(e) => set('worktree', e.target.checked)} /> run in a fresh git worktree (--worktree)

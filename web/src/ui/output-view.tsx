@@ -91,18 +91,19 @@ export function OutputView({ runId, iteration, live, handle }: { runId: string; 
   }, [version, follow.following]);
 
   const [query, setQuery] = useState('');
-  const [matchAt, setMatchAt] = useState(0);
+  // Index of the current hit among the matches; -1 until the user steps to one.
+  const [matchAt, setMatchAt] = useState(-1);
   const [searched, setSearched] = useState<{ query: string; version: number }>({ query: '', version: 0 });
   // Searching 100,000 rows on every chunk would cost more than it shows: the hits refresh when the query
   // changes or the user steps to the next hit.
   const matches = useMemo(() => log.search(searched.query), [log, searched]);
-  const current = matches.length === 0 ? -1 : (matches[Math.min(matchAt, matches.length - 1)] ?? -1);
+  const current = matches.length === 0 || matchAt < 0 ? -1 : (matches[Math.min(matchAt, matches.length - 1)] ?? -1);
   const step = (delta: number) => {
     const fresh = { query, version };
     setSearched(fresh);
     const hits = log.search(query);
     if (hits.length === 0) return;
-    const next = (matchAt + delta + hits.length) % hits.length;
+    const next = matchAt < 0 ? (delta > 0 ? 0 : hits.length - 1) : (matchAt + delta + hits.length) % hits.length;
     setMatchAt(next);
     setFollow((s) => onLeave(s));
     virtualizer.scrollToIndex(hits[next] ?? 0, { align: 'center' });
@@ -124,7 +125,7 @@ export function OutputView({ runId, iteration, live, handle }: { runId: string; 
           value={query}
           onChange={(e) => {
             setQuery(e.target.value);
-            setMatchAt(0);
+            setMatchAt(-1);
             setSearched({ query: e.target.value, version });
           }}
           onKeyDown={(e) => {
@@ -134,7 +135,7 @@ export function OutputView({ runId, iteration, live, handle }: { runId: string; 
         />
         {searched.query.trim() !== '' && (
           <span className="muted" data-testid="search-count">
-            {matches.length === 0 ? 'no match' : `${Math.min(matchAt, matches.length - 1) + 1} of ${matches.length}`}
+            {matches.length === 0 ? 'no match' : matchAt < 0 ? `${matches.length} matches` : `${Math.min(matchAt, matches.length - 1) + 1} of ${matches.length}`}
           </span>
         )}
         <button type="button" onClick={() => step(-1)} disabled={query.trim() === ''} aria-label="previous match">
