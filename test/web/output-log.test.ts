@@ -2,7 +2,7 @@
 // (split across chunks, carriage returns applied), bounded, searchable.
 import { describe, expect, it } from 'vitest';
 import type { AgentActivity } from '../../web/src/api/api-types.js';
-import { MAX_LINE, OutputLog, applyCarriageReturns, toolSummary } from '../../web/src/lib/output-log.js';
+import { MAX_LINE, OutputLog, applyCarriageReturns, pieceIndex, toolSummary } from '../../web/src/lib/output-log.js';
 
 const out = (text: string, iteration = 1, stream: 'stdout' | 'stderr' = 'stdout', time = 1000): AgentActivity => ({ kind: 'output', iteration, time, stream, text });
 const lines = (log: OutputLog) => log.items.flatMap((i) => (i.kind === 'line' ? [`${i.stream}:${i.text}`] : []));
@@ -110,11 +110,17 @@ describe('toolSummary', () => {
 describe('OutputLog merging stored and live activity', () => {
   it('takes each indexed piece of an iteration once, whichever source brings it first', () => {
     const log = new OutputLog();
-    const piece = (index: number, text: string): AgentActivity => ({ kind: 'output', iteration: 4, time: index, stream: 'stdout', text, index });
+    // The server numbers each piece of an iteration (`index`, an addition the dashboard asks of the activity schema).
+    const piece = (index: number, text: string): AgentActivity => {
+      const activity = { kind: 'output' as const, iteration: 4, time: index, stream: 'stdout' as const, text, index };
+      return activity;
+    };
     // Live pieces 2 and 3 were buffered while the stored activity (0..2) loaded; then live continues.
     log.append([piece(0, 'a\n'), piece(1, 'b\n'), piece(2, 'c\n')]);
     log.append([piece(2, 'c\n'), piece(3, 'd\n')]);
     log.append([piece(3, 'd\n'), piece(4, 'e\n')]);
     expect(lines(log)).toEqual(['stdout:a', 'stdout:b', 'stdout:c', 'stdout:d', 'stdout:e']);
+    expect(pieceIndex(piece(7, ''))).toBe(7);
+    expect(pieceIndex({ kind: 'text', iteration: 1, time: 0, text: '' })).toBeNull();
   });
 });

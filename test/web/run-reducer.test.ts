@@ -1,13 +1,13 @@
 // Run events folded into the board's summary and the run page's detail: a snapshot plus the events after
 // it gives the state a later snapshot would.
 import { describe, expect, it } from 'vitest';
-import { runEventSchema, type RunDetail, type RunEvent } from '../../web/src/api/api-types.js';
+import type { RunDetail, RunEvent } from '../../web/src/api/api-types.js';
 import { applyToDetail, applyToSummary, foldIntoDetail, foldIntoList, relation } from '../../web/src/lib/run-reducer.js';
-import { runSummary } from './fixtures.js';
+import { runEvent, runSummary } from './fixtures.js';
 
 const T = Date.parse('2026-01-01T10:00:00.000Z');
 let seq = 0;
-const e = (fields: Record<string, unknown>): RunEvent => runEventSchema.parse({ run_id: 'r', seq: ++seq, time: T + seq * 1000, ...fields });
+const e = (fields: { type: string } & Record<string, unknown>): RunEvent => runEvent({ seq: ++seq, time: T + seq * 1000, ...fields });
 
 const completed = (iteration: number, cost: number | null, outcome = 'success') =>
   e({ type: 'iteration_completed', iteration, outcome, duration_ms: 900, exit_code: 0, exit_signal: null, tokens_in: 100, tokens_out: 10, cost_usd: cost, completion_signal_found: outcome === 'complete', error_kind: 'none', error_message: null, model: 'sonnet', agent: 'claude' });
@@ -102,7 +102,7 @@ describe('relation', () => {
 });
 
 describe('foldIntoList / foldIntoDetail', () => {
-  const started = (run_id: string, seq: number, iteration: number) => runEventSchema.parse({ type: 'iteration_started', run_id, seq, time: T, iteration, max_iterations: null, agent: 'claude' });
+  const started = (run_id: string, seq: number, iteration: number) => runEvent({ type: 'iteration_started', run_id, seq, time: T, iteration });
 
   it('applies each run’s next events, skips seen ones, and reports a hole or an unknown run as stale', () => {
     const runs = [runSummary({ id: 'a', last_seq: 3 }), runSummary({ id: 'b', last_seq: 1 })];

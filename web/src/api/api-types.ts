@@ -3,8 +3,12 @@
 // API shapes from here only, so aligning with the server's own zod schemas (src/server) is a change to
 // this file alone: it re-exports them instead of declaring them.
 import { z } from 'zod';
-import { RUN_STATUSES, CHECKPOINT_STATES, ITERATION_STATUSES } from '../../../src/store/rows.js';
-import { STOP_REASONS } from '../../../src/core/types.js';
+import { RUN_STATUSES, STOP_REASONS } from '../../../src/core/types.js';
+import { agentActivitySchema, runEventSchema } from '../../../src/runner/events.js';
+import { CHECKPOINT_STATES, ITERATION_STATUSES } from '../../../src/store/rows.js';
+
+/** Stored run events (one schema for --json, the events table and the WebSocket) and live agent activity. */
+export { agentActivitySchema, runEventSchema, type AgentActivity, type RunEvent } from '../../../src/runner/events.js';
 
 const ms = z.number().int().nonnegative();
 const count = z.number().int().nonnegative();
@@ -19,7 +23,7 @@ export type DisplayStatus = (typeof DISPLAY_STATUSES)[number];
 /** A stored run status. */
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-const stopReason = z.enum(STOP_REASONS as unknown as [string, ...string[]]);
+const stopReason = z.enum(STOP_REASONS);
 
 /** One run as the list and the board show it: `ringmaster runs --json` fields plus its limits and last seq. */
 export const runSummarySchema = z.object({
@@ -134,70 +138,8 @@ export const statsSchema = z.object({
 /** Manager stats. */
 export type Stats = z.infer<typeof statsSchema>;
 
-const unitRef = z.object({ id: z.string(), title: z.string() }).loose().nullable().optional();
-const envelope = { run_id: z.string().min(1), seq: z.number().int().positive(), time: ms };
-function event<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
-  return z.object({ type: z.literal(type), ...envelope, ...shape }).loose();
-}
-
-/** The stored run events the dashboard reads (seed 000's LoopEvent), each with run_id and a gap-free seq. */
-export const runEventSchema = z.discriminatedUnion('type', [
-  event('run_started', { label: z.string(), max_iterations: count.nullable(), workspace: z.string(), agent: z.string() }),
-  event('iteration_started', { iteration: z.number().int().positive(), max_iterations: count.nullable(), agent: z.string(), unit: unitRef }),
-  event('iteration_completed', {
-    iteration: z.number().int().positive(),
-    outcome: z.string(),
-    duration_ms: ms,
-    exit_code: z.number().int().nullable(),
-    exit_signal: z.string().nullable(),
-    tokens_in: count.nullable(),
-    tokens_out: count.nullable(),
-    cost_usd: z.number().nonnegative().nullable(),
-    completion_signal_found: z.boolean(),
-    error_kind: z.string(),
-    error_message: z.string().nullable(),
-    model: z.string().nullable(),
-    agent: z.string(),
-    unit: unitRef,
-  }),
-  event('cost_incurred', { iteration: z.number().int().positive(), cost_usd: z.number().nonnegative(), total_cost_usd: z.number().nonnegative() }),
-  event('tokens_used', { iteration: z.number().int().positive(), tokens_in: count, tokens_out: count }),
-  event('checkpoint_created', { iteration: count, commit_sha: z.string().nullable(), state: z.enum(CHECKPOINT_STATES) }),
-  event('completion_signal_detected', { iteration: z.number().int().positive() }),
-  event('waiting', { iteration: z.number().int().positive(), until: ms, reason: z.string() }),
-  event('pause_requested', { now: z.boolean().optional() }),
-  event('paused', { after_iteration: count.optional() }),
-  event('resumed', {}),
-  event('stop_requested', {}),
-  event('error', { message: z.string() }),
-  event('circuit_breaker_tripped', {}),
-  event('warning', { message: z.string() }),
-  event('agent_switched', { from: z.string(), to: z.string() }),
-  event('completed', { stop_reason: stopReason }),
-  event('stopped', { stop_reason: stopReason }),
-  event('failed', { stop_reason: stopReason, message: z.string().nullable().optional() }),
-  event('run_finished', { status: z.enum(RUN_STATUSES), stop_reason: stopReason, iterations: count, cost_usd: z.number().nonnegative() }),
-]);
-
-/** One stored run event. */
-export type RunEvent = z.infer<typeof runEventSchema>;
-
 /** GET /api/runs/:id/events?after_seq=N. */
 export const eventListSchema = z.object({ events: z.array(runEventSchema) });
-
-/** Fields of every piece of activity. `index` numbers the pieces of one iteration (0, 1, 2, ...), live and stored alike. */
-const activityBase = { iteration: z.number().int().positive(), time: ms, index: count.optional() };
-
-/** What the agent of a running iteration is doing: live only, never stored as events. */
-export const agentActivitySchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('output'), ...activityBase, stream: z.enum(['stdout', 'stderr']), text: z.string() }),
-  z.object({ kind: z.literal('text'), ...activityBase, text: z.string() }),
-  z.object({ kind: z.literal('tool_call'), ...activityBase, name: z.string(), input: z.string() }),
-  z.object({ kind: z.literal('tool_result'), ...activityBase, name: z.string().nullable(), output: z.string(), is_error: z.boolean() }),
-]);
-
-/** One piece of agent activity. */
-export type AgentActivity = z.infer<typeof agentActivitySchema>;
 
 /** GET /api/runs/:id/activity?iteration=N: the parsed output of one iteration (from its log). */
 export const activityListSchema = z.object({ activity: z.array(agentActivitySchema), truncated: z.boolean().default(false) });

@@ -37,6 +37,14 @@ export function applyCarriageReturns(line: string): string {
 }
 
 /**
+ * The number of a piece of activity within its iteration (0, 1, 2, ...), when the server gives one: it is
+ * what lets stored and live copies of the same piece be taken once.
+ */
+export function pieceIndex(activity: AgentActivity): number | null {
+  return 'index' in activity && typeof activity.index === 'number' ? activity.index : null;
+}
+
+/**
  * An append-mostly list of output rows. Mutable on purpose (a 100,000-line run must not copy its rows on
  * every chunk); `version` changes on every change, for React's useSyncExternalStore.
  */
@@ -84,10 +92,11 @@ export class OutputLog {
   append(batch: readonly AgentActivity[]): number {
     const before = this.#nextId;
     for (const activity of batch) {
-      if (activity.index !== undefined) {
+      const index = pieceIndex(activity);
+      if (index !== null) {
         // Stored activity (loaded when the page opened) and the live stream overlap: each index once.
-        if (activity.index < (this.#nextIndex.get(activity.iteration) ?? 0)) continue;
-        this.#nextIndex.set(activity.iteration, activity.index + 1);
+        if (index < (this.#nextIndex.get(activity.iteration) ?? 0)) continue;
+        this.#nextIndex.set(activity.iteration, index + 1);
       }
       this.#add(activity);
     }
