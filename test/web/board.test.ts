@@ -1,7 +1,7 @@
 // The board: columns by status with their runs, filters and their round trip through the URL.
 import { describe, expect, it } from 'vitest';
 import { COLUMNS, NO_FILTERS, filterOptions, formatFilters, groupRuns, matches, parseFilters } from '../../web/src/lib/board.js';
-import { runSummary } from './fixtures.js';
+import { runItem } from './fixtures.js';
 
 describe('board filters in the URL', () => {
   it('round-trips every filter, statuses in column order, empty ones omitted', () => {
@@ -23,12 +23,12 @@ describe('board filters in the URL', () => {
 
 describe('board columns', () => {
   const runs = [
-    runSummary({ id: 'r1', status: 'running', created_at: '2026-01-01T10:02:00.000Z', label: 'PROMPT.md' }),
-    runSummary({ id: 'r2', status: 'running', created_at: '2026-01-01T10:01:00.000Z', agent: 'codex', model: 'gpt-5' }),
-    runSummary({ id: 'c1', status: 'completed', ended_at: '2026-01-01T11:00:00.000Z', workspace: '/work/other' }),
-    runSummary({ id: 'c2', status: 'completed', ended_at: '2026-01-01T12:00:00.000Z' }),
-    runSummary({ id: 'o1', status: 'orphaned' }),
-    runSummary({ id: 'w1', status: 'waiting' }),
+    runItem({ id: 'r1', status: 'running', created_at: '2026-01-01T10:02:00.000Z', label: 'PROMPT.md', title: 'PROMPT.md' }),
+    runItem({ id: 'r2', status: 'running', created_at: '2026-01-01T10:01:00.000Z', agent: 'codex', model: 'gpt-5' }),
+    runItem({ id: 'c1', status: 'completed', ended_at: '2026-01-01T11:00:00.000Z', workspace: '/work/other' }),
+    runItem({ id: 'c2', status: 'completed', ended_at: '2026-01-01T12:00:00.000Z' }),
+    runItem({ id: 'o1', status: 'orphaned' }),
+    runItem({ id: 'w1', status: 'waiting' }),
   ];
 
   it('has every column in lifecycle order with its runs: active oldest first, finished newest first', () => {
@@ -45,7 +45,7 @@ describe('board columns', () => {
     });
   });
 
-  it('filters by workspace, agent, status and text (id, label, workspace, agent, model; any case)', () => {
+  it('filters by workspace, agent, status and text (id, title, label, workspace, agent, model; any case)', () => {
     const ids = (filters: Partial<typeof NO_FILTERS>) => groupRuns(runs, { ...NO_FILTERS, ...filters }).flatMap((c) => c.runs.map((r) => r.id)).sort();
     expect(ids({ workspace: '/work/other' })).toEqual(['c1']);
     expect(ids({ agent: 'codex' })).toEqual(['r2']);

@@ -1,7 +1,7 @@
 // The dashboard's event merging: every event of a run delivered once, in seq order, whatever mix of
 // snapshot, replay, live stream and back-fill it arrives from, across reconnects.
 import { describe, expect, it } from 'vitest';
-import { EventFeed, MAX_PENDING } from '../../web/src/lib/event-feed.js';
+import { EventFeed, MAX_PENDING, RECENT } from '../../web/src/lib/event-feed.js';
 
 interface Ev {
   run_id: string;
@@ -83,14 +83,26 @@ describe('EventFeed', () => {
     expect(seqs(deliver(feed, [ev('a', 2), ev('a', 4)]))).toEqual([4]);
   });
 
-  it('a newer snapshot jumps over a hole that was never filled', () => {
+  it('a snapshot does not move a run the feed already follows (older or newer): its events still come in order', () => {
     const feed = new EventFeed<Ev>();
     feed.seed('a', 1);
     feed.accept(ev('a', 4));
-    feed.accept(ev('a', 6));
     expect(seqs(feed.seed('a', 4))).toEqual([]);
-    expect(feed.gaps()).toEqual([{ run_id: 'a', after_seq: 4, before_seq: 6 }]);
-    expect(seqs(feed.accept(ev('a', 5)).ready)).toEqual([5, 6]);
+    expect(feed.gaps()).toEqual([{ run_id: 'a', after_seq: 1, before_seq: 4 }]);
+    expect(seqs(deliver(feed, [ev('a', 2), ev('a', 3)]))).toEqual([2, 3, 4]);
+  });
+
+  it('remembers what it delivered, for a snapshot that arrives behind it', () => {
+    const feed = new EventFeed<Ev>();
+    expect(feed.deliveredAfter('a', 0)).toEqual([]);
+    deliver(feed, [ev('a', 1), ev('a', 2), ev('a', 3)]);
+    expect(seqs(feed.deliveredAfter('a', 1) ?? [])).toEqual([2, 3]);
+    expect(feed.deliveredAfter('a', 3)).toEqual([]);
+    expect(feed.deliveredAfter('a', 7)).toEqual([]);
+    // Only the last RECENT of a run: a snapshot further behind has to fetch what it misses.
+    deliver(feed, Array.from({ length: RECENT + 10 }, (_, i) => ev('a', i + 4)));
+    expect(feed.deliveredAfter('a', 2)).toBeNull();
+    expect(feed.deliveredAfter('a', RECENT + 13 - RECENT)).toHaveLength(RECENT);
   });
 
   it('runs are independent: a hole in one never holds back another', () => {

@@ -1,28 +1,55 @@
-// Builders of API payloads for the dashboard's unit tests (complete objects, parsed by the API schemas).
-import { runEventSchema, runSummarySchema, type RunEvent, type RunSummary } from '../../web/src/api/api-types.js';
+// Builders of API payloads for the dashboard's unit tests: complete objects, parsed by the server's own schemas.
+import { runDetailSchema, runItemSchema } from '../../src/server/schemas.js';
+import { runEventSchema, type RunDetail, type RunEvent, type RunItem } from '../../web/src/api/api-types.js';
 
-/** A run summary with sensible defaults, parsed by the schema the API client uses. */
-export function runSummary(fields: Partial<RunSummary> & { id: string }): RunSummary {
-  return runSummarySchema.parse({
-    status: 'running',
-    stop_reason: null,
-    agent: 'claude',
-    workspace: '/work/app',
-    iterations: 0,
-    cost_usd: 0,
-    tokens_in: 0,
-    tokens_out: 0,
-    runtime_ms: 0,
-    created_at: '2026-01-01T10:00:00.000Z',
-    updated_at: '2026-01-01T10:00:00.000Z',
-    ended_at: null,
-    ...fields,
-  });
+/** Fields a run item of GET /api/runs has that a test does not care about. */
+const RUN_DEFAULTS: Omit<RunItem, 'id'> = {
+  status: 'running',
+  stored_status: 'running',
+  stop_reason: null,
+  agent: 'claude',
+  kind: 'prompt',
+  meta: {},
+  label: null,
+  title: null,
+  model: null,
+  limits: { max_iterations: null, max_runtime_ms: null, max_cost_usd: null, failure_threshold: null },
+  iterations: 0,
+  cost_usd: 0,
+  cost_unknown: false,
+  tokens_in: 0,
+  tokens_out: 0,
+  cache_read: 0,
+  cache_write: 0,
+  runtime_ms: 0,
+  workspace: '/work/app',
+  worktree: null,
+  branch: null,
+  created_at: '2026-01-01T10:00:00.000Z',
+  updated_at: '2026-01-01T10:00:00.000Z',
+  ended_at: null,
+  owner_pid: 100,
+  owner_host: 'host',
+  heartbeat_at: null,
+  transition: null,
+  last_seq: 0,
+  waiting_until: null,
+};
+
+/** A run as GET /api/runs lists it, parsed by the server's schema. */
+export function runItem(fields: Partial<RunItem> & { id: string }): RunItem {
+  return runItemSchema.parse({ ...RUN_DEFAULTS, ...fields });
+}
+
+/** A run's detail as GET /api/runs/:id answers, parsed by the server's schema. */
+export function runDetail(fields: Partial<RunItem> & { id: string }, rest: Partial<Omit<RunDetail, 'run'>> = {}): RunDetail {
+  return runDetailSchema.parse({ run: { ...runItem(fields), spec: {}, last_iteration: fields.iterations ?? 0, duration_ms: 0 }, iterations: [], checkpoints: [], units: [], ...rest });
 }
 
 /** Fields an event type needs that a test does not care about. */
 const EVENT_DEFAULTS: Record<string, Record<string, unknown>> = {
-  run_started: { kind: 'loop', label: 'PROMPT.md', max_iterations: null, workspace: '/work/app', agent: 'claude', resumed: false },
+  run_queued: { position: 0, workspace: '/work/app', agent: 'claude', label: 'PROMPT.md' },
+  run_started: { kind: 'prompt', label: 'PROMPT.md', max_iterations: null, workspace: '/work/app', agent: 'claude', resumed: false },
   iteration_started: { max_iterations: null, agent: 'claude', log_path: '/logs/iteration.log', unit: null },
   iteration_completed: {
     max_iterations: null,
@@ -51,6 +78,7 @@ const EVENT_DEFAULTS: Record<string, Record<string, unknown>> = {
   paused: { after_iteration: 0, by: null, suspended: false },
   resumed: { paused_ms: 0 },
   stop_requested: { by: null },
+  limits_changed: { by: null },
   failed: { message: null },
 };
 

@@ -1,7 +1,7 @@
 // Money, durations and the usage-limit countdown as the dashboard writes them.
 import { describe, expect, it } from 'vitest';
 import { count, countdown, elapsed, nextTick, title, usd } from '../../web/src/lib/format.js';
-import { fraction, liveRuntime, stateLabel } from '../../web/src/lib/runtime.js';
+import { epoch, fraction, liveRuntime, stateLabel } from '../../web/src/lib/runtime.js';
 
 describe('format', () => {
   it('writes dollars with 4 decimals below one dollar, 2 above, and marks unknown costs', () => {
@@ -50,11 +50,16 @@ describe('runtime and state labels', () => {
     expect(liveRuntime({ status: 'paused', runtime_ms: 5000 }, 1000, 4000)).toBe(5000);
   });
 
-  it('says pausing / stopping until the run really paused or stopped', () => {
-    expect(stateLabel({ status: 'running', pause_requested: true, stop_requested: false })).toBe('pausing');
-    expect(stateLabel({ status: 'paused', pause_requested: false, stop_requested: true })).toBe('stopping');
-    expect(stateLabel({ status: 'stopped', pause_requested: false, stop_requested: true })).toBe('stopped');
-    expect(stateLabel({ status: 'paused', pause_requested: true, stop_requested: false })).toBe('paused');
+  it('says pausing / stopping (the server’s transition) until the run really paused or stopped', () => {
+    expect(stateLabel({ status: 'running', transition: 'pausing' })).toBe('pausing');
+    expect(stateLabel({ status: 'paused', transition: 'stopping' })).toBe('stopping');
+    expect(stateLabel({ status: 'stopped', transition: null })).toBe('stopped');
+  });
+
+  it('reads ISO times of the API as epoch milliseconds', () => {
+    expect(epoch('2026-01-01T10:00:00.000Z')).toBe(Date.UTC(2026, 0, 1, 10));
+    expect(epoch(null)).toBeNull();
+    expect(epoch('soon')).toBeNull();
   });
 
   it('measures the used part of a limit, capped at 1', () => {

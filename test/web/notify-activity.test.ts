@@ -1,15 +1,15 @@
 // Notifications for finished and waiting runs, and the card's "right now" line (tool in use, last output line).
 import { describe, expect, it } from 'vitest';
-import type { AgentActivity } from '../../web/src/api/api-types.js';
+import { agentActivitySchema, type AgentActivity } from '../../web/src/api/api-types.js';
 import { notificationFor } from '../../web/src/lib/notify.js';
 import { RunActivity, nextRunNow } from '../../web/src/lib/run-activity.js';
-import { runEvent, runSummary } from './fixtures.js';
+import { runEvent, runItem } from './fixtures.js';
 
 const T = 1_800_000_000_000;
 const event = (fields: { type: string } & Record<string, unknown>) => runEvent({ run_id: 'r1', seq: 9, time: T, ...fields });
 
 describe('notificationFor', () => {
-  const run = runSummary({ id: 'r1', label: 'Fix the flaky tests\nand more' });
+  const run = runItem({ id: 'r1', title: 'Fix the flaky tests', label: 'prompt' });
 
   it('notifies completion, failure and usage-limit waits, naming the run', () => {
     expect(notificationFor(event({ type: 'completed', stop_reason: 'success_signal' }), run, T)).toEqual({ title: 'Completed: Fix the flaky tests (r1)', body: 'stop reason: success_signal', tag: 'run-r1' });
@@ -26,7 +26,7 @@ describe('notificationFor', () => {
 
 describe('run activity (card)', () => {
   const label = (name: string, input: string) => `${name} ${input}`;
-  const a = (fields: Partial<AgentActivity> & { kind: AgentActivity['kind'] }): AgentActivity => ({ iteration: 1, time: T, text: '', ...fields }) as AgentActivity;
+  const a = (fields: Record<string, unknown> & { kind: AgentActivity['kind'] }): AgentActivity => agentActivitySchema.parse({ iteration: 1, time: T, text: '', index: 0, offset: 0, ...fields });
 
   it('shows the tool in use until its result, and the last non-empty output line without ANSI codes', () => {
     let now = nextRunNow(undefined, a({ kind: 'output', stream: 'stdout', text: 'one\n\u001b[32mtwo\u001b[0m\n\n' }), label);

@@ -1,22 +1,36 @@
 // Agent activity -> output rows: markdown blocks, tool calls with their results and durations, raw lines
 // (split across chunks, carriage returns applied), bounded, searchable.
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { AgentActivity } from '../../web/src/api/api-types.js';
-import { MAX_LINE, OutputLog, applyCarriageReturns, pieceIndex, toolSummary } from '../../web/src/lib/output-log.js';
+import { MAX_LINE, OutputLog, applyCarriageReturns, toolSummary, unseenPart, utf8Length } from '../../web/src/lib/output-log.js';
 
-const out = (text: string, iteration = 1, stream: 'stdout' | 'stderr' = 'stdout', time = 1000): AgentActivity => ({ kind: 'output', iteration, time, stream, text });
+// Raw output chunks placed one after the other in their iteration's log, as the server numbers them.
+const offsets = new Map<number, number>();
+const out = (text: string, iteration = 1, stream: 'stdout' | 'stderr' = 'stdout', time = 1000): AgentActivity => {
+  const offset = offsets.get(iteration) ?? 0;
+  offsets.set(iteration, offset + utf8Length(text));
+  return { kind: 'output', iteration, time, stream, offset, text };
+};
+let index = 0;
+const text = (iteration: number, time: number, body: string): AgentActivity => ({ kind: 'text', iteration, time, index: index++, text: body });
+const call = (iteration: number, time: number, name: string, input: string): AgentActivity => ({ kind: 'tool_call', iteration, time, index: index++, name, input });
+const result = (iteration: number, time: number, name: string | null, output: string, is_error: boolean): AgentActivity => ({ kind: 'tool_result', iteration, time, index: index++, name, output, is_error });
+beforeEach(() => {
+  offsets.clear();
+  index = 0;
+});
 const lines = (log: OutputLog) => log.items.flatMap((i) => (i.kind === 'line' ? [`${i.stream}:${i.text}`] : []));
 
 describe('OutputLog', () => {
   it('turns text, tool calls and results into rows, with an iteration header per iteration', () => {
     const log = new OutputLog();
     const added = log.append([
-      { kind: 'text', iteration: 1, time: 100, text: 'I will **read** the plan.' },
-      { kind: 'tool_call', iteration: 1, time: 200, name: 'Read', input: '{"file_path":"PLAN.md"}' },
-      { kind: 'tool_call', iteration: 1, time: 250, name: 'Bash', input: '{"command":"npm test"}' },
-      { kind: 'tool_result', iteration: 1, time: 900, name: 'Bash', output: '1 failed', is_error: true },
-      { kind: 'tool_result', iteration: 1, time: 1200, name: null, output: '# Plan', is_error: false },
-      { kind: 'text', iteration: 2, time: 5000, text: 'Done.' },
+      text(1, 100, 'I will **read** the plan.'),
+      call(1, 200, 'Read', '{"file_path":"PLAN.md"}'),
+      call(1, 250, 'Bash', '{"command":"npm test"}'),
+      result(1, 900, 'Bash', '1 failed', true),
+      result(1, 1200, null, '# Plan', false),
+      text(2, 5000, 'Done.'),
     ]);
     expect(added).toBe(6);
     expect(log.items.map(({ id: _id, ...rest }) => rest)).toEqual([
@@ -32,7 +46,7 @@ describe('OutputLog', () => {
 
   it('a tool result without its call (the call was dropped or never seen) is a row of its own', () => {
     const log = new OutputLog();
-    log.append([{ kind: 'tool_result', iteration: 3, time: 10, name: 'Edit', output: 'ok', is_error: false }]);
+    log.append([result(3, 10, 'Edit', 'ok', false)]);
     expect(log.items[1]).toMatchObject({ kind: 'tool', name: 'Edit', input: '', output: 'ok', endTime: 10 });
   });
 
@@ -54,7 +68,7 @@ describe('OutputLog', () => {
 
   it('a new iteration, text or tool call closes the open line', () => {
     const log = new OutputLog();
-    log.append([out('partial'), { kind: 'text', iteration: 1, time: 1, text: 't' }, out('more'), out(' end', 2)]);
+    log.append([out('partial'), text(1, 1, 't'), out('more'), out(' end', 2)]);
     expect(lines(log)).toEqual(['stdout:partial', 'stdout:more', 'stdout: end']);
   });
 
@@ -78,7 +92,7 @@ describe('OutputLog', () => {
 
   it('searches rows ignoring case, tools by name, input and output', () => {
     const log = new OutputLog();
-    log.append([out('Error: boom\nok\n'), { kind: 'tool_call', iteration: 1, time: 1, name: 'Grep', input: 'ERROR', output: '' } as AgentActivity]);
+    log.append([out('Error: boom\nok\n'), call(1, 1, 'Grep', 'ERROR')]);
     expect(log.search('error')).toEqual([1, 3]);
     expect(log.search('grep')).toEqual([3]);
     expect(log.search('  ')).toEqual([]);
@@ -110,17 +124,31 @@ describe('toolSummary', () => {
 describe('OutputLog merging stored and live activity', () => {
   it('takes each indexed piece of an iteration once, whichever source brings it first', () => {
     const log = new OutputLog();
-    // The server numbers each piece of an iteration (`index`, an addition the dashboard asks of the activity schema).
-    const piece = (index: number, text: string): AgentActivity => {
-      const activity = { kind: 'output' as const, iteration: 4, time: index, stream: 'stdout' as const, text, index };
-      return activity;
-    };
-    // Live pieces 2 and 3 were buffered while the stored activity (0..2) loaded; then live continues.
-    log.append([piece(0, 'a\n'), piece(1, 'b\n'), piece(2, 'c\n')]);
-    log.append([piece(2, 'c\n'), piece(3, 'd\n')]);
-    log.append([piece(3, 'd\n'), piece(4, 'e\n')]);
-    expect(lines(log)).toEqual(['stdout:a', 'stdout:b', 'stdout:c', 'stdout:d', 'stdout:e']);
-    expect(pieceIndex(piece(7, ''))).toBe(7);
-    expect(pieceIndex({ kind: 'text', iteration: 1, time: 0, text: '' })).toBeNull();
+    const piece = (i: number, body: string): AgentActivity => ({ kind: 'text', iteration: 4, time: i, index: i, text: body });
+    // Live pieces 2 and 3 were held back while the stored activity (0..2) loaded; then live continues.
+    log.append([piece(0, 'a'), piece(1, 'b'), piece(2, 'c')]);
+    log.append([piece(2, 'c'), piece(3, 'd')]);
+    log.append([piece(3, 'd'), piece(4, 'e')]);
+    expect(log.items.flatMap((i) => (i.kind === 'text' ? [i.text] : []))).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('takes each byte of raw output once by its log offset: stored chunks, then live ones that overlap them', () => {
+    const log = new OutputLog();
+    const at = (offset: number, body: string, stream: 'stdout' | 'stderr' = 'stdout'): AgentActivity => ({ kind: 'output', iteration: 2, time: 0, stream, offset, text: body });
+    // The log read back (one chunk), live chunks that were held back meanwhile (the first overlaps its end), more live.
+    log.append([at(0, 'one\ntwo\nthr')]);
+    log.append([at(4, 'two\n'), at(8, 'three\nfo'), at(16, 'ur\n')]);
+    log.append([at(8, 'three\nfo'), at(19, 'five\n', 'stderr')]);
+    expect(lines(log)).toEqual(['stdout:one', 'stdout:two', 'stdout:three', 'stdout:four', 'stderr:five']);
+  });
+
+  it('cuts a chunk at a byte offset inside it, counting UTF-8 bytes', () => {
+    const chunk: Extract<AgentActivity, { kind: 'output' }> = { kind: 'output', iteration: 1, time: 0, stream: 'stdout', offset: 10, text: 'é✓x' };
+    expect(utf8Length('é✓x')).toBe(6);
+    expect(utf8Length('🎪')).toBe(4);
+    expect(unseenPart(chunk, 16)).toBeNull();
+    expect(unseenPart(chunk, 10)).toBe(chunk);
+    expect(unseenPart(chunk, 12)).toEqual({ ...chunk, offset: 12, text: '✓x' });
+    expect(unseenPart(chunk, 15)).toEqual({ ...chunk, offset: 15, text: 'x' });
   });
 });

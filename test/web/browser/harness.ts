@@ -1,17 +1,23 @@
-// The browser test harness: Debian's Chromium driven by playwright-core (headless, loopback only), the
-// built dashboard (dist/web) served by a small node:http server, and a folder outside the repository for
-// screenshots (test artifacts).
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+// The browser test harness: Debian's Chromium driven by playwright-core (headless, loopback only), a real
+// `ringmaster serve` process (the built CLI) serving the built dashboard and its API over a temporary data
+// directory, with fake agent CLIs first on its PATH; temporary git workspaces; a folder outside the repository
+// for screenshots (test artifacts).
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { removeDir, tempRepo } from '../../git/git-repo.js';
+import { cleanEnv, startCli, type CliResult } from '../../helpers/cli.js';
 
 /** Repository root. */
 export const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
 /** The built dashboard. */
 export const WEB_DIST = join(ROOT, 'dist', 'web');
+
+/** Fake agent CLIs (a `claude` that speaks stream-json) put first on the server's PATH. */
+export const FAKE_BIN = join(import.meta.dirname, 'bin');
 
 /** Debian's Chromium (`.ci/run` installs it when missing). */
 export const CHROMIUM = process.env.RINGMASTER_CHROMIUM ?? '/usr/bin/chromium';
@@ -29,9 +35,8 @@ export function artifactsDir(): string {
   return dir;
 }
 
-/** Saves a full-page screenshot as a test artifact; returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
-  const path = join(artifactsDir(), `${name}.png`);
+/** Saves a screenshot of the viewport as a test artifact (or at `path`); returns its path. */
+export async function screenshot(page: Page, name: string, path = join(artifactsDir(), `${name}.png`)): Promise<string> {
   await page.screenshot({ path, fullPage: false });
   return path;
 }
@@ -43,55 +48,115 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
 }
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-};
-
-/** Answers an /api request, or returns false to let it 404. */
-export type ApiHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
-
-/** A running dashboard server. */
-export interface DashboardServer {
-  url: string;
-  close(): Promise<void>;
+/** A page in a fresh context (its own storage), light theme unless told. */
+export async function openPage(browser: Browser, url: string, options: { width?: number; height?: number; dark?: boolean } = {}): Promise<Page> {
+  const context: BrowserContext = await browser.newContext({ viewport: { width: options.width ?? 1400, height: options.height ?? 900 }, colorScheme: options.dark ? 'dark' : 'light' });
+  const page = await context.newPage();
+  await page.goto(url);
+  return page;
 }
 
-/** Serves dist/web on 127.0.0.1 (any other path gets index.html, as the app routes in the browser) and /api through `api`. */
-export async function serveDashboard(api?: ApiHandler): Promise<DashboardServer> {
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    void (async () => {
-      if (url.pathname.startsWith('/api/')) {
-        if (api && (await api(req, res, url))) return;
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'not_found', message: `no ${url.pathname}` } }));
-        return;
-      }
-      const file = normalize(join(WEB_DIST, url.pathname));
-      const path = file.startsWith(WEB_DIST) && existsSync(file) && extname(file) !== '' ? file : join(WEB_DIST, 'index.html');
-      res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' }).end(readFileSync(path));
-    })().catch((e: unknown) => res.writeHead(500).end(String(e)));
-  });
-  // WebSocket upgrades are refused: this server has no live link, the page must say it is disconnected.
-  server.on('upgrade', (_req, socket) => socket.destroy());
+/** A free TCP port on 127.0.0.1 (the server is restarted on the same one). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no address');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    close: () =>
-      new Promise<void>((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
-      }),
-  };
+  await new Promise<void>((done) => server.close(() => done()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
 }
 
-/** Replies with JSON. */
-export function sendJson(res: ServerResponse, body: unknown, status = 200): true {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  return true;
+/** Polls `probe` until it returns a value other than null (60 s at most: a safety net, not a timing assertion). */
+export async function until<T>(what: string, probe: () => Promise<T | null> | T | null): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A `ringmaster serve` process under test and what it serves. */
+export class ServeProcess {
+  readonly home: string;
+  readonly port: number;
+  readonly url: string;
+  readonly env: Record<string, string>;
+  #cli: ReturnType<typeof startCli> | null = null;
+  #stdout = '';
+  #workspaces: string[] = [];
+
+  private constructor(home: string, port: number, extraArgs: string[]) {
+    this.home = home;
+    this.port = port;
+    this.url = `http://127.0.0.1:${port}`;
+    this.env = cleanEnv({ RINGMASTER_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', PATH: `${FAKE_BIN}:${process.env.PATH ?? ''}` });
+    this.extraArgs = extraArgs;
+  }
+
+  private readonly extraArgs: string[];
+
+  /** Starts a server over a new temporary data directory. */
+  static async start(...extraArgs: string[]): Promise<ServeProcess> {
+    const serve = new ServeProcess(mkdtempSync(join(tmpdir(), 'ringmaster-web-')), await freePort(), extraArgs);
+    await serve.restart();
+    return serve;
+  }
+
+  /** What the server printed so far. */
+  get stdout(): string {
+    return this.#stdout;
+  }
+
+  /** The server's pid (while it runs). */
+  get pid(): number | undefined {
+    return this.#cli?.child.pid;
+  }
+
+  /** Starts the server again (same port, same data directory); resolves once it listens. */
+  async restart(): Promise<void> {
+    const cli = startCli(['serve', '--port', String(this.port), ...this.extraArgs], { cwd: this.home, env: this.env });
+    this.#cli = cli;
+    this.#stdout = '';
+    cli.child.stdout?.on('data', (c: Buffer) => (this.#stdout += c.toString('utf8')));
+    const exited = cli.done.then((r) => r);
+    await until('the server to listen', async () => {
+      if (this.#stdout.includes('serving on')) return true;
+      const ended = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), 20))]);
+      if (ended !== null) throw new Error(`ringmaster serve exited (${ended.code}): ${ended.stderr}`);
+      return null;
+    });
+  }
+
+  /** Sends a signal and waits for the process to end. */
+  async kill(signal: NodeJS.Signals = 'SIGTERM'): Promise<CliResult | null> {
+    const cli = this.#cli;
+    if (cli === null) return null;
+    this.#cli = null;
+    cli.child.kill(signal);
+    return cli.done;
+  }
+
+  /** A JSON request to the API (POST when there is a body). */
+  async api<T = unknown>(path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.url}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const json = (await response.json()) as T;
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+
+  /** A new temporary git workspace with `files` committed (removed by `stop`). */
+  workspace(files: Record<string, string> = { 'README.md': 'hello\n' }): string {
+    const dir = tempRepo(files);
+    this.#workspaces.push(dir);
+    return dir;
+  }
+
+  /** Stops the server (SIGTERM: runs interrupted) and removes its data directory and workspaces. */
+  async stop(): Promise<void> {
+    await this.kill('SIGTERM');
+    for (const dir of this.#workspaces) removeDir(dir);
+    rmSync(this.home, { recursive: true, force: true });
+  }
 }

@@ -1,6 +1,6 @@
 // The board's columns and filters: runs grouped by status (with counts), filtered by workspace, agent,
 // status and free text; the filters live in the URL's query string so a board view can be shared or reloaded.
-import type { DisplayStatus, RunStatus, RunSummary } from '../api/api-types.js';
+import type { DisplayStatus, RunItem, RunStatus } from '../api/api-types.js';
 
 /** Board columns, in lifecycle order. */
 export const COLUMNS: readonly RunStatus[] = ['pending', 'running', 'paused', 'waiting', 'completed', 'stopped', 'failed'];
@@ -47,39 +47,41 @@ export function formatFilters(filters: Filters): string {
   return params.toString();
 }
 
-/** True when the run passes every filter. Text matches id, label, workspace, agent and model, ignoring case. */
-export function matches(run: RunSummary, filters: Filters): boolean {
+/** True when the run passes every filter. Text matches id, title, label, workspace, agent and model, ignoring case. */
+export function matches(run: RunItem, filters: Filters): boolean {
   if (filters.workspace !== '' && run.workspace !== filters.workspace) return false;
   if (filters.agent !== '' && run.agent !== filters.agent) return false;
   if (filters.statuses.length > 0 && !filters.statuses.includes(columnOf(run.status))) return false;
   const text = filters.text.trim().toLowerCase();
   if (text === '') return true;
-  return [run.id, run.label, run.workspace, run.agent, run.model ?? ''].some((field) => field.toLowerCase().includes(text));
+  return [run.id, run.title ?? '', run.label ?? '', run.workspace, run.agent, run.model ?? ''].some((field) => field.toLowerCase().includes(text));
 }
 
 /** One column of the board. */
 export interface Column {
   status: RunStatus;
-  runs: RunSummary[];
+  runs: RunItem[];
 }
+
+const endOf = (run: RunItem): string => run.ended_at ?? run.updated_at ?? '';
 
 /**
  * Groups runs into the board's columns (every column present, possibly empty). Active columns list the
  * oldest first (the order they run in); finished ones the most recently ended first.
  */
-export function groupRuns(runs: readonly RunSummary[], filters: Filters): Column[] {
-  const byStatus = new Map<RunStatus, RunSummary[]>(COLUMNS.map((c) => [c, []]));
+export function groupRuns(runs: readonly RunItem[], filters: Filters): Column[] {
+  const byStatus = new Map<RunStatus, RunItem[]>(COLUMNS.map((c) => [c, []]));
   for (const run of runs) if (matches(run, filters)) byStatus.get(columnOf(run.status))?.push(run);
   return COLUMNS.map((status) => {
     const list = byStatus.get(status) ?? [];
     const finished = status === 'completed' || status === 'stopped' || status === 'failed';
-    list.sort((a, b) => (finished ? (b.ended_at ?? b.updated_at).localeCompare(a.ended_at ?? a.updated_at) : a.created_at.localeCompare(b.created_at)) || a.id.localeCompare(b.id));
+    list.sort((a, b) => (finished ? endOf(b).localeCompare(endOf(a)) : (a.created_at ?? '').localeCompare(b.created_at ?? '')) || a.id.localeCompare(b.id));
     return { status, runs: list };
   });
 }
 
 /** The distinct workspaces and agents of the runs, sorted, for the filter menus. */
-export function filterOptions(runs: readonly RunSummary[]): { workspaces: string[]; agents: string[] } {
+export function filterOptions(runs: readonly RunItem[]): { workspaces: string[]; agents: string[] } {
   return {
     workspaces: [...new Set(runs.map((r) => r.workspace))].sort(),
     agents: [...new Set(runs.map((r) => r.agent))].sort(),

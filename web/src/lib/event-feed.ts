@@ -1,5 +1,6 @@
 // Merges run events that arrive from several sources (a REST snapshot, the WebSocket's replay after `since`,
-// its live stream, a REST back-fill) into one gap-free, duplicate-free stream per run, ordered by seq.
+// its live stream, a REST back-fill) into one gap-free, duplicate-free stream per run, ordered by seq; and
+// remembers the last events of each run for snapshots that arrive behind the stream.
 
 /** The part of an event the feed looks at. */
 export interface Sequenced {
@@ -39,6 +40,9 @@ function lowest(seqs: Iterable<number>): number {
   return min;
 }
 
+/** Delivered events remembered per run, for snapshots that arrive behind the feed. */
+export const RECENT = 256;
+
 /** Most events held back per run while waiting for a gap to fill; beyond it the run needs a new snapshot. */
 export const MAX_PENDING = 10_000;
 
@@ -48,18 +52,22 @@ export const MAX_PENDING = 10_000;
  */
 export class EventFeed<E extends Sequenced> {
   readonly #runs = new Map<string, RunFeed<E>>();
+  /** The last RECENT delivered events of each run, oldest first. */
+  readonly #recent = new Map<string, E[]>();
 
   /**
-   * Marks `lastSeq` as the point a snapshot of the run reflects: events up to it are dropped as already
-   * seen, held-back ones after it are delivered. A snapshot older than what was delivered changes nothing.
+   * Marks `lastSeq` as the point a snapshot of a run not seen yet reflects: events up to it are dropped as
+   * already seen, held-back ones after it are delivered. A run the feed already follows is not moved by a
+   * snapshot (older or newer): its events keep coming in order, so every cache behind it can still catch up.
    */
   seed(runId: string, lastSeq: number): E[] {
     const feed = this.#feed(runId);
-    if (feed.last !== null && feed.last >= lastSeq) return [];
+    if (feed.last !== null) return [];
     feed.last = lastSeq;
     for (const seq of [...feed.pending.keys()]) if (seq <= lastSeq) feed.pending.delete(seq);
     const ready = this.#drain(feed);
     feed.firstPending = lowest(feed.pending.keys());
+    this.#remember(runId, ready);
     return ready;
   }
 
@@ -73,12 +81,15 @@ export class EventFeed<E extends Sequenced> {
     if (feed.last !== null && event.seq <= feed.last) return { ready: [], gap: null, needsSeed: false };
     if (feed.last !== null && event.seq === feed.last + 1) {
       feed.last = event.seq;
-      return { ready: [event, ...this.#drain(feed)], gap: null, needsSeed: false };
+      const ready = [event, ...this.#drain(feed)];
+      this.#remember(event.run_id, ready);
+      return { ready, gap: null, needsSeed: false };
     }
     if (feed.pending.size >= MAX_PENDING) {
       // Too far behind to catch up event by event: start the run over from a snapshot.
       feed.last = null;
       feed.pending.clear();
+      this.#recent.delete(event.run_id);
       feed.firstPending = Infinity;
     }
     feed.pending.set(event.seq, event);
@@ -92,6 +103,19 @@ export class EventFeed<E extends Sequenced> {
     const out: Record<string, number> = {};
     for (const [id, feed] of this.#runs) if (feed.last !== null) out[id] = feed.last;
     return out;
+  }
+
+  /**
+   * The events of a run delivered after `seq`, in order: what a snapshot that reflects events up to `seq` misses.
+   * Null when the feed no longer remembers all of them (it keeps the last RECENT of each run).
+   */
+  deliveredAfter(runId: string, seq: number): E[] | null {
+    const feed = this.#runs.get(runId);
+    if (feed === undefined || feed.last === null || feed.last <= seq) return [];
+    const recent = this.#recent.get(runId) ?? [];
+    const first = recent[0]?.seq;
+    if (first === undefined || first > seq + 1) return null;
+    return recent.filter((e) => e.seq > seq);
   }
 
   /** The last delivered seq of one run, or null when it was never seeded. */
@@ -127,6 +151,14 @@ export class EventFeed<E extends Sequenced> {
       this.#runs.set(runId, feed);
     }
     return feed;
+  }
+
+  #remember(runId: string, delivered: readonly E[]): void {
+    if (delivered.length === 0) return;
+    const list = this.#recent.get(runId) ?? [];
+    list.push(...delivered);
+    if (list.length > RECENT) list.splice(0, list.length - RECENT);
+    this.#recent.set(runId, list);
   }
 
   #drain(feed: RunFeed<E>): E[] {

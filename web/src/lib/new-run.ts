@@ -1,7 +1,7 @@
 // The new-run form: its fields (the options of `ringmaster run`), their validation with the CLI's own
 // setting parsers (so the messages are the CLI's, word for word), and the request body it sends.
 import { SETTINGS } from '../../../src/config/settings.js';
-import type { CreateRun } from '../api/api-types.js';
+import type { RunRequest } from '../api/api-types.js';
 
 /** Where the prompt comes from (one of the three, like --prompt / --prompt-file / --procedure). */
 export type PromptKind = 'text' | 'file' | 'procedure';
@@ -56,7 +56,7 @@ export const EMPTY_FORM: NewRunForm = {
 export type FormErrors = Partial<Record<keyof NewRunForm, string>>;
 
 /** The result of validating the form: a request body, or the messages to show. */
-export type Validated = { ok: true; body: CreateRun } | { ok: false; errors: FormErrors };
+export type Validated = { ok: true; body: RunRequest } | { ok: false; errors: FormErrors };
 
 const settingByFlag = new Map(SETTINGS.flatMap((s) => (s.flag === undefined ? [] : [[s.flag, s] as const])));
 
@@ -71,7 +71,7 @@ function check(flag: string, raw: string): string | null {
 /** Validates the form like `ringmaster run` validates its flags, and builds the POST /api/runs body. */
 export function validateNewRun(form: NewRunForm): Validated {
   const errors: FormErrors = {};
-  const body: CreateRun = { workspace: form.workspace.trim() };
+  const body: RunRequest = { workspace: form.workspace.trim() };
   if (body.workspace === '') errors.workspace = 'a workspace directory is required';
 
   if (form.promptKind === 'text') {
@@ -91,7 +91,7 @@ export function validateNewRun(form: NewRunForm): Validated {
   if (form.context.trim() !== '') body.context = form.context;
 
   // Flags whose value is sent as typed (the server parses it the same way) or as a whole number.
-  const flags: Array<[keyof NewRunForm, string, keyof CreateRun, 'text' | 'number']> = [
+  const flags: Array<[keyof NewRunForm, string, keyof RunRequest, 'text' | 'number']> = [
     ['agent', '--agent', 'agent', 'text'],
     ['agentCommand', '--agent-command', 'agent_command', 'text'],
     ['model', '--model', 'model', 'text'],
@@ -124,4 +124,12 @@ export function validateNewRun(form: NewRunForm): Validated {
   }
   if (form.worktree) body.worktree = true;
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, body };
+}
+
+/** The form field a server error is about (its messages start with the request field: `workspace: ...`, `flag max_runtime: ...`). */
+export function fieldOfServerError(message: string): keyof NewRunForm | null {
+  const match = /^(?:flag )?([a-z_]+):/.exec(message);
+  if (!match?.[1]) return null;
+  const field = match[1].replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+  return field in EMPTY_FORM ? (field as keyof NewRunForm) : null;
 }

@@ -1,7 +1,6 @@
 // Which events deserve a browser notification (opt-in): a run completed, failed, or waits on a usage limit.
-import type { RunSummary } from '../api/api-types.js';
+import type { RunEvent, RunItem } from '../api/api-types.js';
 import { countdown, title as shortTitle } from './format.js';
-import type { FeedEvent } from './run-reducer.js';
 
 /** A notification to show. `tag` makes a repeated one replace the previous instead of stacking. */
 export interface NotificationSpec {
@@ -11,8 +10,8 @@ export interface NotificationSpec {
 }
 
 /** The notification for an event, or null. `now` is the time it is shown (for the countdown). */
-export function notificationFor(event: FeedEvent, run: RunSummary | undefined, now: number): NotificationSpec | null {
-  const name = run === undefined || run.label === '' ? event.run_id : `${shortTitle(run.label, 60)} (${event.run_id})`;
+export function notificationFor(event: RunEvent, run: RunItem | undefined, now: number): NotificationSpec | null {
+  const name = run === undefined || !run.title ? event.run_id : `${shortTitle(run.title, 60)} (${event.run_id})`;
   switch (event.type) {
     case 'completed':
       return { title: `Completed: ${name}`, body: `stop reason: ${event.stop_reason}`, tag: `run-${event.run_id}` };

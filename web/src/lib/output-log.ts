@@ -36,12 +36,31 @@ export function applyCarriageReturns(line: string): string {
   return at === -1 ? line : line.slice(at + 1);
 }
 
+/** Bytes of `text` in UTF-8 (what log offsets count). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
 /**
- * The number of a piece of activity within its iteration (0, 1, 2, ...), when the server gives one: it is
- * what lets stored and live copies of the same piece be taken once.
+ * The part of a raw output chunk at or after byte `from` of its iteration's log (stored and live chunks overlap
+ * where a page that loaded the log then follows the live output); null when it has nothing new.
  */
-export function pieceIndex(activity: AgentActivity): number | null {
-  return 'index' in activity && typeof activity.index === 'number' ? activity.index : null;
+export function unseenPart(chunk: Extract<AgentActivity, { kind: 'output' }>, from: number): Extract<AgentActivity, { kind: 'output' }> | null {
+  const end = chunk.offset + utf8Length(chunk.text);
+  if (end <= from) return null;
+  if (chunk.offset >= from) return chunk;
+  const bytes = new TextEncoder().encode(chunk.text).subarray(from - chunk.offset);
+  return { ...chunk, offset: from, text: new TextDecoder().decode(bytes) };
 }
 
 /**
@@ -59,8 +78,10 @@ export class OutputLog {
   readonly #openLines = new Map<string, number>();
   /** ids of tool calls still waiting for their result, oldest first. */
   #openTools: number[] = [];
-  /** Per iteration, the `index` the next piece of activity must have (pieces below it were seen). */
+  /** Per iteration, the `index` the next piece of structured activity must have (pieces below it were seen). */
   readonly #nextIndex = new Map<number, number>();
+  /** Per iteration, the log offset raw output has reached (bytes before it were seen). */
+  readonly #nextOffset = new Map<number, number>();
   readonly #listeners = new Set<() => void>();
 
   constructor(maxItems = DEFAULT_MAX_ITEMS) {
@@ -77,6 +98,11 @@ export class OutputLog {
     return this.#dropped;
   }
 
+  /** The last iteration any row came from (null while empty). */
+  get lastIteration(): number | null {
+    return this.#lastIteration;
+  }
+
   /** Changes on every change. */
   get version(): number {
     return this.#version;
@@ -91,12 +117,16 @@ export class OutputLog {
   /** Adds a batch of activity; returns how many rows were added (rows updated in place do not count). */
   append(batch: readonly AgentActivity[]): number {
     const before = this.#nextId;
-    for (const activity of batch) {
-      const index = pieceIndex(activity);
-      if (index !== null) {
-        // Stored activity (loaded when the page opened) and the live stream overlap: each index once.
-        if (index < (this.#nextIndex.get(activity.iteration) ?? 0)) continue;
-        this.#nextIndex.set(activity.iteration, index + 1);
+    for (const piece of batch) {
+      // Stored activity (loaded when the page opened) and the live stream overlap: each index, each byte once.
+      let activity: AgentActivity | null = piece;
+      if (piece.kind === 'output') {
+        activity = unseenPart(piece, this.#nextOffset.get(piece.iteration) ?? 0);
+        if (activity === null) continue;
+        this.#nextOffset.set(piece.iteration, activity.offset + utf8Length(activity.text));
+      } else {
+        if (piece.index < (this.#nextIndex.get(piece.iteration) ?? 0)) continue;
+        this.#nextIndex.set(piece.iteration, piece.index + 1);
       }
       this.#add(activity);
     }
@@ -117,6 +147,7 @@ export class OutputLog {
     this.#openLines.clear();
     this.#openTools = [];
     this.#nextIndex.clear();
+    this.#nextOffset.clear();
     this.#version++;
     for (const listener of this.#listeners) listener();
   }

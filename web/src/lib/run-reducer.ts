@@ -1,27 +1,40 @@
-// Folds run events into the run's summary (board card) and its detail (run page), so that a snapshot
-// plus the events after its seq equals a later snapshot. Pure: no clock, no I/O.
-import type { Checkpoint, Iteration, RunDetail, RunEvent, RunSummary } from '../api/api-types.js';
-
-/** A stored event of a type this dashboard does not know (a newer server): it still takes its place in the seq order. */
-export interface UnknownEvent {
-  type: 'unknown';
-  run_id: string;
-  seq: number;
-  time: number;
-  original_type: string;
-}
-
-/** Any event the feed delivers. */
-export type FeedEvent = RunEvent | UnknownEvent;
+// Folds run events into a run's snapshot as the server lists it (board card) and its detail (run page), so that
+// a snapshot plus the events after its last_seq gives what a later snapshot would show. Pure: no clock, no I/O.
+import type { Checkpoint, Iteration, RunDetail, RunEvent, RunItem, Unit } from '../api/api-types.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** The summary after one event. Returns the same object when the event changes nothing it shows. */
-export function applyToSummary(run: RunSummary, event: FeedEvent): RunSummary {
+/** Statuses of a run that has not ended. */
+export const ACTIVE = new Set<RunItem['status']>(['pending', 'running', 'paused', 'waiting']);
+
+/**
+ * Events after which a snapshot cannot say for sure what the run looks like, so it is fetched again: a resume
+ * (a paused queued run goes back to pending, a paused loop to running), a rollback, a program's own event (the
+ * tasks or steps of the run changed).
+ */
+export function needsRefetch(before: Pick<RunItem, 'status'>, event: RunEvent): boolean {
+  return (event.type === 'resumed' && before.status === 'paused') || event.type === 'rollback' || event.type === 'program';
+}
+
+/** The run after one event. Returns the same object when the event changes nothing it shows. */
+export function applyToItem<R extends RunItem>(run: R, event: RunEvent): R {
   const at = { updated_at: iso(event.time), last_seq: Math.max(run.last_seq, event.seq) };
+  const stopping = run.transition === 'stopping' ? 'stopping' : null;
   switch (event.type) {
+    case 'run_queued':
+      return { ...run, ...at, status: 'pending', label: event.label };
     case 'run_started':
-      return { ...run, ...at, status: 'running', label: event.label, max_iterations: event.max_iterations, agent: event.agent, stop_reason: null, ended_at: null, stop_requested: false, pause_requested: false };
+      return {
+        ...run,
+        ...at,
+        status: 'running',
+        label: event.label,
+        agent: event.agent,
+        limits: { ...run.limits, max_iterations: event.max_iterations },
+        stop_reason: null,
+        ended_at: null,
+        transition: stopping,
+      };
     case 'iteration_started':
       return { ...run, ...at, status: run.status === 'paused' ? 'paused' : 'running', iterations: Math.max(run.iterations, event.iteration), agent: event.agent, waiting_until: null };
     case 'iteration_completed':
@@ -31,26 +44,41 @@ export function applyToSummary(run: RunSummary, event: FeedEvent): RunSummary {
         model: event.model ?? run.model,
         tokens_in: run.tokens_in + (event.tokens_in ?? 0),
         tokens_out: run.tokens_out + (event.tokens_out ?? 0),
-        cost_unknown: run.cost_unknown || event.cost_usd === null,
+        cache_read: run.cache_read + (event.cache_read ?? 0),
+        cache_write: run.cache_write + (event.cache_write ?? 0),
+        cost_unknown: run.cost_unknown || (event.cost_usd === null && event.outcome !== 'interrupted'),
       };
     case 'cost_incurred':
       return { ...run, ...at, cost_usd: event.total_cost_usd };
     case 'waiting':
-      return { ...run, ...at, status: 'waiting', waiting_until: event.until };
+      return { ...run, ...at, status: 'waiting', waiting_until: iso(event.until) };
     case 'pause_requested':
-      return { ...run, ...at, pause_requested: true };
+      return { ...run, ...at, transition: stopping ?? 'pausing' };
     case 'paused':
-      return { ...run, ...at, status: 'paused', pause_requested: false };
+      return { ...run, ...at, status: 'paused', transition: stopping, waiting_until: null };
     case 'resumed':
-      return { ...run, ...at, status: 'running', pause_requested: false };
+      return { ...run, ...at, status: run.status === 'paused' ? 'running' : run.status, transition: stopping };
     case 'stop_requested':
-      return { ...run, ...at, stop_requested: true };
+      return { ...run, ...at, transition: 'stopping' };
+    case 'limits_changed':
+      return { ...run, ...at, limits: { ...run.limits, max_iterations: event.max_iterations } };
     case 'completed':
     case 'stopped':
     case 'failed':
-      return { ...run, ...at, status: event.type, stop_reason: event.stop_reason, stop_requested: false, pause_requested: false, waiting_until: null, ended_at: iso(event.time) };
+      return { ...run, ...at, status: event.type, stop_reason: event.stop_reason, transition: null, waiting_until: null, ended_at: iso(event.time) };
     case 'run_finished':
-      return { ...run, ...at, status: event.status, stop_reason: event.stop_reason, iterations: event.iterations, cost_usd: event.cost_usd, stop_requested: false, pause_requested: false, waiting_until: null, ended_at: iso(event.time) };
+      return {
+        ...run,
+        ...at,
+        status: event.status,
+        stop_reason: event.stop_reason,
+        iterations: Math.max(run.iterations, event.iterations),
+        cost_usd: event.cost_usd,
+        cost_unknown: event.cost_unknown,
+        transition: null,
+        waiting_until: null,
+        ended_at: iso(event.time),
+      };
     default:
       return event.seq > run.last_seq ? { ...run, last_seq: event.seq } : run;
   }
@@ -73,43 +101,46 @@ function startedRow(event: Extract<RunEvent, { type: 'iteration_started' }>): It
     duration_ms: null,
     tokens_in: null,
     tokens_out: null,
+    cache_read: null,
+    cache_write: null,
     cost_usd: null,
     completion_signal_found: false,
+    failure_signal_found: false,
     error_kind: null,
     error_message: null,
+    session_id: null,
     model: null,
     agent: event.agent,
     started_at: iso(event.time),
     completed_at: null,
+    log_path: event.log_path,
+    unit_id: event.unit?.id ?? null,
   };
 }
 
-const OUTCOME_STATUS: Record<string, Iteration['status']> = {
-  success: 'success',
-  failure: 'failure',
-  complete: 'complete',
-  waiting: 'waiting',
-  interrupted: 'interrupted',
-};
-
 function completedRow(previous: Iteration | undefined, event: Extract<RunEvent, { type: 'iteration_completed' }>): Iteration {
-  const started = previous?.started_at ?? iso(event.time - event.duration_ms);
   return {
     number: event.iteration,
-    status: OUTCOME_STATUS[event.outcome] ?? 'failure',
+    status: event.outcome,
     exit_code: event.exit_code,
     exit_signal: event.exit_signal,
     duration_ms: event.duration_ms,
     tokens_in: event.tokens_in,
     tokens_out: event.tokens_out,
+    cache_read: event.cache_read,
+    cache_write: event.cache_write,
     cost_usd: event.cost_usd,
     completion_signal_found: event.completion_signal_found,
+    failure_signal_found: event.failure_signal_found,
     error_kind: event.error_kind,
     error_message: event.error_message,
+    session_id: event.session_id,
     model: event.model,
     agent: event.agent,
-    started_at: started,
+    started_at: previous?.started_at ?? iso(event.time - event.duration_ms),
     completed_at: iso(event.time),
+    log_path: previous?.log_path ?? null,
+    unit_id: event.unit?.id ?? previous?.unit_id ?? null,
   };
 }
 
@@ -118,22 +149,42 @@ function upsertCheckpoint(list: Checkpoint[], row: Checkpoint): Checkpoint[] {
   return [...rest, row].sort((a, b) => a.iteration - b.iteration);
 }
 
-/** The run page's detail after one event: the summary plus the iteration and checkpoint rows it touches. */
-export function applyToDetail(detail: RunDetail, event: FeedEvent): RunDetail {
-  const run = applyToSummary(detail.run, event);
+/** A unit's iteration count (on start) or cost (on completion) after an iteration event that names it. */
+function countUnit(units: Unit[], unit: { id: string; title: string } | null, change: { iterations: number; cost: number }): Unit[] {
+  if (unit === null) return units;
+  const found = units.find((u) => u.id === unit.id);
+  const base: Unit = found ?? { id: unit.id, title: unit.title, status: null, iterations: 0, cost_usd: 0 };
+  const next = { ...base, iterations: base.iterations + change.iterations, cost_usd: Math.round((base.cost_usd + change.cost) * 1e9) / 1e9 };
+  return found ? units.map((u) => (u === found ? next : u)) : [...units, next];
+}
+
+/** The run page's detail after one event: the run plus the iteration, checkpoint and unit rows it touches. */
+export function applyToDetail(detail: RunDetail, event: RunEvent): RunDetail {
+  const run = applyToItem(detail.run, event);
   switch (event.type) {
-    case 'iteration_started':
+    case 'iteration_started': {
       if (detail.iterations.some((it) => it.number === event.iteration)) return { ...detail, run };
-      return { ...detail, run, iterations: upsertIteration(detail.iterations, startedRow(event)) };
+      return {
+        ...detail,
+        run: { ...run, last_iteration: Math.max(run.last_iteration, event.iteration) },
+        iterations: upsertIteration(detail.iterations, startedRow(event)),
+        units: countUnit(detail.units, event.unit, { iterations: 1, cost: 0 }),
+      };
+    }
     case 'iteration_completed': {
       const previous = detail.iterations.find((it) => it.number === event.iteration);
-      return { ...detail, run, iterations: upsertIteration(detail.iterations, completedRow(previous, event)) };
+      return {
+        ...detail,
+        run: { ...run, duration_ms: run.duration_ms + event.duration_ms },
+        iterations: upsertIteration(detail.iterations, completedRow(previous, event)),
+        units: countUnit(detail.units, event.unit, { iterations: previous ? 0 : 1, cost: event.cost_usd ?? 0 }),
+      };
     }
     case 'checkpoint_created':
       return {
         ...detail,
         run,
-        checkpoints: upsertCheckpoint(detail.checkpoints, { iteration: event.iteration, commit_sha: event.commit_sha, state: event.state, message: null, created_at: iso(event.time) }),
+        checkpoints: upsertCheckpoint(detail.checkpoints, { iteration: event.iteration, commit_sha: event.commit_sha, state: event.state, message: null, snapshot: null, created_at: iso(event.time) }),
       };
     default:
       return run === detail.run ? detail : { ...detail, run };
@@ -146,37 +197,55 @@ export function relation(lastSeq: number, seq: number): 'seen' | 'next' | 'ahead
   return seq === lastSeq + 1 ? 'next' : 'ahead';
 }
 
+/** What folding a batch of events into snapshots found: runs to fetch again (a hole, or an event only a new snapshot explains). */
+export interface Folded<T> {
+  value: T;
+  refetch: Set<string>;
+  /** Runs the events were about that the list does not have. */
+  unknown: Set<string>;
+}
+
 /**
- * Folds a batch of events into the board's list. Each run takes only its next event; an event after a
- * hole, or of a run the list does not have, makes the list `stale` (the caller refetches it).
+ * Folds a batch of events into the board's list. Each run takes only its next event; a run with an event after
+ * a hole (or one of needsRefetch) is to be fetched again, a run the list does not have to be fetched and added.
+ * `catchingUp`: the events bring a fresh snapshot up to date (nothing is fetched again for them).
  */
-export function foldIntoList(runs: readonly RunSummary[], events: readonly FeedEvent[]): { runs: RunSummary[]; stale: boolean } {
+export function foldIntoList(runs: readonly RunItem[], events: readonly RunEvent[], catchingUp = false): Folded<RunItem[]> {
   const index = new Map(runs.map((run, i) => [run.id, i]));
   const next = runs.slice();
-  let stale = false;
+  const refetch = new Set<string>();
+  const unknown = new Set<string>();
   for (const event of events) {
     const i = index.get(event.run_id);
     const run = i === undefined ? undefined : next[i];
     if (i === undefined || run === undefined) {
-      stale = true;
+      unknown.add(event.run_id);
       continue;
     }
     const rel = relation(run.last_seq, event.seq);
-    if (rel === 'next') next[i] = applyToSummary(run, event);
-    else if (rel === 'ahead') stale = true;
+    if (rel === 'next') {
+      if (!catchingUp && needsRefetch(run, event)) refetch.add(run.id);
+      next[i] = applyToItem(run, event);
+    } else if (rel === 'ahead') {
+      refetch.add(run.id);
+    }
   }
-  return { runs: next, stale };
+  return { value: next, refetch, unknown };
 }
 
-/** Folds a batch of events into one run's detail (events of other runs are ignored); `stale` as in foldIntoList. */
-export function foldIntoDetail(detail: RunDetail, events: readonly FeedEvent[]): { detail: RunDetail; stale: boolean } {
+/** Folds a batch of events into one run's detail (events of other runs are ignored); `refetch` as in foldIntoList. */
+export function foldIntoDetail(detail: RunDetail, events: readonly RunEvent[], catchingUp = false): Folded<RunDetail> {
   let current = detail;
-  let stale = false;
+  const refetch = new Set<string>();
   for (const event of events) {
     if (event.run_id !== detail.run.id) continue;
     const rel = relation(current.run.last_seq, event.seq);
-    if (rel === 'next') current = applyToDetail(current, event);
-    else if (rel === 'ahead') stale = true;
+    if (rel === 'next') {
+      if (!catchingUp && needsRefetch(current.run, event)) refetch.add(event.run_id);
+      current = applyToDetail(current, event);
+    } else if (rel === 'ahead') {
+      refetch.add(event.run_id);
+    }
   }
-  return { detail: current, stale };
+  return { value: current, refetch, unknown: new Set() };
 }

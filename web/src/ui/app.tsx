@@ -15,19 +15,20 @@ const NewRunPage = lazy(() => import('./new-run-page.js'));
 function Capacity() {
   const stats = useStats();
   if (!stats.data) return null;
-  const { total_active, max_concurrent, today_cost_usd, pending } = stats.data;
+  const { driving, max_concurrent, today_cost_usd, pending } = stats.data;
   return (
     <div className="capacity" data-testid="capacity">
-      <span title="active runs / max concurrent">
-        active <strong>{total_active - pending}</strong>
-        {max_concurrent === null ? '' : ` / ${max_concurrent}`}
+      <span title="runs this server drives now / at most at once (manager.max_concurrent)">
+        active <strong>{driving}</strong> / {max_concurrent}
       </span>
-      {pending > 0 && <span>queued <strong>{pending}</strong></span>}
-      {today_cost_usd !== null && (
-        <span title="spent today (all runs)">
-          today <strong>{usd(today_cost_usd)}</strong>
+      {pending > 0 && (
+        <span title="runs waiting for a free slot">
+          queued <strong>{pending}</strong>
         </span>
       )}
+      <span title="spent today by every run">
+        today <strong>{usd(today_cost_usd)}</strong>
+      </span>
     </div>
   );
 }

@@ -2,13 +2,13 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import type { RunStatus, RunSummary } from '../api/api-types.js';
+import type { RunItem, RunStatus } from '../api/api-types.js';
 import { COLUMNS, filterOptions, formatFilters, groupRuns, parseFilters, type Column, type Filters } from '../lib/board.js';
-import { useRuns } from './live.js';
+import { useRuns, type RunsData } from './live.js';
 import { RunCard, baseName } from './run-card.js';
 import { useShortcuts } from './use-shortcuts.js';
 
-function BoardColumn({ column, fetchedAt, selectedId }: { column: Column; fetchedAt: number; selectedId: string | null }) {
+function BoardColumn({ column, data, selectedId }: { column: Column; data: RunsData | undefined; selectedId: string | null }) {
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: column.runs.length,
@@ -33,7 +33,7 @@ function BoardColumn({ column, fetchedAt, selectedId }: { column: Column; fetche
             if (!run) return null;
             return (
               <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="column-item" style={{ transform: `translateY(${item.start}px)` }}>
-                <RunCard run={run} fetchedAt={fetchedAt} selected={run.id === selectedId} />
+                <RunCard run={run} fetchedAt={data?.refetchedAt[run.id] ?? data?.fetchedAt ?? 0} selected={run.id === selectedId} />
               </div>
             );
           })}
@@ -44,7 +44,7 @@ function BoardColumn({ column, fetchedAt, selectedId }: { column: Column; fetche
   );
 }
 
-function FilterBar({ filters, runs, setFilters, searchRef }: { filters: Filters; runs: RunSummary[]; setFilters: (f: Filters) => void; searchRef: React.RefObject<HTMLInputElement | null> }) {
+function FilterBar({ filters, runs, setFilters, searchRef }: { filters: Filters; runs: RunItem[]; setFilters: (f: Filters) => void; searchRef: React.RefObject<HTMLInputElement | null> }) {
   const options = useMemo(() => filterOptions(runs), [runs]);
   const toggleStatus = (status: RunStatus) => {
     const statuses = filters.statuses.includes(status) ? filters.statuses.filter((s) => s !== status) : [...filters.statuses, status];
@@ -110,7 +110,8 @@ export function Board({ toggleTheme, showHelp }: { theme: string; toggleTheme: (
     help: showHelp,
   });
 
-  const total = runs.data?.runs.length ?? 0;
+  const loaded = runs.data?.runs.length ?? 0;
+  const total = runs.data?.total ?? 0;
   const shown = order.length;
   return (
     <div className="board-page">
@@ -122,12 +123,13 @@ export function Board({ toggleTheme, showHelp }: { theme: string; toggleTheme: (
       )}
       {runs.data && (
         <p className="muted summary" data-testid="board-summary">
-          {shown === total ? `${total} runs` : `${shown} of ${total} runs`}
+          {shown === loaded ? `${loaded} runs` : `${shown} of ${loaded} runs`}
+          {total > loaded ? ` (the newest ${loaded} of ${total})` : ''}
         </p>
       )}
       <div className="board" data-testid="board">
         {columns.map((column) => (
-          <BoardColumn key={column.status} column={column} fetchedAt={runs.data?.fetchedAt ?? 0} selectedId={selectedId} />
+          <BoardColumn key={column.status} column={column} data={runs.data} selectedId={selectedId} />
         ))}
       </div>
     </div>

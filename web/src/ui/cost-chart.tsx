@@ -6,6 +6,7 @@ import 'uplot/dist/uPlot.min.css';
 import type { RunDetail } from '../api/api-types.js';
 import { chartColumns, projectCost, type CostChart as Chart } from '../lib/cost-projection.js';
 import { elapsed, usd } from '../lib/format.js';
+import { ACTIVE } from '../lib/run-reducer.js';
 
 const REASON: Record<string, string> = {
   max_iterations: 'its iteration limit',
@@ -74,12 +75,12 @@ export function CostChart({ detail, runtimeMs, theme }: { detail: RunDetail; run
     () =>
       projectCost(
         iterations.map((it) => ({ number: it.number, cost_usd: it.cost_usd, duration_ms: it.duration_ms, running: it.status === 'running' })),
-        { max_cost_usd: run.max_cost_usd, max_iterations: run.max_iterations, max_runtime_ms: run.max_runtime_ms, runtime_ms: runtimeMs },
+        { max_cost_usd: run.limits.max_cost_usd, max_iterations: run.limits.max_iterations, max_runtime_ms: run.limits.max_runtime_ms, runtime_ms: runtimeMs },
       ),
-    [iterations, run.max_cost_usd, run.max_iterations, run.max_runtime_ms, runtimeMs],
+    [iterations, run.limits, runtimeMs],
   );
   const p = chart.projection;
-  const active = run.status === 'running' || run.status === 'waiting' || run.status === 'paused' || run.status === 'pending';
+  const active = ACTIVE.has(run.status);
   return (
     <div className="cost">
       {chart.series.length === 0 ? <p className="muted pad">No finished iteration yet.</p> : <Plot chart={chart} theme={theme} />}

@@ -1,11 +1,11 @@
 // The new-run form: the options of `ringmaster run`, checked as the CLI checks them before anything is
 // sent, then by the server (whose message is shown as is). Empty fields leave the server's defaults.
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
-import { AGENT_NAMES, type CreateRun } from '../api/api-types.js';
-import { createRun } from '../api/client.js';
-import { EMPTY_FORM, validateNewRun, type FormErrors, type NewRunForm } from '../lib/new-run.js';
+import type { RunRequest } from '../api/api-types.js';
+import { createRun, listAgents } from '../api/client.js';
+import { EMPTY_FORM, fieldOfServerError, validateNewRun, type FormErrors, type NewRunForm } from '../lib/new-run.js';
 
 /** The limit fields after max iterations: name, label, placeholder (an example value), hint. */
 const LIMIT_FIELDS: ReadonlyArray<[keyof NewRunForm, string, string, string | undefined]> = [
@@ -39,12 +39,14 @@ export default function NewRunPage() {
   const [form, setForm] = useState<NewRunForm>(EMPTY_FORM);
   const [errors, setErrors] = useState<FormErrors>({});
   const [, navigate] = useLocation();
-  const queryClient = useQueryClient();
+  const agents = useQuery({ queryKey: ['agents'], queryFn: listAgents, staleTime: Infinity });
   const create = useMutation({
-    mutationFn: (body: CreateRun) => createRun(body),
-    onSuccess: async (created) => {
-      await queryClient.invalidateQueries({ queryKey: ['runs'] });
-      navigate(`/runs/${encodeURIComponent(created.id)}`);
+    mutationFn: (body: RunRequest) => createRun(body),
+    // The board learns of the new run from its first event; the run page loads it.
+    onSuccess: (created) => navigate(`/runs/${encodeURIComponent(created.id)}`),
+    onError: (error) => {
+      const field = fieldOfServerError(error.message);
+      if (field !== null) setErrors((e) => ({ ...e, [field]: error.message }));
     },
   });
   const set = <K extends keyof NewRunForm>(key: K, value: NewRunForm[K]) => setForm((f) => ({ ...f, [key]: value }));
@@ -110,9 +112,9 @@ export default function NewRunPage() {
         <Field label="Agent (--agent)" name="agent" errors={errors}>
           <select id="f-agent" name="agent" value={form.agent} onChange={(e) => set('agent', e.target.value)}>
             <option value="">server default</option>
-            {AGENT_NAMES.map((a) => (
-              <option key={a} value={a}>
-                {a}
+            {(agents.data ?? []).map((a) => (
+              <option key={a.name} value={a.name}>
+                {a.name === a.display_name ? a.name : `${a.name} (${a.display_name})`}
               </option>
             ))}
           </select>

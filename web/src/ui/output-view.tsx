@@ -3,7 +3,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useImperativeHandle, useMemo, useRef, useState, useSyncExternalStore, type Ref } from 'react';
 import type { AgentActivity } from '../api/api-types.js';
-import { iterationActivity } from '../api/client.js';
+import { ApiError, iterationActivity } from '../api/client.js';
 import { FOLLOWING, onAppend, onJump, onLeave, onScroll, type FollowState } from '../lib/follow.js';
 import { OutputLog } from '../lib/output-log.js';
 import { useLive } from './live.js';
@@ -16,11 +16,13 @@ export interface OutputHandle {
 }
 
 /**
- * Output of `runId` from iteration `iteration`. With `live`, activity of this and later iterations is
- * appended as it arrives (stored and live pieces of the same iteration are merged by their index).
+ * Output of `runId` from iteration `iteration` (only that one with `only`). With `live`, the run is watched in
+ * full and its activity appended as it arrives. Each time the server confirms the subscription (on opening and
+ * after every reconnect) the view syncs: it loads the stored activity of the iterations since the last one it has
+ * (up to `latest()`), holding live pieces back meanwhile; stored and live copies of a piece are taken once.
  */
-export function OutputView({ runId, iteration, live, handle }: { runId: string; iteration: number; live: boolean; handle?: Ref<OutputHandle> }) {
-  const { onActivity } = useLive();
+export function OutputView({ runId, iteration, only, live, latest, handle }: { runId: string; iteration: number; only: boolean; live: boolean; latest: () => number; handle?: Ref<OutputHandle> }) {
+  const { onActivity, onSubscribed, connection } = useLive();
   const [log] = useState(() => new OutputLog());
   const version = useSyncExternalStore(
     (listener) => log.subscribe(listener),
@@ -35,36 +37,69 @@ export function OutputView({ runId, iteration, live, handle }: { runId: string; 
   // A view opened on a live run keeps listening after the run ends (nothing more comes), so that the
   // rows are not reloaded when `live` turns false.
   const [listening] = useState(live);
+  const latestRef = useRef(latest);
+  useEffect(() => {
+    latestRef.current = latest;
+  });
 
   useEffect(() => {
-    let loaded = false;
-    const buffered: AgentActivity[] = [];
+    let generation = 0;
+    let inSync = false;
+    const held: AgentActivity[] = [];
+    const mine = (a: AgentActivity): boolean => (only ? a.iteration === iteration : a.iteration >= iteration);
     const add = (batch: AgentActivity[]) => {
       const added = log.append(batch);
       if (added > 0) setFollow((s) => onAppend(s, added));
     };
-    const off = listening
-      ? onActivity(runId, (batch) => {
-          const mine = batch.filter((a) => a.iteration >= iteration);
-          if (loaded) add(mine);
-          else buffered.push(...mine);
-        })
-      : () => undefined;
-    iterationActivity(runId, iteration)
-      .then((result) => {
-        setTruncated(result.truncated);
-        add([...result.activity, ...buffered]);
-      })
-      .catch((e: unknown) => {
+    const sync = async (): Promise<void> => {
+      const current = ++generation;
+      inSync = false;
+      const from = log.lastIteration ?? iteration;
+      const heldLast = held.reduce((max, a) => Math.max(max, a.iteration), 0);
+      const to = only ? iteration : Math.max(from, latestRef.current(), heldLast);
+      const stored: AgentActivity[] = [];
+      let cut = false;
+      try {
+        for (let n = from; n <= to; n++) {
+          const result = await iterationActivity(runId, n).catch((e: unknown) => {
+            // An iteration that has not started yet has no log: nothing to show.
+            if (e instanceof ApiError && e.code === 'not_found') return { activity: [], truncated: false };
+            throw e;
+          });
+          stored.push(...result.activity);
+          cut ||= result.truncated;
+        }
+        if (current !== generation) return;
+        setLoadError(null);
+      } catch (e) {
+        if (current !== generation) return;
         setLoadError((e as Error).message);
-        add(buffered);
-      })
-      .finally(() => {
-        loaded = true;
-        buffered.length = 0;
-      });
-    return off;
-  }, [log, onActivity, runId, iteration, listening]);
+      }
+      if (cut) setTruncated(true);
+      add([...stored, ...held]);
+      held.length = 0;
+      inSync = true;
+    };
+    if (!listening) {
+      void sync();
+      return () => {
+        generation++;
+      };
+    }
+    const offActivity = onActivity(runId, (batch) => {
+      const pieces = batch.filter(mine);
+      if (inSync) add(pieces);
+      else held.push(...pieces);
+    });
+    const offSubscribed = onSubscribed(runId, () => void sync());
+    connection.watch(runId);
+    return () => {
+      generation++;
+      offActivity();
+      offSubscribed();
+      connection.unwatch(runId);
+    };
+  }, [log, onActivity, onSubscribed, connection, runId, iteration, only, listening]);
 
   const items = log.items;
   const virtualizer = useVirtualizer({

@@ -2,9 +2,10 @@
 // the tool in use and the last line of output, a countdown while it waits for a usage limit.
 import { memo } from 'react';
 import { Link } from 'wouter';
-import type { RunSummary } from '../api/api-types.js';
+import type { RunItem } from '../api/api-types.js';
 import { countdown, elapsed, title, usd } from '../lib/format.js';
-import { fraction, liveRuntime, stateLabel } from '../lib/runtime.js';
+import { ACTIVE } from '../lib/run-reducer.js';
+import { epoch, fraction, liveRuntime, stateLabel } from '../lib/runtime.js';
 import { useNow } from './clock.js';
 import { useRunNow } from './live.js';
 
@@ -18,14 +19,15 @@ function Meter({ value, label }: { value: number | null; label: string }) {
   return <progress className="meter" value={value} max={1} aria-label={label} />;
 }
 
-function Ticking({ run, fetchedAt }: { run: RunSummary; fetchedAt: number }) {
+function Ticking({ run, fetchedAt }: { run: RunItem; fetchedAt: number }) {
   const now = useNow();
+  const until = epoch(run.waiting_until);
   return (
     <>
       <span title="elapsed runtime">{elapsed(liveRuntime(run, fetchedAt, now))}</span>
-      {run.status === 'waiting' && run.waiting_until !== null && (
+      {run.status === 'waiting' && until !== null && (
         <span className="countdown" data-testid="countdown" title="usage limit resets in">
-          resets in {countdown(run.waiting_until, now)}
+          resets in {countdown(until, now)}
         </span>
       )}
     </>
@@ -52,9 +54,9 @@ function NowLine({ runId }: { runId: string }) {
 }
 
 /** A run card. `selected` is the keyboard selection. */
-export const RunCard = memo(function RunCard({ run, fetchedAt, selected }: { run: RunSummary; fetchedAt: number; selected: boolean }) {
+export const RunCard = memo(function RunCard({ run, fetchedAt, selected }: { run: RunItem; fetchedAt: number; selected: boolean }) {
   const label = stateLabel(run);
-  const active = run.status === 'running' || run.status === 'waiting' || run.status === 'paused' || run.status === 'pending';
+  const active = ACTIVE.has(run.status);
   const ticking = run.status === 'running' || run.status === 'waiting';
   return (
     <Link href={`/runs/${encodeURIComponent(run.id)}`} className={`card status-${run.status}${selected ? ' selected' : ''}`} data-testid="run-card" data-run-id={run.id} data-state={label} aria-current={selected ? 'true' : undefined}>
@@ -64,8 +66,8 @@ export const RunCard = memo(function RunCard({ run, fetchedAt, selected }: { run
         </span>
         <span className={`badge badge-${label}`}>{label}</span>
       </div>
-      <div className="card-title" title={run.label}>
-        {title(run.label) || run.id}
+      <div className="card-title" title={run.title ?? undefined}>
+        {title(run.title ?? '') || run.id}
       </div>
       <div className="card-meta muted">
         {run.agent}
@@ -74,16 +76,16 @@ export const RunCard = memo(function RunCard({ run, fetchedAt, selected }: { run
       <div className="card-row">
         <span>
           iteration {run.iterations}
-          {run.max_iterations === null ? '' : `/${run.max_iterations}`}
+          {run.limits.max_iterations === null ? '' : `/${run.limits.max_iterations}`}
         </span>
         {ticking ? <Ticking run={run} fetchedAt={fetchedAt} /> : <span title="runtime">{elapsed(run.runtime_ms)}</span>}
       </div>
-      <Meter value={fraction(run.iterations, run.max_iterations)} label="iterations used" />
+      <Meter value={fraction(run.iterations, run.limits.max_iterations)} label="iterations used" />
       <div className="card-row">
         <span title="cost so far">{usd(run.cost_usd, run.cost_unknown)}</span>
-        <span className="muted">{run.max_cost_usd === null ? 'no budget' : `of ${usd(run.max_cost_usd)}`}</span>
+        <span className="muted">{run.limits.max_cost_usd === null ? 'no budget' : `of ${usd(run.limits.max_cost_usd)}`}</span>
       </div>
-      <Meter value={fraction(run.cost_usd, run.max_cost_usd)} label="budget used" />
+      <Meter value={fraction(run.cost_usd, run.limits.max_cost_usd)} label="budget used" />
       {run.stop_reason !== null && !active && <div className="muted">{run.stop_reason.replace(/_/g, ' ')}</div>}
       {active && <NowLine runId={run.id} />}
     </Link>

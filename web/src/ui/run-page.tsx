@@ -3,12 +3,13 @@
 import { useRef, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { countdown, elapsed, title, usd } from '../lib/format.js';
-import { fraction, liveRuntime, stateLabel } from '../lib/runtime.js';
+import { ACTIVE } from '../lib/run-reducer.js';
+import { epoch, fraction, liveRuntime, stateLabel } from '../lib/runtime.js';
 import { Checkpoints } from './checkpoints.js';
 import { useNow } from './clock.js';
 import { CostChart } from './cost-chart.js';
 import { IterationsTable } from './iterations-table.js';
-import { useRun } from './live.js';
+import { useLatestIteration, useRun } from './live.js';
 import { OutputView, type OutputHandle } from './output-view.js';
 import { RunControls } from './run-controls.js';
 import { Units } from './units.js';
@@ -28,11 +29,12 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
   const iterationParam = Number(params.get('iteration'));
   const pinned = Number.isInteger(iterationParam) && iterationParam > 0 ? iterationParam : null;
   const output = useRef<OutputHandle>(null);
+  const latest = useLatestIteration(id);
   const now = useNow();
   // Live mode starts at the iteration current when the page opened and follows the run from there.
   const [liveFrom, setLiveFrom] = useState<number | null>(null);
   const detail = run.data?.detail;
-  if (detail && liveFrom === null) setLiveFrom(Math.max(1, detail.run.iterations));
+  if (detail && liveFrom === null) setLiveFrom(Math.max(1, detail.run.last_iteration));
 
   const go = (next: { tab?: Tab; iteration?: number | null }) => {
     const q = new URLSearchParams(search);
@@ -69,8 +71,10 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
   if (!detail || !run.data) return <p className="muted pad">Loading run {id}…</p>;
   const r = detail.run;
   const label = stateLabel(r);
-  const active = r.status === 'running' || r.status === 'waiting' || r.status === 'paused' || r.status === 'pending';
+  const active = ACTIVE.has(r.status);
   const runtime = liveRuntime(r, run.data.fetchedAt, now);
+  const until = epoch(r.waiting_until);
+  const { limits } = r;
   const live = active && pinned === null;
   const shownIteration = pinned ?? liveFrom ?? 1;
   const tabs = TABS.filter((t) => t !== 'units' || detail.units.length > 0);
@@ -82,7 +86,7 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
           <Link href="/" className="muted">
             ← board
           </Link>
-          <h1 title={r.label}>{title(r.label, 120) || r.id}</h1>
+          <h1 title={r.title ?? undefined}>{title(r.title ?? '', 120) || r.id}</h1>
           <div className="muted">
             <code>{r.id}</code> · {r.workspace}
             {r.worktree ? ` (worktree ${r.branch ?? r.worktree})` : ''} · {r.agent}
@@ -96,24 +100,24 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
       <div className="run-stats">
         <div>
           <span className="muted">iterations</span> {r.iterations}
-          {r.max_iterations === null ? '' : ` / ${r.max_iterations}`}
-          {fraction(r.iterations, r.max_iterations) !== null && <progress className="meter" value={fraction(r.iterations, r.max_iterations) ?? 0} max={1} />}
+          {limits.max_iterations === null ? '' : ` / ${limits.max_iterations}`}
+          {fraction(r.iterations, limits.max_iterations) !== null && <progress className="meter" value={fraction(r.iterations, limits.max_iterations) ?? 0} max={1} />}
         </div>
         <div>
           <span className="muted">cost</span> {usd(r.cost_usd, r.cost_unknown)}
-          {r.max_cost_usd === null ? '' : ` / ${usd(r.max_cost_usd)}`}
-          {fraction(r.cost_usd, r.max_cost_usd) !== null && <progress className="meter" value={fraction(r.cost_usd, r.max_cost_usd) ?? 0} max={1} />}
+          {limits.max_cost_usd === null ? '' : ` / ${usd(limits.max_cost_usd)}`}
+          {fraction(r.cost_usd, limits.max_cost_usd) !== null && <progress className="meter" value={fraction(r.cost_usd, limits.max_cost_usd) ?? 0} max={1} />}
         </div>
         <div>
           <span className="muted">runtime</span> {elapsed(runtime)}
-          {r.max_runtime_ms === null ? '' : ` / ${elapsed(r.max_runtime_ms)}`}
+          {limits.max_runtime_ms === null ? '' : ` / ${elapsed(limits.max_runtime_ms)}`}
         </div>
         <div>
           <span className="muted">tokens</span> {r.tokens_in.toLocaleString('en-US')} in / {r.tokens_out.toLocaleString('en-US')} out
         </div>
-        {r.status === 'waiting' && r.waiting_until !== null && (
+        {r.status === 'waiting' && until !== null && (
           <div className="countdown" data-testid="countdown">
-            usage limit resets in {countdown(r.waiting_until, now)}
+            usage limit resets in {countdown(until, now)}
           </div>
         )}
         {r.stop_reason !== null && !active && <div>stopped by {r.stop_reason.replace(/_/g, ' ')}</div>}
@@ -137,7 +141,15 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
                 </button>
               </p>
             )}
-            <OutputView key={`${r.id}:${pinned ?? 'live'}:${shownIteration}`} runId={r.id} iteration={shownIteration} live={live || (pinned !== null && active && pinned === r.iterations)} handle={output} />
+            <OutputView
+              key={`${r.id}:${pinned ?? 'live'}:${shownIteration}`}
+              runId={r.id}
+              iteration={shownIteration}
+              only={pinned !== null}
+              live={live || (pinned !== null && active && pinned === r.last_iteration)}
+              latest={latest}
+              handle={output}
+            />
           </>
         )}
         {tab === 'iterations' && <IterationsTable iterations={detail.iterations} checkpoints={detail.checkpoints} onOpen={(n) => go({ tab: 'output', iteration: n })} />}

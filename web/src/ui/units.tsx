@@ -18,10 +18,8 @@ export function Units({ units, kind }: { units: Unit[]; kind: string }) {
       <tbody>
         {units.map((u) => (
           <tr key={u.id}>
-            <td>{u.title}</td>
-            <td>
-              <span className={`badge badge-${u.status}`}>{u.status}</span>
-            </td>
+            <td>{u.title ?? u.id}</td>
+            <td>{u.status === null ? <span className="muted">-</span> : <span className={`badge badge-${u.status}`}>{u.status}</span>}</td>
             <td className="num">{u.iterations}</td>
             <td className="num">{usd(u.cost_usd)}</td>
           </tr>
