@@ -97,7 +97,7 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
           {label}
         </span>
       </div>
-      <div className="run-stats">
+      <div className="run-stats" data-testid="run-stats">
         <div>
           <span className="muted">iterations</span> {r.iterations}
           {limits.max_iterations === null ? '' : ` / ${limits.max_iterations}`}
