@@ -77,6 +77,12 @@ export async function until<T>(what: string, probe: () => Promise<T | null> | T 
   }
 }
 
+/** How to start a server: extra arguments, extra environment. */
+export interface ServeOptions {
+  args?: string[];
+  env?: Record<string, string>;
+}
+
 /** A `ringmaster serve` process under test and what it serves. */
 export class ServeProcess {
   readonly home: string;
@@ -87,19 +93,19 @@ export class ServeProcess {
   #stdout = '';
   #workspaces: string[] = [];
 
-  private constructor(home: string, port: number, extraArgs: string[]) {
+  readonly #args: string[];
+
+  private constructor(home: string, port: number, options: ServeOptions) {
     this.home = home;
     this.port = port;
     this.url = `http://127.0.0.1:${port}`;
-    this.env = cleanEnv({ RINGMASTER_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', PATH: `${FAKE_BIN}:${process.env.PATH ?? ''}` });
-    this.extraArgs = extraArgs;
+    this.env = cleanEnv({ RINGMASTER_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', PATH: `${FAKE_BIN}:${process.env.PATH ?? ''}`, ...options.env });
+    this.#args = options.args ?? [];
   }
 
-  private readonly extraArgs: string[];
-
   /** Starts a server over a new temporary data directory. */
-  static async start(...extraArgs: string[]): Promise<ServeProcess> {
-    const serve = new ServeProcess(mkdtempSync(join(tmpdir(), 'ringmaster-web-')), await freePort(), extraArgs);
+  static async start(options: ServeOptions = {}): Promise<ServeProcess> {
+    const serve = new ServeProcess(mkdtempSync(join(tmpdir(), 'ringmaster-web-')), await freePort(), options);
     await serve.restart();
     return serve;
   }
@@ -116,7 +122,7 @@ export class ServeProcess {
 
   /** Starts the server again (same port, same data directory); resolves once it listens. */
   async restart(): Promise<void> {
-    const cli = startCli(['serve', '--port', String(this.port), ...this.extraArgs], { cwd: this.home, env: this.env });
+    const cli = startCli(['serve', '--port', String(this.port), ...this.#args], { cwd: this.home, env: this.env });
     this.#cli = cli;
     this.#stdout = '';
     cli.child.stdout?.on('data', (c: Buffer) => (this.#stdout += c.toString('utf8')));

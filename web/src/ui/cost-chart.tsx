@@ -41,7 +41,7 @@ function Plot({ chart, theme }: { chart: Chart; theme: string }) {
         each: { auto: true, range: (_u, min, max) => [0, Math.max(max, min, 0.001) * 1.25] },
       },
       axes: [
-        { stroke: text, grid: { stroke: grid, width: 1 }, label: 'iteration' },
+        { stroke: text, grid: { stroke: grid, width: 1 }, label: 'iteration', incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] },
         { scale: 'total', stroke: text, grid: { stroke: grid, width: 1 }, values: money, size: 64, label: 'total' },
         { scale: 'each', side: 1, stroke: css('--accent'), grid: { show: false }, values: money, size: 64, label: 'per iteration' },
       ],
