@@ -76,8 +76,11 @@ describe('applyToItem', () => {
     expect(applyToItem(run, e({ type: 'limits_changed', max_iterations: 15 })).limits.max_iterations).toBe(15);
   });
 
-  it('asks for a fresh snapshot after a resume of a paused run (a paused queued run goes back to pending), a rollback or a program event', () => {
+  it('asks for a fresh snapshot where the clock starts or stops, after a resume of a paused run (a paused queued run goes back to pending), a rollback or a program event', () => {
     seq = 40;
+    expect(needsRefetch({ status: 'pending' }, e({ type: 'run_started' }))).toBe(true);
+    expect(needsRefetch({ status: 'running' }, e({ type: 'paused' }))).toBe(true);
+    expect(needsRefetch({ status: 'running' }, e({ type: 'run_finished', status: 'completed', stop_reason: 'success_signal', iterations: 2, total_ms: 5, cost_usd: 0, cost_unknown: false, tokens_in: 0, tokens_out: 0, consecutive_failures: 0, failure_threshold: 3, max_iterations: null, message: null }))).toBe(true);
     expect(needsRefetch({ status: 'paused' }, e({ type: 'resumed' }))).toBe(true);
     expect(needsRefetch({ status: 'running' }, e({ type: 'resumed' }))).toBe(false);
     expect(needsRefetch({ status: 'stopped' }, e({ type: 'rollback', to_iteration: 2, target_sha: 'abc', commit_sha: null, discarded: [] }))).toBe(true);

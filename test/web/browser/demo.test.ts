@@ -6,7 +6,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openPage, ROOT, screenshot, ServeProcess } from './harness.js';
+import { launchBrowser, openPage, ROOT, screenshot, ServeProcess, until } from './harness.js';
 
 const DOCS = process.env.RINGMASTER_DOCS_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'images') : null;
 
@@ -34,8 +34,7 @@ const column = (page: Page, status: string) => page.getByTestId(`column-${status
 
 describe('ringmaster serve --demo', () => {
   it('shows five scripted loops live: running, paused after an iteration, waiting on a usage limit, failed, completed', async () => {
-    const dir = /under (\S+) \(removed when the server stops\)/.exec(serve.stdout)?.[1] ?? '';
-    expect(serve.stdout).toContain('demo: 5 scripted loops in temporary workspaces under');
+    const dir = await until('the demo to start', () => /demo: 5 scripted loops in temporary workspaces under (\S+) \(removed when the server stops\)/.exec(serve.stdout)?.[1] ?? null);
     expect(existsSync(join(dir, 'workspaces', 'docs-site', 'TODO.md'))).toBe(true);
     const page = await openPage(browser, serve.url);
     await page.getByTestId('board-summary').filter({ hasText: /^5 runs$/ }).waitFor();

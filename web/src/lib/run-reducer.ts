@@ -7,13 +7,17 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 /** Statuses of a run that has not ended. */
 export const ACTIVE = new Set<RunItem['status']>(['pending', 'running', 'paused', 'waiting']);
 
+/** Events after which the run is fetched again (see needsRefetch). */
+const REFETCH = new Set<RunEvent['type']>(['run_started', 'paused', 'run_finished', 'rollback', 'program']);
+
 /**
- * Events after which a snapshot cannot say for sure what the run looks like, so it is fetched again: a resume
+ * Events after which a snapshot cannot say for sure what the run looks like, so it is fetched again: where its
+ * clock starts or stops (a start, a pause, the end: the server's runtime is the truth), a resume of a paused run
  * (a paused queued run goes back to pending, a paused loop to running), a rollback, a program's own event (the
  * tasks or steps of the run changed).
  */
 export function needsRefetch(before: Pick<RunItem, 'status'>, event: RunEvent): boolean {
-  return (event.type === 'resumed' && before.status === 'paused') || event.type === 'rollback' || event.type === 'program';
+  return REFETCH.has(event.type) || (event.type === 'resumed' && before.status === 'paused');
 }
 
 /** The run after one event. Returns the same object when the event changes nothing it shows. */

@@ -22,7 +22,7 @@ function BoardColumn({ column, data, selectedId }: { column: Column; data: RunsD
     if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
   }, [selectedIndex, virtualizer]);
   return (
-    <section className={`column column-${column.status}`} data-testid={`column-${column.status}`} aria-label={`${column.status} runs`}>
+    <section className={`column column-${column.status}${column.runs.length === 0 ? ' is-empty' : ''}`} data-testid={`column-${column.status}`} aria-label={`${column.status} runs`}>
       <h2>
         {column.status} <span className="count" data-testid="column-count">{column.runs.length}</span>
       </h2>

@@ -105,7 +105,8 @@ export function OutputView({ runId, iteration, only, live, latest, handle }: { r
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scroller.current,
-    estimateSize: (index) => (items[index]?.kind === 'line' ? 20 : 44),
+    // A one-line row is exactly 18px (.row-line): most rows need no correction once measured.
+    estimateSize: (index) => (items[index]?.kind === 'line' ? 18 : 44),
     overscan: 20,
     getItemKey: (index) => items[index]?.id ?? index,
   });

@@ -19,18 +19,17 @@ function Meter({ value, label }: { value: number | null; label: string }) {
   return <progress className="meter" value={value} max={1} aria-label={label} />;
 }
 
-function Ticking({ run, fetchedAt }: { run: RunItem; fetchedAt: number }) {
+function Elapsed({ run, fetchedAt }: { run: RunItem; fetchedAt: number }) {
   const now = useNow();
-  const until = epoch(run.waiting_until);
+  return <span title="elapsed runtime">{elapsed(liveRuntime(run, fetchedAt, now))}</span>;
+}
+
+function Countdown({ until }: { until: number }) {
+  const now = useNow();
   return (
-    <>
-      <span title="elapsed runtime">{elapsed(liveRuntime(run, fetchedAt, now))}</span>
-      {run.status === 'waiting' && until !== null && (
-        <span className="countdown" data-testid="countdown" title="usage limit resets in">
-          resets in {countdown(until, now)}
-        </span>
-      )}
-    </>
+    <div className="countdown" data-testid="countdown" title="the usage limit resets in">
+      resets in {countdown(until, now)}
+    </div>
   );
 }
 
@@ -58,6 +57,7 @@ export const RunCard = memo(function RunCard({ run, fetchedAt, selected }: { run
   const label = stateLabel(run);
   const active = ACTIVE.has(run.status);
   const ticking = run.status === 'running' || run.status === 'waiting';
+  const until = epoch(run.waiting_until);
   return (
     <Link href={`/runs/${encodeURIComponent(run.id)}`} className={`card status-${run.status}${selected ? ' selected' : ''}`} data-testid="run-card" data-run-id={run.id} data-state={label} aria-current={selected ? 'true' : undefined}>
       <div className="card-head">
@@ -78,8 +78,9 @@ export const RunCard = memo(function RunCard({ run, fetchedAt, selected }: { run
           iteration {run.iterations}
           {run.limits.max_iterations === null ? '' : `/${run.limits.max_iterations}`}
         </span>
-        {ticking ? <Ticking run={run} fetchedAt={fetchedAt} /> : <span title="runtime">{elapsed(run.runtime_ms)}</span>}
+        {ticking ? <Elapsed run={run} fetchedAt={fetchedAt} /> : <span title="runtime">{elapsed(run.runtime_ms)}</span>}
       </div>
+      {run.status === 'waiting' && until !== null && <Countdown until={until} />}
       <Meter value={fraction(run.iterations, run.limits.max_iterations)} label="iterations used" />
       <div className="card-row">
         <span title="cost so far">{usd(run.cost_usd, run.cost_unknown)}</span>
