@@ -37,6 +37,14 @@ async function attribute(locator: Locator, name: string, value: string): Promise
   await locator.and(locator.page().locator(`[${name}="${value}"]`)).waitFor();
 }
 
+/** The run as the API shows it once it has ended. */
+async function settled(id: string): Promise<Record<string, unknown>> {
+  return until(`run ${id} to end`, async () => {
+    const { run } = await serve.api<{ run: Record<string, unknown> }>(`/api/runs/${id}`);
+    return ['completed', 'stopped', 'failed'].includes(String(run.status)) ? run : null;
+  });
+}
+
 async function createRun(body: Record<string, unknown>): Promise<string> {
   return (await serve.api<{ id: string }>('/api/runs', { cooldown: 0, checkpoint_interval: 0, prompt: 'Make the tests pass', ...body })).id;
 }
@@ -77,7 +85,7 @@ describe('runs from the dashboard', () => {
     await attribute(done, 'data-state', 'completed');
     expect(await done.textContent()).toContain('iteration 2/5');
     expect(await done.textContent()).toContain('success signal');
-    expect(await serve.api(`/api/runs/${id}`)).toMatchObject({ run: { status: 'completed', limits: { max_iterations: 5, max_runtime_ms: 600_000 } } });
+    expect(await settled(id)).toMatchObject({ status: 'completed', limits: { max_iterations: 5, max_runtime_ms: 600_000 } });
     await page.context().close();
   });
 
@@ -113,7 +121,7 @@ describe('runs from the dashboard', () => {
   });
 
   it('stop: the card says "stopping" until the agent’s process group is gone (it ignores SIGTERM), then "stopped"', async () => {
-    const dir = serve.workspace({ 'README.md': 'hello\n', 'ringmaster.yml': 'loop:\n  kill_grace: 1s\n' });
+    const dir = serve.workspace({ 'README.md': 'hello\n', 'ringmaster.yml': 'loop:\n  kill_grace: 2s\n' });
     const id = await createRun({ workspace: dir, agent_command: planAgent('stubborn') });
     const pids = await until('the agent and its child', () => (existsSync(join(dir, '.plan-agent-pids')) ? readFileSync(join(dir, '.plan-agent-pids'), 'utf8').split(' ').map(Number) : null));
     const [agent] = pids;
@@ -127,8 +135,8 @@ describe('runs from the dashboard', () => {
     expect(groupMembers(agent).length).toBeGreaterThan(0);
     await attribute(card(board, id), 'data-state', 'stopped');
     expect(groupMembers(agent)).toEqual([]);
-    expect(await page.getByTestId('run-state').textContent()).toBe('stopped');
-    expect(await serve.api(`/api/runs/${id}`)).toMatchObject({ run: { status: 'stopped', stop_reason: 'user_stop', transition: null } });
+    await attribute(page.getByTestId('run-page'), 'data-state', 'stopped');
+    expect(await settled(id)).toMatchObject({ status: 'stopped', stop_reason: 'user_stop', transition: null });
     await Promise.all([board.context().close(), page.context().close()]);
   });
 });

@@ -2,7 +2,7 @@
 // (follow, scroll up, jump back, search, ANSI colours), a structured agent's markdown and tool calls, the
 // iterations table, the cost projection, a checkpoint's diff, board filters kept in the URL, keyboard
 // navigation, phone width and the dark theme. Screenshots go to artifactsDir().
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   chmodSync(join(flood, 'flood.sh'), 0o755);
   runs.flood = await create(flood, { prompt: 'Print a flood of lines', agent_command: [join(flood, 'flood.sh')], max_iterations: 1 });
   runs.claude = await create(serve.workspace({ 'README.md': 'hello\n', '.claude-plan': 'work,work,gate' }), { prompt: 'Fix the failing test', agent: 'claude', max_cost: 5, max_iterations: 40, checkpoint_interval: 1 });
-  runs.quick = await create(serve.workspace(), { prompt: 'Write the README', agent_command: planAgent('ok,complete') });
+  runs.quick = await create(serve.workspace(), { prompt: 'Write the README', agent_command: planAgent('ok,complete'), checkpoint_interval: 1 });
   await until('the claude run at its third iteration and the quick run done', async () => {
     const claude = await serve.api<{ run: { last_iteration: number } }>(`/api/runs/${runs.claude.id}`);
     const quick = await serve.api<{ run: { status: string } }>(`/api/runs/${runs.quick.id}`);
@@ -97,6 +97,7 @@ describe('run page', () => {
     expect(await rows.allTextContents()).toEqual([expect.stringMatching(/^3running/), expect.stringMatching(/^2success.*\$0\.5000/), expect.stringMatching(/^1success.*\$0\.5000/)]);
     await rows.last().getByRole('button', { name: 'open the output of iteration 1' }).click();
     await page.getByText('Iteration 1 only.').waitFor();
+    await page.getByTestId('output-text').filter({ hasText: 'Fixed it in iteration 1.' }).waitFor();
     expect(await page.getByTestId('output-iteration').allTextContents()).toEqual([expect.stringMatching(/^Iteration 1 · /)]);
     const done = page.getByTestId('output-tool').first();
     expect(await done.locator('summary').textContent()).toMatch(/^Bash npm test[\d.]+m?serror$/);
@@ -126,6 +127,21 @@ describe('run page', () => {
     expect(await diff.locator('.diff-file h3').allTextContents()).toEqual(['.claude-count +1 −1']);
     await diff.getByRole('button', { name: 'unified' }).click();
     expect(await diff.locator('.diff-unified').count()).toBe(1);
+    await page.context().close();
+  });
+
+  it('rolls a finished run back to a checkpoint after a confirmation', async () => {
+    const page = await openPage(browser, `${serve.url}/runs/${runs.quick.id}?tab=checkpoints`);
+    const list = page.getByTestId('checkpoints');
+    await list.waitFor();
+    expect(readFileSync(join(runs.quick.dir, '.plan-agent-count'), 'utf8')).toBe('2');
+    await list.locator('li').filter({ hasText: /^iteration 1 · / }).getByRole('button', { name: 'Roll back here' }).click();
+    const confirm = page.getByTestId('confirm');
+    expect(await confirm.getByRole('heading').textContent()).toBe('Roll back to iteration 1?');
+    await confirm.getByRole('button', { name: 'Roll back' }).click();
+    await page.getByRole('status').filter({ hasText: 'Workspace restored to iteration 1.' }).waitFor();
+    expect(readFileSync(join(runs.quick.dir, '.plan-agent-count'), 'utf8')).toBe('1');
+    await list.locator('li').filter({ hasText: / · rollback/ }).waitFor();
     await page.context().close();
   });
 });
