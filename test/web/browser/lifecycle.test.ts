@@ -123,7 +123,11 @@ describe('runs from the dashboard', () => {
   it('stop: the card says "stopping" until the agent’s process group is gone (it ignores SIGTERM), then "stopped"', async () => {
     const dir = serve.workspace({ 'README.md': 'hello\n', 'ringmaster.yml': 'loop:\n  kill_grace: 2s\n' });
     const id = await createRun({ workspace: dir, agent_command: planAgent('stubborn') });
-    const pids = await until('the agent and its child', () => (existsSync(join(dir, '.plan-agent-pids')) ? readFileSync(join(dir, '.plan-agent-pids'), 'utf8').split(' ').map(Number) : null));
+    const pids = await until('the agent and its child', () => {
+      // The file may be seen empty between its creation and its write.
+      const found = existsSync(join(dir, '.plan-agent-pids')) ? readFileSync(join(dir, '.plan-agent-pids'), 'utf8').split(' ').map(Number) : [];
+      return found.length === 2 && found.every((pid) => pid > 0) ? found : null;
+    });
     const [agent] = pids;
     if (agent === undefined) throw new Error('no agent pid');
     const board = await openPage(browser, serve.url);
