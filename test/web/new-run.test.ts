@@ -1,6 +1,6 @@
 // The new-run form validates like `ringmaster run` (the CLI's own parsers and messages) and builds the request.
 import { describe, expect, it } from 'vitest';
-import { EMPTY_FORM, validateNewRun } from '../../web/src/lib/new-run.js';
+import { EMPTY_FORM, fieldOfServerError, validateNewRun } from '../../web/src/lib/new-run.js';
 
 describe('validateNewRun', () => {
   it('builds the body from the given fields only, values as typed', () => {
@@ -43,6 +43,19 @@ describe('validateNewRun', () => {
     expect(validateNewRun({ ...EMPTY_FORM, workspace: '/w', promptKind: 'file', promptFile: 'TASK.md', prompt: 'ignored' })).toEqual({ ok: true, body: { workspace: '/w', prompt_file: 'TASK.md' } });
     expect(validateNewRun({ ...EMPTY_FORM, workspace: '/w', promptKind: 'procedure' })).toEqual({ ok: false, errors: { procedure: '--procedure: choose a procedure' } });
     expect(validateNewRun({ ...EMPTY_FORM, workspace: '/w', promptKind: 'procedure', procedure: 'build' })).toEqual({ ok: true, body: { workspace: '/w', procedure: 'build' } });
+  });
+
+  it('a workflow brings its own prompts, with an optional message', () => {
+    expect(validateNewRun({ ...EMPTY_FORM, workspace: '/w', promptKind: 'workflow' })).toEqual({ ok: false, errors: { workflow: 'workflow: name a workflow, or a workflow file relative to the workspace' } });
+    expect(validateNewRun({ ...EMPTY_FORM, workspace: '/w', promptKind: 'workflow', workflow: ' ralph ', prompt: 'ignored' })).toEqual({ ok: true, body: { workspace: '/w', workflow: 'ralph' } });
+    expect(validateNewRun({ ...EMPTY_FORM, workspace: '/w', promptKind: 'workflow', workflow: 'ralph', message: 'Build the todo app' })).toEqual({ ok: true, body: { workspace: '/w', workflow: 'ralph', message: 'Build the todo app' } });
+  });
+
+  it('maps a server error to the field it names', () => {
+    expect(fieldOfServerError('workspace: not a directory: /w/nope')).toBe('workspace');
+    expect(fieldOfServerError('flag max_runtime: loop.max_runtime: expected a duration')).toBe('maxRuntime');
+    expect(fieldOfServerError('workflow: unknown workflow')).toBe('workflow');
+    expect(fieldOfServerError('unknown agent nobody')).toBeNull();
   });
 
   it('unlimited replaces the iteration count', () => {

@@ -3,8 +3,8 @@
 import { SETTINGS } from '../../../src/config/settings.js';
 import type { RunRequest } from '../api/api-types.js';
 
-/** Where the prompt comes from (one of the three, like --prompt / --prompt-file / --procedure). */
-export type PromptKind = 'text' | 'file' | 'procedure';
+/** Where the prompt comes from (like --prompt / --prompt-file / --procedure), or a workflow that brings its own. */
+export type PromptKind = 'text' | 'file' | 'procedure' | 'workflow';
 
 /** The form's fields, as typed. Empty string = not given (the server's configuration decides). */
 export interface NewRunForm {
@@ -13,6 +13,8 @@ export interface NewRunForm {
   prompt: string;
   promptFile: string;
   procedure: string;
+  workflow: string;
+  message: string;
   context: string;
   agent: string;
   agentCommand: string;
@@ -36,6 +38,8 @@ export const EMPTY_FORM: NewRunForm = {
   prompt: '',
   promptFile: '',
   procedure: '',
+  workflow: '',
+  message: '',
   context: '',
   agent: '',
   agentCommand: '',
@@ -83,6 +87,10 @@ export function validateNewRun(form: NewRunForm): Validated {
       if (problem) errors.promptFile = problem;
       else body.prompt_file = form.promptFile.trim();
     }
+  } else if (form.promptKind === 'workflow') {
+    if (form.workflow.trim() === '') errors.workflow = 'workflow: name a workflow, or a workflow file relative to the workspace';
+    else body.workflow = form.workflow.trim();
+    if (form.message.trim() !== '') body.message = form.message;
   } else if (form.procedure.trim() === '') {
     errors.procedure = '--procedure: choose a procedure';
   } else {

@@ -7,6 +7,14 @@ import type { RunRequest } from '../api/api-types.js';
 import { createRun, listAgents } from '../api/client.js';
 import { EMPTY_FORM, fieldOfServerError, validateNewRun, type FormErrors, type NewRunForm } from '../lib/new-run.js';
 
+/** The prompt's sources, as the radio buttons say them. */
+const PROMPT_KINDS: Record<NewRunForm['promptKind'], string> = {
+  text: 'text (--prompt)',
+  file: 'file (--prompt-file)',
+  procedure: 'procedure (--procedure)',
+  workflow: 'workflow (ringmaster workflow run)',
+};
+
 /** The limit fields after max iterations: name, label, placeholder (an example value), hint. */
 const LIMIT_FIELDS: ReadonlyArray<[keyof NewRunForm, string, string, string | undefined]> = [
   ['maxRuntime', 'Max runtime', '4h', '90s, 5m, 4h, 1h30m'],
@@ -82,9 +90,9 @@ export default function NewRunPage() {
       <fieldset>
         <legend>Prompt</legend>
         <div className="radios" role="radiogroup">
-          {(['text', 'file', 'procedure'] as const).map((kind) => (
+          {(['text', 'file', 'procedure', 'workflow'] as const).map((kind) => (
             <label key={kind}>
-              <input type="radio" name="promptKind" value={kind} checked={form.promptKind === kind} onChange={() => set('promptKind', kind)} /> {kind === 'text' ? 'text (--prompt)' : kind === 'file' ? 'file (--prompt-file)' : 'procedure (--procedure)'}
+              <input type="radio" name="promptKind" value={kind} checked={form.promptKind === kind} onChange={() => set('promptKind', kind)} /> {PROMPT_KINDS[kind]}
             </label>
           ))}
         </div>
@@ -97,6 +105,16 @@ export default function NewRunPage() {
           <Field label="Prompt file" name="promptFile" errors={errors} hint="relative to the workspace; re-read every iteration (default PROMPT.md)">
             {text('promptFile', { placeholder: 'PROMPT.md' })}
           </Field>
+        )}
+        {form.promptKind === 'workflow' && (
+          <>
+            <Field label="Workflow" name="workflow" errors={errors} hint="a workflow's name (.ringmaster/workflows/, or shipped: ralph, plan-implement-review), or a file relative to the workspace">
+              {text('workflow', { placeholder: 'ralph' })}
+            </Field>
+            <Field label="Message ($USER_MESSAGE)" name="message" errors={errors}>
+              <textarea id="f-message" name="message" rows={3} value={form.message} onChange={(e) => set('message', e.target.value)} />
+            </Field>
+          </>
         )}
         {form.promptKind === 'procedure' && (
           <Field label="Procedure" name="procedure" errors={errors} hint="bootstrap, plan, build, or one defined in the workspace's config">
