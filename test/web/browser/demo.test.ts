@@ -43,16 +43,16 @@ describe('ringmaster serve --demo', () => {
     await column(page, 'waiting').getByTestId('countdown').filter({ hasText: /^resets in \d+s$/ }).waitFor();
     await column(page, 'failed').getByTestId('run-card').filter({ hasText: 'failure threshold' }).waitFor();
     await column(page, 'completed').getByTestId('run-card').filter({ hasText: 'Build the todo app' }).waitFor({ timeout: 60_000 });
-    expect(await column(page, 'running').getByTestId('run-card').filter({ hasText: 'Build the documentation site' }).count()).toBe(1);
     await shot(page, 'board');
 
-    await column(page, 'running').getByTestId('run-card').filter({ hasText: 'Build the documentation site' }).click();
+    // The docs site spends against a budget: still running, or already stopped by it on a busy machine.
+    await page.getByTestId('run-card').filter({ hasText: 'Build the documentation site' }).click();
     await page.getByTestId('output-tool').filter({ hasText: /^Write / }).first().waitFor();
     expect(await page.getByTestId('output-text').first().locator('h2').textContent()).toBe('Next task');
     await page.getByTestId('output-tool').filter({ hasText: /^Bash npm test/ }).first().locator('summary').click();
     await shot(page, 'run');
     await page.getByRole('tab', { name: 'cost' }).click();
-    await page.getByTestId('projection').filter({ hasText: /ends after iteration \d+ on its budget/ }).waitFor();
+    await page.getByTestId('projection').filter({ hasText: /^Spent \$0\.\d+ of \$0\.6000\. About \$0\.0700 and / }).waitFor();
     await shot(page, 'cost');
     await page.context().close();
 
