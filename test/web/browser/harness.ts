@@ -9,6 +9,10 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { removeDir, tempRepo } from '../../git/git-repo.js';
 import { cleanEnv, startCli, type CliResult } from '../../helpers/cli.js';
+import { until } from '../../server/harness.js';
+
+/** Polls until a value other than null (60 s at most: a safety net, not a timing assertion). */
+export { until };
 
 /** Repository root. */
 export const ROOT = resolve(import.meta.dirname, '..', '..', '..');
@@ -64,17 +68,6 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((done) => server.close(() => done()));
   if (address === null || typeof address === 'string') throw new Error('no port');
   return address.port;
-}
-
-/** Polls `probe` until it returns a value other than null (60 s at most: a safety net, not a timing assertion). */
-export async function until<T>(what: string, probe: () => Promise<T | null> | T | null): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 /** How to start a server: extra arguments, extra environment. */
