@@ -2,29 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Usage } from '../core/types.js';
+import { priceSchema, type ModelPrice, type PriceTable } from './price-schema.js';
 
-const usdPerMillion = (): z.ZodNumber =>
-  z.number({ error: (i) => `expected a price in USD per million tokens, got ${JSON.stringify(i.input) ?? 'nothing'}` }).min(0, {
-    error: (i) => `must be at least 0, got ${JSON.stringify(i.input)}`,
-  });
-
-const priceSchema = z.strictObject({
-  input: usdPerMillion(),
-  output: usdPerMillion(),
-  cache_write: usdPerMillion().nullable(),
-  cache_read: usdPerMillion().nullable(),
-});
-
-/** Prices of one model in USD per million tokens; null cache prices fall back to the input price. */
-export type ModelPrice = z.infer<typeof priceSchema>;
-
-/** Model name -> price. */
-export type PriceTable = Record<string, ModelPrice>;
+/** Price shapes (pure, shared with the config schemas). */
+export { priceOverridesSchema, type ModelPrice, type PriceTable } from './price-schema.js';
 
 const fileSchema = z.object({ as_of: z.string(), models: z.record(z.string(), priceSchema) });
-
-/** Schema for price overrides in config (`prices.<model>`). */
-export const priceOverridesSchema = z.record(z.string(), priceSchema.partial({ cache_write: true, cache_read: true }));
 
 let builtIn: { asOf: string; table: PriceTable } | undefined;
 

@@ -1,10 +1,12 @@
 // The built-in scripted demo agent: a deterministic stand-in for an AI CLI. Each run reads the prompt on
 // stdin, checks off the first open task of TODO.md by writing a file for it, and signals completion once
 // every task is done. State lives in the workspace's files, exactly like a real Ralph loop. A prompt about
-// prd.json (the `ralph` workflow) in a workspace that has one works through its user stories instead.
+// prd.json (the `ralph` workflow) in a workspace that has one works through its user stories instead; a task
+// loop's prompt ("# Task ID: title") is answered by doing that one task (scripted-tasks.ts).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { prdIteration } from './scripted-prd.js';
+import { taskIteration, taskOfPrompt } from './scripted-tasks.js';
 
 const delayMs = Number(process.env.RINGMASTER_SCRIPTED_DELAY_MS ?? '400');
 
@@ -27,6 +29,10 @@ async function main(): Promise<number> {
   const prompt = await readStdin();
   const cwd = process.cwd();
   process.stdout.write(`  ... read prompt (${prompt.length} characters)\n`);
+  if (taskOfPrompt(prompt) !== null) {
+    await sleep(delayMs);
+    return taskIteration(cwd, prompt, (text) => process.stdout.write(text));
+  }
   if (prompt.includes('prd.json') && existsSync(join(cwd, 'prd.json'))) {
     await sleep(delayMs);
     return prdIteration(cwd, (text) => process.stdout.write(text));

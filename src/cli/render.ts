@@ -30,6 +30,19 @@ function counter(iteration: number, max: number | null): string {
   return max === null ? `${iteration}` : `${iteration}/${max}`;
 }
 
+/** What a unit of work is called in progress lines, by the run's kind. */
+function unitWord(kind: string): string {
+  return kind === 'tasks' ? 'task ' : kind === 'workflow' ? 'step ' : '';
+}
+
+/** "Iteration 3" plus, in a run with units, which unit and which of its iterations: "Iteration 3 (task A-1 2/10)". */
+function iterationLabel(e: { iteration: number; max_iterations: number | null; unit: { id: string; iteration: number; max_iterations: number | null } | null }, kind: string): string {
+  const unit = e.unit === null ? '' : ` (${unitWord(kind)}${e.unit.id} ${counter(e.unit.iteration, e.unit.max_iterations)})`;
+  return `Iteration ${counter(e.iteration, e.max_iterations)}${unit}`;
+}
+
+const usd = (amount: number, unknown: boolean): string => (unknown && amount === 0 ? 'cost unknown' : `$${amount.toFixed(4)}${unknown ? ' (some cost unknown)' : ''}`);
+
 function outcomeText(e: Extract<RunEvent, { type: 'iteration_completed' }>): string {
   switch (e.outcome) {
     case 'failure':
@@ -44,6 +57,8 @@ function outcomeText(e: Extract<RunEvent, { type: 'iteration_completed' }>): str
 function finishedText(e: Extract<RunEvent, { type: 'run_finished' }>, maxRuntime: string | null, maxCost: number | null): string {
   const total = formatElapsed(e.total_ms);
   const done = `${plural(e.iterations, 'iteration')} completed, total: ${total}`;
+  // A program's own account of why it stopped (a task run's tally) says more than the stop reason.
+  if (e.message !== null && e.stop_reason !== 'fatal_error') return `${e.message[0]?.toUpperCase() ?? ''}${e.message.slice(1)} (${done})`;
   switch (e.stop_reason) {
     case 'success_signal':
       return `Success signal received: job complete after ${plural(e.iterations, 'iteration')} (total: ${total})`;
@@ -102,6 +117,10 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
   };
   // A workflow run has its own lines (steps, the loop's iteration numbers); the rest is common.
   let workflow: WorkflowView | null = null;
+  const detail = (text: string): void => {
+    target.out.write(`  ${paint(c, '2', text)}\n`);
+  };
+  let kind = 'prompt';
   return (e) => {
     stopCountdown();
     if (e.type === 'run_started' && e.kind === 'workflow') workflow = createWorkflowView();
@@ -115,13 +134,15 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
     }
     switch (e.type) {
       case 'run_started':
-        line(e.time, `Starting procedure: ${e.label} (${e.max_iterations === null ? 'unlimited' : `max ${plural(e.max_iterations, 'iteration')}`})`);
+        kind = e.kind;
+        if (e.kind === 'tasks') line(e.time, `Starting task run: ${e.label}${e.max_iterations === null ? '' : ` (max ${plural(e.max_iterations, 'iteration')})`}`);
+        else line(e.time, `Starting procedure: ${e.label} (${e.max_iterations === null ? 'unlimited' : `max ${plural(e.max_iterations, 'iteration')}`})`);
         break;
       case 'iteration_started':
-        line(e.time, `Iteration ${counter(e.iteration, e.max_iterations)} starting...`);
+        line(e.time, `${iterationLabel(e, kind)} starting...`);
         break;
       case 'iteration_completed': {
-        const text = `Iteration ${counter(e.iteration, e.max_iterations)} completed in ${formatElapsed(e.duration_ms)} (${outcomeText(e)})`;
+        const text = `${iterationLabel(e, kind)} completed in ${formatElapsed(e.duration_ms)} (${outcomeText(e)})`;
         const color = e.outcome === 'failure' ? '33' : e.outcome === 'complete' ? '32' : '';
         line(e.time, color ? paint(c, color, text) : text);
         if (e.outcome !== 'success' && e.outcome !== 'complete' && e.error_message) {
@@ -140,6 +161,25 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
           countdown = setInterval(tick, 1000);
           countdown.unref();
         }
+        break;
+      }
+      case 'task_started':
+        line(e.time, paint(c, '1', `${e.resumed ? 'Resuming' : 'Starting'} task ${e.task_id}: ${e.title}`) + (e.resumed ? '' : ` (task ${e.tasks_started} of at most ${e.max_tasks})`));
+        break;
+      case 'task_check':
+        detail(`check ${e.passed ? 'passed' : 'failed'}: ${e.summary}`);
+        break;
+      case 'task_anomaly':
+        detail(`anomaly (${e.kind.replace('_', ' ')}): ${e.message}`);
+        break;
+      case 'task_completed': {
+        const commit = e.commit_sha === null ? '' : `, commit ${e.commit_sha.slice(0, 7)}`;
+        line(e.time, paint(c, '32', `Task ${e.task_id} done in ${plural(e.iterations, 'iteration')} (${formatElapsed(e.duration_ms)}, ${usd(e.cost_usd, e.cost_unknown)}${commit})`));
+        break;
+      }
+      case 'task_blocked': {
+        line(e.time, paint(c, '33', `Task ${e.task_id} blocked after ${plural(e.iterations, 'iteration')}: ${e.reason}`));
+        if (e.rolled_back_to !== null) detail(`rolled back to ${e.rolled_back_to.slice(0, 7)}; the attempt is on branch ${e.failed_branch ?? '?'}`);
         break;
       }
       case 'agent_switched':

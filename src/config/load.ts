@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { closest } from '../core/closest.js';
 import { ConfigError, type ConfigPlace } from '../core/errors.js';
 import type { PriceTable } from '../agents/pricing.js';
+import { HOOK_EVENTS, type HookCommands } from './hooks.js';
 import {
   configFileSchema,
   envName,
@@ -50,6 +51,7 @@ export interface LoadedConfig {
   sources: ReadonlyMap<SettingKey, Source>;
   procedures: Map<string, ProcedureDef>;
   prices: PriceTable;
+  hooks: HookCommands;
   files: string[];
 }
 
@@ -97,6 +99,7 @@ interface Loading {
   sources: Map<SettingKey, Source>;
   procedures: Map<string, ProcedureDef>;
   prices: PriceTable;
+  hooks: HookCommands;
   files: string[];
 }
 
@@ -178,7 +181,7 @@ function applyFile(file: string, into: Loading): void {
     }
     if (body === null) continue;
     if (!isRecord(body)) throw new ConfigError({ ...at([section]), key: section }, 'expected a mapping');
-    if (section === 'procedures' || section === 'prices') {
+    if (section === 'procedures' || section === 'prices' || section === 'hooks') {
       applyTables(file, section, body, lineOf, into);
       continue;
     }
@@ -211,15 +214,23 @@ function applySettings(file: string, path: readonly string[], body: Record<strin
   }
 }
 
-/** `procedures:` and `prices:` of a file, validated with the file schema's own schemas. */
-function applyTables(file: string, section: 'procedures' | 'prices', body: Record<string, unknown>, lineOf: YamlFile['lineOf'], into: Loading): void {
+/** `procedures:`, `prices:` and `hooks:` of a file, validated with the file schema's own schemas. */
+function applyTables(file: string, section: 'procedures' | 'prices' | 'hooks', body: Record<string, unknown>, lineOf: YamlFile['lineOf'], into: Loading): void {
   const parsed = configFileSchema.safeParse({ [section]: body });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
+    if (section === 'hooks' && issue?.code === 'unrecognized_keys') {
+      const name = issue.keys[0] ?? '';
+      const guess = closest(name, [...HOOK_EVENTS]);
+      throw new ConfigError({ file, line: lineOf(['hooks', name]), key: `hooks.${name}` }, `unknown hook${guess ? ` (did you mean hooks.${guess}?)` : ''} (expected one of: ${HOOK_EVENTS.join(', ')})`);
+    }
     const path = issue?.path ?? [section];
     const key = path.map(String).join('.');
     const problem = issue?.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : (issue?.message ?? 'invalid');
     throw new ConfigError({ file, line: lineOf(path), key }, problem);
+  }
+  for (const [event, command] of Object.entries(parsed.data.hooks ?? {})) {
+    if (command !== undefined) into.hooks[event as keyof HookCommands] = { command, source: file };
   }
   const base = dirname(file);
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(base, p));
@@ -271,7 +282,7 @@ function applyFlags(flags: readonly FlagSetting[], into: Loading): void {
 
 /** Loads built-in defaults < global file < workspace file < env < flags, each value checked where it was written. */
 export function loadConfig(cwd: string, env: Readonly<Record<string, string | undefined>>, flags: readonly FlagSetting[] = []): LoadedConfig {
-  const loading: Loading = { raw: Object.fromEntries(Object.keys(SECTIONS).map((section) => [section, {}])), sources: new Map(), procedures: new Map(), prices: {}, files: [] };
+  const loading: Loading = { raw: Object.fromEntries(Object.keys(SECTIONS).map((section) => [section, {}])), sources: new Map(), procedures: new Map(), prices: {}, hooks: {}, files: [] };
   for (const setting of SETTINGS) loading.sources.set(setting.key, 'built-in');
   const globalPath = globalConfigPath(env);
   if (existsSync(globalPath)) {
@@ -292,7 +303,7 @@ export function loadConfig(cwd: string, env: Readonly<Record<string, string | un
     const key = (issue?.path ?? []).map(String).join('.');
     throw new ConfigError({ file: isSettingKeyOf(key) ? (loading.sources.get(key) ?? 'config') : 'config', key }, issue?.message ?? 'invalid');
   }
-  return { settings: parsed.data, sources: loading.sources, procedures: loading.procedures, prices: loading.prices, files: loading.files };
+  return { settings: parsed.data, sources: loading.sources, procedures: loading.procedures, prices: loading.prices, hooks: loading.hooks, files: loading.files };
 }
 
 function isSettingKeyOf(key: string): key is SettingKey {

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { formatByteSize } from '../core/byte-size.js';
 import { DEFAULT_FAILURE_SIGNAL, DEFAULT_SUCCESS_SIGNALS } from '../core/signals.js';
-import { priceOverridesSchema } from '../agents/pricing.js';
+import { priceOverridesSchema } from '../agents/price-schema.js';
+import { hooksSectionSchema } from './hooks.js';
 import { byteSize, duration, flag, money, oneOf, optionalArgv, optionalDuration, optionalText, stringList, text, wholeNumber } from './value-schemas.js';
 
 /** `loop.*`: limits and pacing of a run. Defaults are given as a user would write them. */
@@ -24,6 +25,26 @@ export const loopSchema = z.strictObject({
   prompt_file: text().prefault('PROMPT.md').describe('prompt file when no --prompt or --procedure is given'),
   fresh_context: flag().prefault(true).describe('fresh agent session every iteration (false resumes the previous session)'),
   max_log_size: byteSize().prefault('100MiB').describe("largest iteration log: past it the log keeps its first and last bytes around a marker ('none' = no cap)"),
+});
+
+/** `tasks.*`: task loops (`ringmaster tasks run`): where the tasks come from and the per-task limits. */
+export const tasksSchema = z.strictObject({
+  file: optionalText().prefault(null).describe("task file of 'tasks run' when none is named (default: the first of tasks.jsonl, prd.json, TODO.md)"),
+  command: optionalArgv().prefault(null).describe('a program that prints the task list as JSON (instead of a task file)'),
+  status_command: optionalArgv().prefault(null).describe('a program told each status change of a command source: <argv> <task id> <status>'),
+  command_timeout: duration().prefault('60s').describe('time limit of one run of tasks.command or tasks.status_command'),
+  prompt_template: optionalText().prefault(null).describe('file with the task prompt template (default: the built-in one)'),
+  max_iterations_per_task: wholeNumber(1).prefault(10).describe('iterations one task may use before it is blocked'),
+  max_runtime_per_task: optionalDuration().prefault('30m').describe('time one task may use before it is blocked'),
+  max_cost_per_task: money().prefault(5).describe('cost in USD one task may use before it is blocked'),
+  max_tasks: wholeNumber(1).prefault(50).describe('tasks one run may start'),
+  max_runtime: optionalDuration().prefault('4h').describe('wall-clock budget of a task run (unless loop.max_runtime is set)'),
+  max_cost: money().prefault(50).describe('cost budget of a task run in USD (unless loop.max_cost is set)'),
+  on_failure: oneOf(['continue', 'stop']).prefault('continue').describe("after a task is blocked: 'continue' with the next task or 'stop' the run"),
+  parallelism: wholeNumber(1).prefault(1).describe('independent tasks at once, each in its own git worktree (not implemented yet: above 1 is a warning)'),
+  rollback_failed_iterations: flag().prefault(false).describe("discard a failed iteration's file changes before the next iteration"),
+  check_timeout: duration().prefault('10m').describe('time limit of a test command or validation script'),
+  hook_timeout: duration().prefault('10s').describe('time limit of one hook command'),
 });
 
 /** `agent.*`: which agent CLI runs and how. */
@@ -61,7 +82,7 @@ export const serverSchema = z.strictObject({
 });
 
 /** The scalar settings by section: add a section here (and its keys to SETTING_INFO) to add keys. */
-export const SECTIONS = { loop: loopSchema, agent: agentSchema, manager: managerSchema, server: serverSchema } as const;
+export const SECTIONS = { loop: loopSchema, tasks: tasksSchema, agent: agentSchema, manager: managerSchema, server: serverSchema } as const;
 
 /** Groups of keys nested inside a section (a mapping in YAML, `_` in env names), by their full key. */
 const GROUPS: Readonly<Record<string, z.ZodObject>> = { 'manager.defaults': managerDefaultsSchema };
@@ -97,11 +118,13 @@ export const procedureSchema = z.strictObject({
 export const configFileSchema = z
   .strictObject({
     loop: loopSchema.optional(),
+    tasks: tasksSchema.optional(),
     agent: agentSchema.optional(),
     manager: managerSchema.optional(),
     server: serverSchema.optional(),
     procedures: z.record(z.string(), procedureSchema).optional().describe('your own OODA procedures, by name (--procedure NAME)'),
     prices: priceOverridesSchema.optional().describe('price overrides in USD per million tokens, by model (override data/prices.json)'),
+    hooks: hooksSectionSchema.optional().describe("shell commands run at the task loop's lifecycle events (task_start, iteration_start, action, iteration_end, task_end, anomaly)"),
   })
   .describe('Ringmaster configuration (ringmaster.yml, or $XDG_CONFIG_HOME/ringmaster/config.yml)');
 
@@ -138,6 +161,22 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'loop.prompt_file': { flag: '--prompt-file', format: plain },
   'loop.fresh_context': { format: plain },
   'loop.max_log_size': { format: asBytes },
+  'tasks.file': { format: (v) => (v === null ? 'first of tasks.jsonl, prd.json, TODO.md' : plain(v)) },
+  'tasks.command': { format: plain },
+  'tasks.status_command': { format: plain },
+  'tasks.command_timeout': { format: asDuration },
+  'tasks.prompt_template': { format: (v) => (v === null ? 'built-in' : plain(v)) },
+  'tasks.max_iterations_per_task': { format: plain },
+  'tasks.max_runtime_per_task': { format: asDuration },
+  'tasks.max_cost_per_task': { format: asUsd },
+  'tasks.max_tasks': { format: plain },
+  'tasks.max_runtime': { format: asDuration },
+  'tasks.max_cost': { format: asUsd },
+  'tasks.on_failure': { format: plain },
+  'tasks.parallelism': { format: plain },
+  'tasks.rollback_failed_iterations': { format: plain },
+  'tasks.check_timeout': { format: asDuration },
+  'tasks.hook_timeout': { format: asDuration },
   'agent.name': { flag: '--agent', format: plain },
   'agent.command': { flag: '--agent-command', format: plain },
   'agent.model': { flag: '--model', format: asModel },
@@ -222,11 +261,28 @@ export const OTHER_ENV_VARIABLES: ReadonlySet<string> = new Set([
   'RINGMASTER_TOKEN',
   'RINGMASTER_AGENT_TAG',
   'RINGMASTER_SCRIPTED_DELAY_MS',
+  // Set for task loop hook commands (one may run ringmaster itself).
+  'RINGMASTER_HOOK_EVENT',
+  'RINGMASTER_RUN_ID',
+  'RINGMASTER_TASK_ID',
+  'RINGMASTER_TASK_STATUS',
+  'RINGMASTER_TASK_TITLE',
 ]);
 
 /** The JSON Schema (draft 2020-12) of a config file, for editors' completion and validation. */
 export function configJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(configFileSchema, { io: 'input', unrepresentable: 'any' });
+}
+
+/** The setting a flag of `ringmaster run` sets (e.g. `--max-cost`), or undefined. */
+export function settingOfFlag(flag: string): SettingEntry | undefined {
+  return SETTINGS.find((s) => SETTING_INFO[s.key].flag === flag);
+}
+
+/** Checks a setting's value as text (a flag's or an env variable's): the problem, or null when it is valid. */
+export function settingProblem(entry: SettingEntry, raw: string): string | null {
+  const parsed = entry.schema.safeParse(raw);
+  return parsed.success ? null : (parsed.error.issues[0]?.message ?? 'invalid value');
 }
 
 /** Formats a setting's value for `config show`. */

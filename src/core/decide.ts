@@ -81,6 +81,11 @@ export interface DecideInput {
    * then the iteration counts as a success and the run goes on under its limits.
    */
   completionEnds?: 'run' | 'unit';
+  /**
+   * The program gave up the current unit after this iteration: a failure does not trip the failure
+   * threshold (the unit's own rules ended it) and no backoff follows (the next unit starts afresh).
+   */
+  unitEnded?: boolean;
 }
 
 /** Output of `decide`: the next state, the iteration's outcome and what to do next. */
@@ -96,7 +101,7 @@ export interface DecideOutput {
  * fails and threshold is 1"), then external stop, iterations, runtime, cost. A pause (cooldown, backoff, or
  * a limit's wait) that would end past the runtime budget stops the run with max_runtime at once.
  */
-export function decide({ state, result, limits, nowMs, stopRequested, completionEnds = 'run' }: DecideInput): DecideOutput {
+export function decide({ state, result, limits, nowMs, stopRequested, completionEnds = 'run', unitEnded = false }: DecideInput): DecideOutput {
   const outcome = classifyOutcome(result);
   const next: LoopState = {
     ...state,
@@ -125,7 +130,7 @@ export function decide({ state, result, limits, nowMs, stopRequested, completion
       }
       next.consecutiveFailures = state.consecutiveFailures + 1;
       next.consecutiveWaits = 0;
-      if (next.consecutiveFailures >= limits.failureThreshold) {
+      if (!unitEnded && next.consecutiveFailures >= limits.failureThreshold) {
         return { state: next, outcome, decision: stop('failure_threshold', 'failed') };
       }
       break;
@@ -145,7 +150,7 @@ export function decide({ state, result, limits, nowMs, stopRequested, completion
   }
   const limit = limitReached(next, limits, nowMs, stopRequested);
   if (limit) return { state: next, outcome, decision: limit };
-  const delayMs = limits.cooldownMs + (outcome === 'failure' ? backoffMs(next.consecutiveFailures, limits) : 0);
+  const delayMs = limits.cooldownMs + (outcome === 'failure' && !unitEnded ? backoffMs(next.consecutiveFailures, limits) : 0);
   // A pause that would outlast the runtime budget ends the run now: sleeping until the deadline changes nothing.
   if (delayMs > 0 && limits.maxRuntimeMs !== null && runtimeUsedMs(next, nowMs + delayMs) >= limits.maxRuntimeMs) {
     return { state: next, outcome, decision: stop('max_runtime', 'completed') };

@@ -51,8 +51,10 @@ const REPO_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_PREFIX', 'G
 
 /** Runs `git <args>` in `cwd`. Throws GitError on a non-zero exit not listed in okExitCodes, or after the time limit. */
 export function git(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<GitOutput> {
-  const env: Record<string, string | undefined> = { ...process.env, GIT_TERMINAL_PROMPT: '0', ...options.env };
+  // The caller's own env wins (e.g. GIT_INDEX_FILE for a temporary index); the inherited one never leaks in.
+  const env: Record<string, string | undefined> = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
   for (const name of REPO_ENV) delete env[name];
+  Object.assign(env, options.env);
   const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     // Its own process group, so that the time limit also kills whatever git started (a helper, an alias).

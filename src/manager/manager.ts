@@ -26,7 +26,8 @@ import { ManagerError } from './errors.js';
 import { registerBuiltInProgramKinds } from './program-kinds.js';
 import { programForRun } from './programs.js';
 import { RunController, type Transition } from './run-controller.js';
-import { runFlagsFromRequest, type RunRequest } from './run-request.js';
+import { runFlagsFromRequest } from './run-flags.js';
+import type { RunRequest } from './run-request.js';
 import { placeInWorktree } from './worktree-run.js';
 import { prepareWorkflowRun } from '../workflow/start.js';
 

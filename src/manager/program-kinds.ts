@@ -1,6 +1,7 @@
 // The kinds of loop this version can continue from the store (resume, a server restart): each registers how
 // its program is rebuilt from the stored run.
 import { workflowProgramFromRun } from '../workflow/program.js';
+import { taskProgramForRun } from '../tasks/program-kind.js';
 import { registerProgramKind } from './programs.js';
 
 let registered = false;
@@ -10,4 +11,5 @@ export function registerBuiltInProgramKinds(): void {
   if (registered) return;
   registered = true;
   registerProgramKind('workflow', workflowProgramFromRun);
+  registerProgramKind('tasks', (run, spec) => taskProgramForRun(run, spec));
 }

@@ -159,6 +159,53 @@ export const runEventSchema = z.discriminatedUnion('type', [
     until: z.string(),
     by: z.enum(['signal', 'until_command']),
   }),
+  // Task loops (docs/tasks.md): a task taken up, its completion check, its end (done or blocked), anomalies.
+  event('task_started', {
+    task_id: z.string(),
+    title: z.string(),
+    /** The commit the task started from (its rollback target); null outside git. */
+    base: z.string().nullable(),
+    /** True when a resumed run takes up the task it was working on. */
+    resumed: z.boolean(),
+    tasks_started: count,
+    max_tasks: count,
+  }),
+  event('task_check', {
+    task_id: z.string(),
+    iteration: z.number().int().positive(),
+    check_type: z.enum(['test', 'file_exists', 'validate']),
+    passed: z.boolean(),
+    summary: z.string(),
+  }),
+  event('task_completed', {
+    task_id: z.string(),
+    title: z.string(),
+    iterations: count,
+    cost_usd: z.number().nonnegative(),
+    cost_unknown: z.boolean(),
+    duration_ms: ms,
+    /** The task's commit; null outside git or when nothing changed. */
+    commit_sha: z.string().nullable(),
+  }),
+  event('task_blocked', {
+    task_id: z.string(),
+    title: z.string(),
+    reason: z.string(),
+    iterations: count,
+    cost_usd: z.number().nonnegative(),
+    cost_unknown: z.boolean(),
+    duration_ms: ms,
+    /** The branch keeping the failed attempt; null when nothing was rolled back. */
+    failed_branch: z.string().nullable(),
+    /** The commit the workspace was rolled back to; null when nothing was rolled back. */
+    rolled_back_to: z.string().nullable(),
+  }),
+  event('task_anomaly', {
+    task_id: z.string(),
+    iteration: z.number().int().positive(),
+    kind: z.enum(['stalled', 'repeated_output']),
+    message: z.string(),
+  }),
   event('completed', { stop_reason: z.enum(STOP_REASONS) }),
   event('stopped', { stop_reason: z.enum(STOP_REASONS) }),
   event('failed', { stop_reason: z.enum(STOP_REASONS), message: z.string().nullable() }),

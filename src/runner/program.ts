@@ -71,6 +71,12 @@ export interface ProgramSettlement {
   result: IterationResult;
   /** 'run': a completion ends the run; 'unit': it ends the current unit only and the run goes on. */
   completionEnds: 'run' | 'unit';
+  /**
+   * The program gave up the current unit after this iteration (a task blocked at its limit): a failed
+   * iteration then neither trips the run's failure threshold nor backs off, and the next unit starts
+   * with no consecutive failures.
+   */
+  unitEnded?: boolean;
   /** Stop the run now whatever the limits say (a task limit with on_failure: stop, a workflow loop out of iterations). */
   stop?: ProgramStop | null;
   /** The program's own events about this iteration (a step ended), emitted after the iteration's events. */

@@ -111,15 +111,17 @@ export function createRecorder(options: RecorderOptions): Recorder {
 
   // Events are written on the next turn of the event loop, i.e. while the next agent already runs: they stay
   // in order but off the critical path between two iterations. Rows (the truth for totals) are not deferred.
-  const eventQueue: NewEvent[] = [];
+  // The events of one turn are written together, in one transaction (one commit instead of one per event).
+  const eventQueue: Array<NewEvent & { seq: number }> = [];
   // Recorded and not yet confirmed written (queued or in flight), oldest first: writes complete in order.
   const unwritten: RunEvent[] = [];
   let eventsScheduled: NodeJS.Immediate | null = null;
   const flushEvents = (): void => {
     eventsScheduled = null;
-    for (const event of eventQueue.splice(0)) {
-      enqueue(`event ${event.seq ?? ''} ${event.type}`, () => store.appendEvent(event).finally(() => unwritten.shift()));
-    }
+    const batch = eventQueue.splice(0);
+    if (batch.length === 0) return;
+    const what = batch.length === 1 ? `event ${batch[0]?.seq ?? ''} ${batch[0]?.type ?? ''}` : `events ${batch[0]?.seq ?? ''}-${batch.at(-1)?.seq ?? ''}`;
+    enqueue(what, () => store.appendEvents(batch).finally(() => unwritten.splice(0, batch.length)));
   };
 
   const pidPath = agentPidPath(options.dataDir, runId);

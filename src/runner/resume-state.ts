@@ -19,7 +19,11 @@ export function stateFromRows(rows: readonly IterationRow[], nowMs: number): { s
     costUnknown: false,
     totalUsage: { tokensIn: 0, tokensOut: 0, cacheRead: 0, cacheWrite: 0 },
   };
+  let unit: string | null = null;
   for (const row of sorted) {
+    // Consecutive failures are counted within a unit of work (a task): a new unit starts afresh, as in the loop.
+    if (row.unit_id !== null && row.unit_id !== unit) consecutiveFailures = 0;
+    unit = row.unit_id;
     state.totalCostUsd += row.cost_usd ?? 0;
     if (row.cost_usd === null) state.costUnknown = true;
     state.totalUsage = {

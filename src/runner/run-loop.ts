@@ -175,6 +175,8 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       message = step.message;
       break;
     }
+    // A new unit (task, workflow step) starts with no consecutive failures: they were the previous unit's.
+    if (step.unit?.iteration === 1 && state.consecutiveFailures > 0) state = { ...state, consecutiveFailures: 0 };
     const iteration = state.iteration + 1;
     const stepAgentSpec = step.agent?.name ? { name: step.agent.name, command: step.agent.command ?? spec.agent.command } : null;
     const adapter = stepAgentSpec ? getAdapter(stepAgentSpec) : runAgent;
@@ -237,7 +239,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     }
     const settled = await settle(step, iteration, outcome.result, outcome.text, logPath);
     publishMetadata();
-    const decided = decide({ state, result: settled.result, limits, nowMs: deps.now(), stopRequested: stopRequested(), completionEnds: settled.completionEnds });
+    const decided = decide({ state, result: settled.result, limits, nowMs: deps.now(), stopRequested: stopRequested(), completionEnds: settled.completionEnds, unitEnded: settled.unitEnded ?? false });
     state = decided.state;
     for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit })) emit(e);
     for (const warning of outcome.warnings) emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${warning}` });

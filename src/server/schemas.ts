@@ -164,7 +164,13 @@ export type ClientMessage = z.infer<typeof clientMessageSchema>;
 export const serverMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hello'), version: z.string(), time: z.number().int() }),
   z.object({ type: z.literal('event'), run_id: z.string(), seq: z.number().int().positive(), time: z.number().int(), event: runEventSchema }),
-  z.object({ type: z.literal('activity'), run_id: z.string(), activity: agentActivitySchema }),
+  z.object({
+    type: z.literal('activity'),
+    run_id: z.string(),
+    activity: agentActivitySchema,
+    /** Set on the once-a-second summaries (the latest tool, or the last line of output): not the whole piece. */
+    summary: z.literal(true).optional(),
+  }),
   z.object({ type: z.literal('subscribed'), runs: z.union([z.literal('*'), z.array(z.string())]), replayed: z.record(z.string(), z.number().int().nonnegative()) }),
   z.object({ type: z.literal('pong') }),
   z.object({ type: z.literal('error'), error: z.object({ code: z.string(), message: z.string() }) }),

@@ -14,6 +14,8 @@ export interface OpenStoreOptions {
   /** Import this workspace's legacy database, if it has one. */
   workspace?: string;
   now?: () => number;
+  /** Move WAL checkpoints to a worker thread (for a process that writes hundreds of times a second). */
+  backgroundCheckpoints?: boolean;
 }
 
 /** Opens (by default creating) the user's store. */
@@ -25,7 +27,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   if (options.create === false && !existsSync(path) && !hasLegacy) throw new NoStoreError(options.workspace ?? dir);
   ensurePrivateDir(dir);
   const now = options.now ?? Date.now;
-  const store = new SqliteStore(path, { now });
+  const store = new SqliteStore(path, { now, backgroundCheckpoints: options.backgroundCheckpoints === true });
   if (hasLegacy && options.workspace !== undefined) {
     try {
       await store.importDatabase(legacy, now(), workspaceKey(options.workspace));

@@ -20,6 +20,7 @@ import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, Ite
 import { importLegacyDatabase } from './sqlite-import.js';
 import { runWhere } from './sqlite-run-filter.js';
 import { currentVersion, latestMigration, migrate } from './sqlite-migrate.js';
+import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import { queryStats, queryTotals } from './sqlite-queries.js';
 import type {
   ClaimResult,
@@ -112,18 +113,22 @@ export class SqliteStore implements Store {
   /** True when the database could only be opened for reading (a read-only file, directory or file system). */
   readonly readOnly: boolean;
 
+  private checkpointer: Checkpointer | null = null;
+
   /**
    * Opens (creating if needed) the database at `path` and applies pending migrations. A database that cannot
    * be written but is up to date is opened read-only (history commands work; writes fail with
    * StoreUnusableError). Damage, a directory in its place and the like are one-line StoreUnusableErrors.
+   * `backgroundCheckpoints`: the WAL is copied into the database by a worker thread (a busy server).
    */
-  constructor(readonly path: string, options: { now?: () => number } = {}) {
+  constructor(readonly path: string, options: { now?: () => number; backgroundCheckpoints?: boolean } = {}) {
     if (path !== ':memory:' && isDirectory(path)) {
       throw new StoreUnusableError('cannot_open', `${path} is a directory, not a database file: move it away (ringmaster creates the database there)`);
     }
     try {
       this.db = openReadWrite(path, (options.now ?? Date.now)());
       this.readOnly = false;
+      if (options.backgroundCheckpoints) this.startBackgroundCheckpoints();
     } catch (error) {
       const problem = storeErrorFrom(error, path);
       if (problem?.reason !== 'read_only' && problem?.reason !== 'cannot_open') throw problem ?? error;
@@ -373,6 +378,21 @@ export class SqliteStore implements Store {
     return eventRowSchema.parse(row);
   }
 
+  async appendEvents(events: readonly (NewEvent & { seq: number })[]): Promise<void> {
+    if (events.length === 0) return;
+    this.tx(() => {
+      const insert = this.q('INSERT INTO events (run_id, seq, at, type, iteration, payload_json) VALUES (:run_id, :seq, :at, :type, :iteration, :payload)');
+      for (const event of events) {
+        try {
+          insert.run({ run_id: event.run_id, seq: event.seq, at: event.at, type: event.type, iteration: event.iteration ?? null, payload: JSON.stringify(event.payload ?? null) });
+        } catch (error) {
+          if (String((error as Error).message).includes('UNIQUE')) throw new StoreError(`appendEvents: run ${event.run_id} already has event ${event.seq}`, { cause: error });
+          throw error;
+        }
+      }
+    });
+  }
+
   async lastEventSeq(runId: string): Promise<number> {
     const row = this.q('SELECT COALESCE(MAX(seq), 0) AS seq FROM events WHERE run_id = :runId').get({ runId }) as { seq: number };
     return row.seq;
@@ -484,7 +504,15 @@ export class SqliteStore implements Store {
     return queryStats(this.db, options.runId ?? null, options.workspace ?? null);
   }
 
+  /** Checkpoints move to a worker thread (a busy server's writes never wait for them). */
+  private startBackgroundCheckpoints(): void {
+    this.checkpointer = startCheckpointer(this.path);
+    if (this.checkpointer) this.db.exec('PRAGMA wal_autocheckpoint = 0');
+  }
+
   async close(): Promise<void> {
+    await this.checkpointer?.stop();
+    this.checkpointer = null;
     if (this.db.isOpen) this.db.close();
   }
 

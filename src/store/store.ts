@@ -189,6 +189,11 @@ export interface Store {
   runTotals(runId: string): Promise<RunTotals>;
   /** Appends an event with its given seq, or the next per-run sequence number. Throws StoreError on a duplicate seq. */
   appendEvent(event: NewEvent): Promise<EventRow>;
+  /**
+   * Appends events that carry their seq, in order, in one transaction (all or none): how a run's owner writes
+   * the events of one turn of its event loop. Throws StoreError on a duplicate seq (and writes none).
+   */
+  appendEvents(events: readonly (NewEvent & { seq: number })[]): Promise<void>;
   /** Events of a run in order, after `afterSeq` (exclusive), at most `limit`. */
   listEvents(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<EventRow[]>;
   /** The highest seq of a run's events (0 when none). */

@@ -75,3 +75,25 @@ it('shows pause requests, pauses, resumes and stop requests as progress lines', 
     ].join('\n'),
   );
 });
+
+it('task runs: which task and which of its iterations, the task ends, a resumed task', () => {
+  let out = '';
+  const sink = humanRenderer({ out: { write: (s: string) => (out += s) }, err: { write: () => true } }, { color: false, maxRuntimeMs: null, maxCostUsd: null });
+  const base = { run_id: 'r', time: 0 };
+  sink({ ...base, seq: 1, type: 'run_started', kind: 'tasks', label: 'tasks.jsonl', max_iterations: null, workspace: '/w', agent: 'claude', resumed: true });
+  sink({ ...base, seq: 2, type: 'task_started', task_id: 'A-1', title: 'Parse', base: 'abc1234567', resumed: true, tasks_started: 1, max_tasks: 50 });
+  sink({ ...base, seq: 3, type: 'iteration_started', iteration: 7, max_iterations: null, agent: 'claude', log_path: '/l', unit: { id: 'A-1', title: 'Parse', iteration: 3, max_iterations: 10 } });
+  sink({ ...base, seq: 4, type: 'task_blocked', task_id: 'A-1', title: 'Parse', reason: 'max_cost: $5.1000 spent (limit $5)', iterations: 3, cost_usd: 5.1, cost_unknown: false, duration_ms: 1000, failed_branch: 'ringmaster/failed/A-1', rolled_back_to: 'abc1234567' });
+  sink({ ...base, seq: 5, type: 'task_completed', task_id: 'B', title: 'b', iterations: 1, cost_usd: 0.25, cost_unknown: false, duration_ms: 61_000, commit_sha: null });
+  expect(out.replace(/\[\d\d:\d\d:\d\d\]/g, '[T]')).toBe(
+    [
+      '[T] Starting task run: tasks.jsonl',
+      '[T] Resuming task A-1: Parse',
+      '[T] Iteration 7 (task A-1 3/10) starting...',
+      '[T] Task A-1 blocked after 3 iterations: max_cost: $5.1000 spent (limit $5)',
+      '  rolled back to abc1234; the attempt is on branch ringmaster/failed/A-1',
+      '[T] Task B done in 1 iteration (1m01s, $0.2500)',
+      '',
+    ].join('\n'),
+  );
+});

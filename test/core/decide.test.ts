@@ -202,3 +202,21 @@ describe('pauses never outlast the runtime budget', () => {
     expect(stop.decision).toEqual({ kind: 'stop', reason: 'max_runtime', status: 'completed' });
   });
 });
+
+describe('units of work (task runs)', () => {
+  it('a completion that ends only the unit counts as done and the run goes on', () => {
+    const out = decide({ state: state({ consecutiveFailures: 2 }), result: result({ successSignal: true }), limits: limits(), nowMs: T0, stopRequested: false, completionEnds: 'unit' });
+    expect([out.outcome, out.decision.kind, out.state.consecutiveFailures]).toEqual(['complete', 'continue', 0]);
+  });
+  it('a failure after which the program gave the unit up neither trips the threshold nor backs off', () => {
+    const l = limits({ backoffBaseMs: 1000, backoffMaxMs: 60_000, cooldownMs: 5 });
+    const failed = result({ exitCode: 1, errorKind: 'exit_nonzero' });
+    const ended = decide({ state: state({ consecutiveFailures: 2 }), result: failed, limits: l, nowMs: T0, stopRequested: false, completionEnds: 'unit', unitEnded: true });
+    expect([ended.outcome, ended.decision, ended.state.consecutiveFailures]).toEqual(['failure', { kind: 'continue', delayMs: 5 }, 3]);
+    const notEnded = decide({ state: state({ consecutiveFailures: 2 }), result: failed, limits: l, nowMs: T0, stopRequested: false, completionEnds: 'unit' });
+    expect(notEnded.decision).toEqual({ kind: 'stop', reason: 'failure_threshold', status: 'failed' });
+    // A fatal error still ends the run.
+    const fatal = decide({ state: state(), result: result({ exitCode: 1, errorKind: 'auth' }), limits: l, nowMs: T0, stopRequested: false, unitEnded: true });
+    expect(fatal.decision).toEqual({ kind: 'stop', reason: 'fatal_error', status: 'failed' });
+  });
+});

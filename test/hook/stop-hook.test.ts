@@ -9,6 +9,7 @@ import { runStopHook, type StopHookContext } from '../../src/hook/stop-hook.js';
 import { readTracker } from '../../src/hook/tracker.js';
 import { runCli } from './cli-process.js';
 import { memoryIO } from './memory-io.js';
+import { homeEnv } from '../helpers/home.js';
 
 let project = '';
 const NOW = new Date('2026-11-22T10:00:00.000Z');
@@ -20,8 +21,7 @@ afterEach(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-// A data directory of the test's own (never the user's, where a store may exist and take the decisions instead).
-const ctx = (env: Record<string, string> = {}): StopHookContext => ({ env: { RINGMASTER_HOME: join(project, 'no-store'), ...env }, cwd: project, now: () => NOW, lock: { timeoutMs: 200, retryMs: 5 } });
+const ctx = (env: Record<string, string> = {}): StopHookContext => ({ env: homeEnv(env), cwd: project, now: () => NOW, lock: { timeoutMs: 200, retryMs: 5 } });
 const stdin = (over: Record<string, unknown> = {}): string =>
   JSON.stringify({ session_id: 's1', transcript_path: null, cwd: project, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'working', ...over });
 
@@ -34,7 +34,7 @@ async function start(maxIterations = 3): Promise<void> {
     template: null,
     sessionId: null,
     continueMessage: null,
-    env: {},
+    env: homeEnv(),
     force: false,
     now: NOW,
   });

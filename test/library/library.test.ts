@@ -19,7 +19,7 @@ it("import { runLoop, resolveRun } from 'ringmaster' runs a loop and reports its
     now: Date.now,
     newRunId: () => 'lib-run',
     sleep: abortableSleep,
-    env: process.env,
+    env: { ...process.env, RINGMASTER_HOME: join(ws.dir, 'home') },
     onEvent: (event) => types.push(event.type),
     signal: new AbortController().signal,
   });
@@ -71,6 +71,45 @@ it("import { prepareWorkflowRun, RunController } from 'ringmaster' runs a workfl
     expect(run?.kind).toBe('workflow');
     expect(workflowMetaSchema.parse(run?.meta)).toMatchObject({ workflow: 'fix', iteration_count: 2, max_iterations: 3, user_message: 'the tests', current_step: null });
     expect(readFileSync(join(ws.dir, '.plan-agent-prompt-1'), 'utf8')).toBe('Fix: the tests');
+  } finally {
+    await store.close();
+  }
+});
+
+it("the task pieces are importable from 'ringmaster': open a task file, pick the next task, read an answer", async () => {
+  const { openTaskFile, explainSelection, parseTaskResult, TaskFileError } = await import('ringmaster');
+  writeFileSync(join(ws.dir, 'tasks.jsonl'), '{"id":"A","title":"first","priority":1}\n{"id":"B","title":"second","priority":2}\n');
+  const source = await openTaskFile('tasks.jsonl', ws.dir);
+  const selection = explainSelection(await source.load(), { priorityOrder: source.priorityOrder });
+  expect([selection.task?.id, selection.reason]).toEqual(['B', 'priority 2: the highest of the tasks that can run']);
+  expect(parseTaskResult('<ringmaster-result>{"status":"blocked","blocker":"no key"}</ringmaster-result>')).toEqual({ kind: 'result', result: { status: 'blocked', blocker: 'no key' }, learnings: [] });
+  writeFileSync(join(ws.dir, 'tasks.jsonl'), '{"id":"A"}\n');
+  await expect(source.load()).rejects.toBeInstanceOf(TaskFileError);
+});
+
+it("a task run from the library: prepareTaskRun with LoopHooks callbacks, driven by a RunController", async () => {
+  const { RunController, openStore, prepareTaskRun } = await import('ringmaster');
+  writeFileSync(join(ws.dir, 'tasks.jsonl'), '{"id":"A","title":"first","priority":2}\n{"id":"B","title":"second","priority":1}\n');
+  const env = { RINGMASTER_HOME: join(ws.dir, 'home'), RINGMASTER_LOOP_BACKOFF: '0s' };
+  const seen: string[] = [];
+  const { spec, program } = await prepareTaskRun({
+    workspace: ws.dir,
+    env,
+    flags: { settings: [{ key: 'agent.command', flag: '--agent-command', raw: planAgent('complete') }] },
+    callbacks: {
+      onTaskStart: (task) => void seen.push(`start ${task.id}`),
+      onIterationStart: (task, n) => void seen.push(`iteration ${task.id} ${n}`),
+      onIterationEnd: (task, n) => void seen.push(`end ${task.id} ${n}`),
+      onTaskEnd: (task, success) => void seen.push(`task end ${task.id} ${success}`),
+    },
+  });
+  const store = await openStore({ env });
+  try {
+    const summary = await new RunController({ store, env, runId: 'lib-tasks', spec, workspace: ws.dir, mode: 'create', program }).run();
+    expect(summary).toMatchObject({ status: 'completed', stopReason: 'success_signal', message: 'every task is done (2 done and 0 blocked by this run)' });
+    expect(seen).toEqual(['start A', 'iteration A 1', 'end A 1', 'task end A true', 'start B', 'iteration B 1', 'end B 1', 'task end B true']);
+    expect((await store.listIterations('lib-tasks')).map((r) => [r.number, r.unit_id, r.status])).toEqual([[1, 'A', 'complete'], [2, 'B', 'complete']]);
+    expect(await store.getRun('lib-tasks')).toMatchObject({ kind: 'tasks', meta: { done: ['A', 'B'] } });
   } finally {
     await store.close();
   }

@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runTitle } from '../../src/manager/views.js';
 import { runEventSchema } from '../../src/runner/events.js';
 import { planAgent } from '../helpers/cli.js';
 import { startTestServer, until, useRepos, type TestServer } from './harness.js';
@@ -16,7 +17,7 @@ afterEach(async () => {
 
 const repo = useRepos();
 
-interface RunItem { id: string; status: string; stop_reason: string | null; iterations: number; transition: string | null; last_seq: number; limits: Record<string, unknown> }
+interface RunItem { id: string; status: string; label: string | null; title: string | null; stop_reason: string | null; iterations: number; transition: string | null; last_seq: number; limits: Record<string, unknown> }
 
 async function run(s: TestServer, id: string): Promise<{ run: RunItem; iterations: Array<{ number: number; status: string }>; checkpoints: Array<{ commit_sha: string | null }> }> {
   const r = await s.request(`/api/runs/${id}`);
@@ -63,7 +64,7 @@ describe('POST /api/runs', () => {
     const { id, status } = created.body as { id: string; status: string };
     expect(status).toBe('running');
     const end = await finished(t, id);
-    expect(end).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 2, transition: null, limits: { max_iterations: 100, max_runtime_ms: 14_400_000, max_cost_usd: 300, failure_threshold: 5 } });
+    expect(end).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 2, transition: null, label: 'prompt', title: 'work', limits: { max_iterations: 100, max_runtime_ms: 14_400_000, max_cost_usd: 300, failure_threshold: 5 } });
     const detail = await run(t, id);
     expect(detail.iterations.map((i) => [i.number, i.status])).toEqual([[1, 'success'], [2, 'complete']]);
     expect(detail.checkpoints.at(-1)?.commit_sha).toMatch(/^[0-9a-f]{40}$/);
@@ -103,6 +104,15 @@ describe('POST /api/runs', () => {
     expect(diff.status).toBe(200);
     expect(diff.text).toContain('diff --git a/.plan-agent-count b/.plan-agent-count\nnew file mode 100644');
     expect((await t.request(`/api/runs/${id}/checkpoints/${'a'.repeat(40)}/diff`)).status).toBe(404);
+  });
+});
+
+describe('run titles', () => {
+  it('are the first line of an inline prompt (shortened), else the label', () => {
+    expect(runTitle('\n  Fix the flaky tests  \nthen more', 'prompt')).toBe('Fix the flaky tests');
+    expect(runTitle('x'.repeat(200), 'prompt')).toBe(`${'x'.repeat(119)}…`);
+    expect(runTitle(null, 'PROMPT.md')).toBe('PROMPT.md');
+    expect(runTitle('  \n', 'prompt')).toBe('prompt');
   });
 });
 

@@ -14,6 +14,7 @@ export interface CommandEntry {
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'run', summary: 'run an agent in a loop in the current directory until it signals completion or a limit stops it', load: async () => (await import('./run.js')).runCommand },
   { name: 'workflow', summary: 'YAML workflows (.ringmaster/workflows/): list, validate, run steps and loops', load: async () => (await import('./workflow.js')).workflowCommand },
+  { name: 'tasks', summary: 'task lists (tasks.jsonl, prd.json, TODO.md): list, show, which task runs next; run them one task at a time', load: async () => (await import('./tasks.js')).tasksCommand },
   { name: 'demo', summary: 'run a real loop with the built-in scripted agent in a temporary git repository (no API key)', load: async () => (await import('./demo.js')).demoCommand },
   { name: 'config', summary: 'show the resolved configuration and where each value came from, or its JSON Schema', load: async () => (await import('./config.js')).configCommand },
   { name: 'runs', summary: 'list the runs of a workspace, newest first', load: async () => (await import('./runs.js')).runsCommand },

@@ -40,12 +40,12 @@ export const RUN_OPTIONS = {
 
 type RunValues = ReturnType<typeof parseRunArgs>['values'];
 
-/** Parses `run` arguments strictly; unknown flags are a UsageError. */
-export function parseRunArgs(args: string[]) {
+/** Parses `run` arguments (or those of another command taking the run options) strictly; unknown flags are a UsageError. */
+export function parseRunArgs(args: string[], command = 'run', allowPositionals = false) {
   try {
-    return parseArgs({ args, options: RUN_OPTIONS, allowPositionals: false, strict: true });
+    return parseArgs({ args, options: RUN_OPTIONS, allowPositionals, strict: true });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.replace(/\. To specify a positional argument.*$/, '')} (see 'ringmaster run --help')`);
+    throw new UsageError(`${(error as Error).message.replace(/\. To specify a positional argument.*$/, '')} (see 'ringmaster ${command} --help')`);
   }
 }
 
@@ -77,9 +77,9 @@ export function runFlagsFrom(values: RunValues): RunFlags {
 /** Quotes argv for display only (never executed through a shell). */
 export const displayArgv = quoteArgv;
 
-function dryRun(spec: RunSpec, io: CliIO): number {
+/** --dry-run: prints the agent command and the prompt of the first iteration (default: the spec's own). */
+export function dryRun(spec: RunSpec, io: CliIO, prompt: string = composePrompt(spec.prompt, spec.context)): number {
   const adapter = getAdapter({ name: spec.agent.name, command: spec.agent.command });
-  const prompt = composePrompt(spec.prompt, spec.context);
   const invocation = adapter.buildInvocation({
     prompt,
     cwd: spec.workspace,

@@ -1,6 +1,8 @@
 // `ringmaster runs`: the workspace's runs, newest first, with totals and where each one works.
 import { EXIT, UsageError } from '../../core/errors.js';
 import { displayStatus } from '../../store/liveness.js';
+import type { RunRow } from '../../store/rows.js';
+import { taskRunSummary } from '../../tasks/run-state.js';
 import type { CliIO, Command } from '../command.js';
 import { LISTING_OPTIONS, localProbe, openWorkspaceStore, parseHistoryArgs, runJson } from './history-common.js';
 import { localTime, table, usd } from './history-format.js';
@@ -26,20 +28,31 @@ async function runs(args: string[], io: CliIO): Promise<number> {
       io.stdout.write(values.all ? 'no runs yet\n' : `no runs in ${workspace} (--all lists every workspace's runs)\n`);
       return EXIT.success;
     }
+    // Runs of other kinds (task runs) get a KIND column: the kind and the task in hand.
+    const kinds = list.some((run) => run.kind !== 'prompt');
     const rows = list.map((run, i) => [
       run.id,
       items[i]?.status ?? run.status,
+      ...(kinds ? [kindText(run)] : []),
       run.stop_reason ?? '-',
       String(run.totals.iterations),
       usd(run.totals.cost_usd, run.totals.cost_unknown),
       localTime(run.created_at),
       run.worktree ? `${run.worktree} (${run.branch ?? 'worktree'})` : run.workspace,
     ]);
-    io.stdout.write(table(['ID', 'STATUS', 'STOP REASON', 'ITER', 'COST', 'STARTED', 'WHERE'], rows, ['left', 'left', 'left', 'right', 'right']));
+    const headers = ['ID', 'STATUS', ...(kinds ? ['KIND'] : []), 'STOP REASON', 'ITER', 'COST', 'STARTED', 'WHERE'];
+    io.stdout.write(table(headers, rows, ['left', 'left', ...(kinds ? ['left' as const] : []), 'left', 'right', 'right']));
     return EXIT.success;
   } finally {
     await store.close();
   }
+}
+
+/** The kind of a run, with the task a task run has in hand: `tasks (RALPH-002)`. */
+function kindText(run: RunRow): string {
+  if (run.kind !== 'tasks') return run.kind;
+  const current = taskRunSummary(run.meta)?.current ?? null;
+  return current === null ? 'tasks' : `tasks (${current.id})`;
 }
 
 /** The `runs` command. */
@@ -48,7 +61,8 @@ export const runsCommand: Command = {
   usage: `Usage: ringmaster runs [--cwd DIR | --all] [--limit N] [--json]
 
 Lists the runs of this workspace (every workspace's with --all), newest first: status, stop reason,
-iterations, cost and where the run works (its worktree and branch with --worktree). Runs are recorded in
+iterations, cost and where the run works (its worktree and branch with --worktree); when task runs are listed,
+a KIND column shows each run's kind and the task a task run has in hand. Runs are recorded in
 the data directory ($RINGMASTER_HOME, default ~/.local/share/ringmaster), never in the workspace.
 A run whose process is gone while it was running shows as 'orphaned': resume or stop it.
 

@@ -5,6 +5,7 @@ import { loadConfig, type FlagSetting } from '../../config/load.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { redactor } from '../../core/redact.js';
 import { isLoopbackHost } from '../../server/auth.js';
+import { prepareDemo } from '../../manager/demo.js';
 import { startServer } from '../../server/server.js';
 import { resolveServerToken, tokenFilePath } from '../../server/token.js';
 import { dataDir, openStore } from '../../store/index.js';
@@ -17,6 +18,7 @@ const OPTIONS = {
   'max-concurrent': { type: 'string' },
   'no-resume': { type: 'boolean' },
   'new-token': { type: 'boolean' },
+  demo: { type: 'boolean' },
 } as const;
 
 async function serveCommand(args: string[], io: CliIO): Promise<number> {
@@ -26,25 +28,28 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   } catch (error) {
     throw new UsageError(`${(error as Error).message} (see 'ringmaster serve --help')`);
   }
+  // The demo runs over its own temporary data directory and workspaces, removed when the server stops.
+  const demo = values.demo === true ? prepareDemo(io.env) : null;
+  const env = demo?.env ?? io.env;
   const flags: FlagSetting[] = [];
   if (values.host !== undefined) flags.push({ key: 'server.host', flag: '--host', raw: values.host });
   if (values.port !== undefined) flags.push({ key: 'server.port', flag: '--port', raw: values.port });
   if (values['max-concurrent'] !== undefined) flags.push({ key: 'manager.max_concurrent', flag: '--max-concurrent', raw: values['max-concurrent'] });
-  const { manager, server: listen } = loadConfig(io.cwd, io.env, flags).settings;
+  const { manager, server: listen } = loadConfig(io.cwd, env, flags).settings;
   const { host, port } = listen;
   if (port > 65535) throw new UsageError(`--port: expected a port number up to 65535, got ${port}`);
   const loopback = isLoopbackHost(host);
-  const home = dataDir(io.env);
-  const token = resolveServerToken(io.env, home, !loopback, values['new-token'] === true);
-  const store = await openStore({ env: io.env });
+  const home = dataDir(env);
+  const token = resolveServerToken(env, home, !loopback, values['new-token'] === true);
+  const store = await openStore({ env, backgroundCheckpoints: true });
   // The server's log quotes errors of runs: the environment's secrets never appear in it.
-  const redact = redactor(io.env);
+  const redact = redactor(env);
   const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${redact(message)}\n`);
   let server;
   try {
     server = await startServer({
       store,
-      env: io.env,
+      env,
       host,
       port,
       access: { tokenHash: token.hash, loopback },
@@ -56,6 +61,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
     });
   } catch (error) {
     await store.close();
+    demo?.remove();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is in use (another 'ringmaster serve'?); choose one with --port`);
     if (code === 'EADDRNOTAVAIL') throw new UsageError(`cannot bind ${host}: no such address on this machine`);
@@ -69,6 +75,19 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   } else if (token.hash !== null) {
     io.stdout.write(`  requests need the token (${token.source === 'env' ? 'RINGMASTER_TOKEN' : `hash in ${tokenFilePath(home)}; --new-token makes a new one`})\n`);
   }
+  if (demo !== null) {
+    let ids: string[];
+    try {
+      ids = await demo.start(server.manager, store);
+    } catch (error) {
+      await server.close();
+      await store.close();
+      demo.remove();
+      throw error;
+    }
+    io.stdout.write(`  demo: ${ids.length} scripted loops in temporary workspaces under ${demo.dir} (removed when the server stops)\n`);
+    io.stdout.write(`  open ${server.url}/ in a browser\n`);
+  }
   const stopped = new Promise<NodeJS.Signals>((resolve) => {
     const remove = io.onSignal((signal) => {
       remove();
@@ -79,6 +98,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   io.stdout.write(`Received ${signal}: interrupting the runs (each can be resumed) and stopping...\n`);
   await server.close();
   await store.close();
+  demo?.remove();
   io.stdout.write('Stopped.\n');
   return EXIT.success;
 }
@@ -86,7 +106,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
 /** The `serve` command. */
 export const serveCliCommand: Command = {
   name: 'serve',
-  usage: `Usage: ringmaster serve [--host ADDR] [--port N] [--max-concurrent N] [--no-resume] [--new-token]
+  usage: `Usage: ringmaster serve [--host ADDR] [--port N] [--max-concurrent N] [--no-resume] [--new-token] [--demo]
 
 Runs the loop manager: many runs in this process (at most --max-concurrent at once, the rest pending, first in
 first out), a REST API under /api, a WebSocket at /api/ws and the dashboard at /. It also shows and controls the
@@ -99,6 +119,8 @@ runs that 'ringmaster run' drives in terminals (same store). After a restart it 
   --no-resume          after a restart, mark the runs this server was driving stopped (interrupted) instead of
                        resuming them (manager.resume_on_start: false)
   --new-token          generate a new token (the old one stops working)
+  --demo               start a few scripted loops (no agent CLI or API key needed) in temporary workspaces,
+                       with a temporary data directory; all of it is removed when the server stops
 
 SIGINT/SIGTERM stop accepting work, interrupt every run (resumable) and exit within a few seconds.
 `,

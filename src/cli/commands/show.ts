@@ -15,6 +15,7 @@ import {
 } from './history-common.js';
 import { count, duration, localTime, table, usd, type Align } from './history-format.js';
 import { workflowLines } from './show-workflow.js';
+import { taskRunLines } from './show-tasks.js';
 
 async function show(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseHistoryArgs('show', args, { ...HISTORY_OPTIONS, events: { type: 'boolean' } });
@@ -48,12 +49,13 @@ async function show(args: string[], io: CliIO): Promise<number> {
       `iterations: ${totals.iterations}   cost: ${usd(totals.cost_usd, totals.cost_unknown)}   tokens: ${totals.tokens_in} in / ${totals.tokens_out} out`,
       '',
       ...workflowLines(run),
+      ...taskRunLines(run),
     ];
     io.stdout.write(lines.join('\n') + '\n');
     if (iterations.length === 0) {
       io.stdout.write('no iterations yet\n');
     } else {
-      // Iterations of a unit of work (a workflow step) say which one.
+      // Iterations of a unit of work (a workflow step, a task) say which one.
       const units = iterations.some((it) => it.unit_id !== null);
       const rows = iterations.map((it) => [
         String(it.number),
@@ -70,7 +72,7 @@ async function show(args: string[], io: CliIO): Promise<number> {
       const align: Align[] = ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'left', 'left'];
       if (units) {
         rows.forEach((row, i) => row.splice(1, 0, iterations[i]?.unit_id ?? '-'));
-        headers.splice(1, 0, run.kind === 'workflow' ? 'STEP' : 'UNIT');
+        headers.splice(1, 0, run.kind === 'workflow' ? 'STEP' : run.kind === 'tasks' ? 'TASK' : 'UNIT');
         align.splice(1, 0, 'left');
       }
       io.stdout.write(table(headers, rows, align));
@@ -100,6 +102,8 @@ export const showCommand: Command = {
   usage: `Usage: ringmaster show <run> [--events] [--cwd DIR] [--json]
 
 <run> is a run id or a unique prefix of one (see 'ringmaster runs').
+
+A task run also shows the tasks it completed, blocked and has in hand, and which task each iteration was for.
 
   --events     also list the run's events in order (with --json: an "events" array)
   --cwd DIR    workspace directory (default: the current directory)

@@ -1,5 +1,6 @@
 // `ringmaster stats`: cost per run, average iterations to completion, cost by hour.
 import { EXIT, UsageError } from '../../core/errors.js';
+import type { Store } from '../../store/store.js';
 import type { CliIO, Command } from '../command.js';
 import { LISTING_OPTIONS, iso, openWorkspaceStore, parseHistoryArgs, requireRun } from './history-common.js';
 import { localTime, table, usd } from './history-format.js';
@@ -11,8 +12,9 @@ async function stats(args: string[], io: CliIO): Promise<number> {
   try {
     const runId = values.run === undefined ? undefined : (await requireRun(store, values.run, workspace)).id;
     const s = await store.stats({ ...(runId === undefined ? {} : { runId }), ...(values.all || runId !== undefined ? {} : { workspace }) });
+    const perTask = await costPerTask(store, runId, values.all === true ? undefined : workspace);
     if (values.json) {
-      const out = { ...s, cost_by_hour: s.cost_by_hour.map((h) => ({ ...h, hour: iso(h.hour) })) };
+      const out = { ...s, cost_by_hour: s.cost_by_hour.map((h) => ({ ...h, hour: iso(h.hour) })), cost_per_task: perTask };
       io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return EXIT.success;
     }
@@ -27,6 +29,11 @@ async function stats(args: string[], io: CliIO): Promise<number> {
       const rows = s.cost_per_run.map((r) => [r.run_id, r.status, String(r.iterations), usd(r.cost_usd, r.cost_unknown)]);
       io.stdout.write(table(['RUN', 'STATUS', 'ITER', 'COST'], rows, ['left', 'left', 'right', 'right']));
     }
+    if (perTask.length > 0) {
+      io.stdout.write('\ncost per task:\n');
+      const rows = perTask.map((t) => [t.run_id, t.task_id, String(t.iterations), usd(t.cost_usd, t.cost_unknown)]);
+      io.stdout.write(table(['RUN', 'TASK', 'ITER', 'COST'], rows, ['left', 'left', 'right', 'right']));
+    }
     if (s.cost_by_hour.length > 0) {
       io.stdout.write('\ncost by hour:\n');
       const rows = s.cost_by_hour.map((h) => [localTime(h.hour).slice(0, 16), String(h.iterations), usd(h.cost_usd)]);
@@ -36,6 +43,26 @@ async function stats(args: string[], io: CliIO): Promise<number> {
   } finally {
     await store.close();
   }
+}
+
+/** Iterations and cost of each task of the task runs in scope (one run, a workspace, or all), in the order they ran. */
+async function costPerTask(store: Store, runId: string | undefined, workspace: string | undefined) {
+  const runs = runId === undefined ? await store.listRuns(workspace === undefined ? {} : { workspace }) : [];
+  const ids = runId === undefined ? runs.filter((r) => r.kind === 'tasks').map((r) => r.id).reverse() : [runId];
+  const out: Array<{ run_id: string; task_id: string; iterations: number; cost_usd: number; cost_unknown: boolean }> = [];
+  for (const id of ids) {
+    const byTask = new Map<string, (typeof out)[number]>();
+    for (const it of await store.listIterations(id)) {
+      if (it.unit_id === null) continue;
+      const entry = byTask.get(it.unit_id) ?? { run_id: id, task_id: it.unit_id, iterations: 0, cost_usd: 0, cost_unknown: false };
+      entry.iterations += 1;
+      if (it.cost_usd === null) entry.cost_unknown = true;
+      else entry.cost_usd += it.cost_usd;
+      byTask.set(it.unit_id, entry);
+    }
+    out.push(...byTask.values());
+  }
+  return out;
 }
 
 /** The `stats` command. */
@@ -49,7 +76,8 @@ Metrics of this workspace's runs (every workspace's with --all).
   --cwd DIR    workspace directory (default: the current directory)
   --all        every workspace
   --json       print {"cost_per_run": [...], "avg_iterations_to_completion", "completed_runs",
-               "cost_by_hour": [{"hour", "iterations", "cost_usd"}], "total_cost_usd", "total_iterations"}
+               "cost_by_hour": [{"hour", "iterations", "cost_usd"}], "total_cost_usd", "total_iterations",
+               "cost_per_task": [{"run_id", "task_id", "iterations", "cost_usd", "cost_unknown"}]} (task runs)
 `,
   run: stats,
 };
