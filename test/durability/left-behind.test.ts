@@ -74,6 +74,28 @@ async function onlyRun(): Promise<{ id: string; status: string }> {
   return runs[0] ?? { id: '', status: '' };
 }
 
+/**
+ * A crashed run (crashedRun) and an unrelated live process standing for a pid that was reused; `test` gets both,
+ * and both are gone after it.
+ */
+async function withStranger(test: (crashed: { agent: number; daemon: number }, stranger: number) => Promise<void>): Promise<void> {
+  const crashed = await crashedRun();
+  const unrelated = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
+  try {
+    await test(crashed, unrelated.pid ?? 0);
+  } finally {
+    unrelated.kill('SIGKILL');
+    crashed.cleanup();
+  }
+}
+
+/** The run's owner pid now names `pid`, a process that started well after the owner's last heartbeat. */
+function giveOwnerPidTo(pid: number): void {
+  const db = new DatabaseSync(databasePath(testHome()));
+  db.prepare('UPDATE run_owners SET pid = ?, heartbeat_at = ? WHERE ended_at IS NULL').run(pid, Date.now() - 60_000);
+  db.close();
+}
+
 describe('a daemon the agent started in its own session', () => {
   it.each([[false], [true]])('is gone when the run ends (daemon keeps the output pipes: %s)', async (keepPipes) => {
     const r = await runCli(['run', '--agent-command', daemonAgent(ws.dir, { keepPipes, hang: false }), '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() });
@@ -104,36 +126,28 @@ describe('a daemon the agent started in its own session', () => {
 });
 
 describe('a saved agent pid', () => {
-  it('that now names an unrelated process group is not killed by `ringmaster stop`', async () => {
-    const { agent, daemon, cleanup } = await crashedRun();
+  it('that now names an unrelated process group is not killed by `ringmaster stop`', () =>
     // An unrelated process group, as after a reboot or once the agent's pid was reused.
-    const unrelated = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
-    try {
+    withStranger(async ({ agent, daemon }, stranger) => {
       process.kill(-agent, 'SIGKILL');
       process.kill(daemon, 'SIGKILL');
       const { id } = await onlyRun();
       const pidFile = agentPidPath(testHome(), id);
       expect(existsSync(pidFile)).toBe(true);
       // The file names the unrelated group, and was written an hour before that process started.
-      writeFileSync(pidFile, `${String(unrelated.pid).padEnd(11)}\n`);
+      writeFileSync(pidFile, `${String(stranger).padEnd(11)}\n`);
       const anHourAgo = new Date(Date.now() - 3_600_000);
       utimesSync(pidFile, anHourAgo, anHourAgo);
       const stop = await runCli(['stop', id], { cwd: ws.dir, env: cleanEnv() });
       expect(stop.code).toBe(0);
       expect(stop.stdout).toBe(`stopped orphaned run ${id} (iteration 1 recorded as interrupted)\n`);
-      expect(alive(unrelated.pid ?? 0)).toBe(true);
-    } finally {
-      unrelated.kill('SIGKILL');
-      cleanup();
-    }
-  }, 30_000);
+      expect(alive(stranger)).toBe(true);
+    }), 30_000);
 });
 
 describe('the agent.pid file', () => {
-  it('names the agent by pid, start time and boot: a live process with that pid but another start time is left alone, even right after', async () => {
-    const { agent, daemon, cleanup } = await crashedRun();
-    const unrelated = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
-    try {
+  it('names the agent by pid, start time and boot: a live process with that pid but another start time is left alone, even right after', () =>
+    withStranger(async ({ agent, daemon }, stranger) => {
       const { id } = await onlyRun();
       const pidFile = agentPidPath(testHome(), id);
       const [pid, start, boot] = readFileSync(pidFile, 'utf8').trim().split(/\s+/);
@@ -144,60 +158,36 @@ describe('the agent.pid file', () => {
       process.kill(-agent, 'SIGKILL');
       process.kill(daemon, 'SIGKILL');
       // Written just now (its time alone would say "that is the agent"), but the start time says otherwise.
-      const stat = readStat(unrelated.pid ?? 0);
-      writeFileSync(pidFile, `${unrelated.pid} ${(stat?.startTime ?? 0) + 7} ${bootId() ?? '-'}`.padEnd(80) + '\n');
+      writeFileSync(pidFile, `${stranger} ${(readStat(stranger)?.startTime ?? 0) + 7} ${bootId() ?? '-'}`.padEnd(80) + '\n');
       const stop = await runCli(['stop', id], { cwd: ws.dir, env: cleanEnv() });
       expect(stop.stdout).toBe(`stopped orphaned run ${id} (iteration 1 recorded as interrupted)\n`);
-      expect(alive(unrelated.pid ?? 0)).toBe(true);
-    } finally {
-      unrelated.kill('SIGKILL');
-      cleanup();
-    }
-  }, 30_000);
+      expect(alive(stranger)).toBe(true);
+    }), 30_000);
 });
 
 describe("a run's owner pid", () => {
-  it('that now names a process started after the last heartbeat is not the owner: the run is orphaned, and stop does not signal it', async () => {
-    const { cleanup } = await crashedRun();
-    const unrelated = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
-    try {
-      // The owner's pid reused by an unrelated process that started well after the last heartbeat.
-      const db = new DatabaseSync(databasePath(testHome()));
-      db.prepare('UPDATE run_owners SET pid = ?, heartbeat_at = ? WHERE ended_at IS NULL').run(unrelated.pid ?? 0, Date.now() - 60_000);
-      db.close();
+  it('that now names a process started after the last heartbeat is not the owner: the run is orphaned, and stop does not signal it', () =>
+    withStranger(async (_crashed, stranger) => {
+      giveOwnerPidTo(stranger);
       const run = await onlyRun();
       expect(run.status).toBe('orphaned');
       const stop = await runCli(['stop', run.id], { cwd: ws.dir, env: cleanEnv() });
       expect(stop.stdout).toMatch(/^stopped orphaned run /);
-      expect(alive(unrelated.pid ?? 0)).toBe(true);
-    } finally {
-      unrelated.kill('SIGKILL');
-      cleanup();
-    }
-  }, 30_000);
-});
+      expect(alive(stranger)).toBe(true);
+    }), 30_000);
 
-describe("a run's owner pid, for resume", () => {
-  it('that now names a process started after the last heartbeat does not make resume refuse (or wait), nor is it signalled', async () => {
-    const { agent, daemon, cleanup } = await crashedRun();
-    const unrelated = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
-    try {
-      const db = new DatabaseSync(databasePath(testHome()));
-      db.prepare('UPDATE run_owners SET pid = ?, heartbeat_at = ? WHERE ended_at IS NULL').run(unrelated.pid ?? 0, Date.now() - 60_000);
-      db.close();
+  it('that now names a process started after the last heartbeat does not make resume refuse (or wait), nor is it signalled', () =>
+    withStranger(async ({ agent, daemon }, stranger) => {
+      giveOwnerPidTo(stranger);
       const { id } = await onlyRun();
       const resumed = await runCli(['resume', id, '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() });
       expect(resumed.stderr).not.toContain('still running');
       expect(resumed.stdout).toContain(`Resuming run ${id} after 1 iteration(s)`);
       expect(resumed.code).toBe(2);
-      expect(alive(unrelated.pid ?? 0)).toBe(true);
+      expect(alive(stranger)).toBe(true);
       // What the crashed run left behind went with the takeover.
       await waitFor('the agent and the daemon to go', () => (!alive(agent) && !alive(daemon) ? true : null));
-    } finally {
-      unrelated.kill('SIGKILL');
-      cleanup();
-    }
-  }, 30_000);
+    }), 30_000);
 });
 
 describe('a workspace lock', () => {

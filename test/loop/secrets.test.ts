@@ -1,12 +1,13 @@
 // Secrets in the environment (API keys, tokens, passwords) never reach what Ringmaster writes or prints: the
 // iteration log, the terminal (progress lines, --verbose, --json), the database (error messages, events, the
 // stored agent command). Real-looking values, an agent that prints them (split across writes), files 0600.
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { databasePath } from '../../src/store/paths.js';
 import { cleanEnv, runCli, useWorkspace } from '../helpers/cli.js';
 import { testHome, useFreshHome } from '../helpers/home.js';
+import { everyFileText } from '../helpers/files.js';
 
 const ws = useWorkspace('Do the work.\n');
 useFreshHome();
@@ -41,19 +42,6 @@ process.stdin.on('end', async () => {
   return script;
 }
 
-/** Every file of the data directory (database, WAL, logs, pid files, locks), as text. */
-function everythingWritten(dir: string): string {
-  const parts: string[] = [];
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else parts.push(readFileSync(path).toString('latin1'));
-    }
-  };
-  walk(dir);
-  return parts.join('\n');
-}
 
 function expectNoSecret(text: string, where: string): void {
   for (const value of [...Object.values(SECRETS), LITERAL]) expect(text.includes(value), `${where} contains ${value}`).toBe(false);
@@ -71,7 +59,7 @@ describe('secrets are redacted everywhere Ringmaster writes or prints', () => {
     expectNoSecret(r.stderr, 'stderr');
     expect(r.stdout).toContain('[REDACTED:ANTHROPIC_API_KEY]');
     expect(r.stdout + r.stderr).toContain('[REDACTED:MY_DB_PASSWORD]');
-    expectNoSecret(everythingWritten(testHome()), 'the files of the data directory (logs, database, WAL)');
+    expectNoSecret(everyFileText(testHome()), 'the files of the data directory (logs, database, WAL)');
     const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir, env: cleanEnv() })).stdout) as Array<{ id: string }>;
     const show = await runCli(['show', runs[0]?.id ?? '', '--events', '--json'], { cwd: ws.dir, env: cleanEnv() });
     expectNoSecret(show.stdout, 'show --events --json');

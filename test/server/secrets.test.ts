@@ -1,11 +1,12 @@
 // Secrets of the server's environment never leave it: not in the API's answers (run detail and its spec,
 // events, logs, activity read back, error messages), not in WebSocket messages (events, live activity), not in
 // the data directory. A run the server takes over later gets them back from its environment.
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerMessage } from '../../src/server/schemas.js';
 import { connect, startTestServer, until, useRepos, type TestServer } from './harness.js';
+import { everyFileText } from '../helpers/files.js';
 
 let t: TestServer | null = null;
 afterEach(async () => {
@@ -50,18 +51,6 @@ function expectNoSecret(text: string, where: string): void {
   for (const value of Object.values(SECRETS)) expect(text.includes(value), `${where} contains ${value}`).toBe(false);
 }
 
-function everythingIn(dir: string): string {
-  const parts: string[] = [];
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else parts.push(readFileSync(path).toString('latin1'));
-    }
-  };
-  walk(dir);
-  return parts.join('\n');
-}
 
 type EventMessage = Extract<ServerMessage, { type: 'event' }>;
 const isEvent = (m: ServerMessage): m is EventMessage => m.type === 'event';
@@ -104,7 +93,7 @@ describe('the server and secrets', () => {
     expect((answers[3]?.body as { text: string }).text).toContain('my key is [REDACTED:ANTHROPIC_API_KEY]\n');
     expectNoSecret(JSON.stringify(client.messages), 'WebSocket messages');
     expect(client.messages.some((m) => m.type === 'activity' && m.run_id === id && JSON.stringify(m).includes('[REDACTED:ANTHROPIC_API_KEY]'))).toBe(true);
-    expectNoSecret(everythingIn(t.home), 'the data directory');
+    expectNoSecret(everyFileText(t.home), 'the data directory');
     // Taken over (the run ended at its limit: extend continues it here): the agent gets the real values again.
     writeFileSync(join(dir, 'argv.txt'), '');
     const extended = await t.request(`/api/runs/${id}/extend`, { body: { iterations: 1 } });
@@ -113,7 +102,7 @@ describe('the server and secrets', () => {
     expect(readFileSync(join(dir, 'argv.txt'), 'utf8')).toBe(`--token ${SECRETS.GITHUB_TOKEN}`);
     expect(readFileSync(join(dir, 'prompt.txt'), 'utf8')).toContain(`Log in with ${SECRETS.MY_DB_PASSWORD} and work.`);
     await until('the run to end again', async () => ((await t?.request(`/api/runs/${id}`))?.body as { run: { status: string } }).run.status !== 'running' ? true : null);
-    expectNoSecret(everythingIn(t.home), 'the data directory after the second iteration');
+    expectNoSecret(everyFileText(t.home), 'the data directory after the second iteration');
     await client.close();
   });
 });
