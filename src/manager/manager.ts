@@ -312,6 +312,8 @@ export class LoopManager {
     if (run.stop_reason === 'success_signal') throw new ManagerError('conflict', `run ${run.id} already completed: the agent signalled success`);
     const spec = run.spec as RunSpec;
     const program = await programForRun(run, spec);
+    // Queued from now on: whoever looks sees it pending (not still stopped or failed) until it is claimed.
+    if (!startPaused) await this.options.store.updateRunStatus(run.id, 'pending', this.now());
     this.queued.set(run.id, {
       spec,
       workspace: run.workspace,
