@@ -322,6 +322,8 @@ export class LoopManager {
     const spec = this.guard(() => specFromStorage(run.spec as RunSpec, this.options.env));
     const meta = this.guard(() => metaFromStorage(run.meta, this.options.env));
     const program = await programForRun({ ...run, meta }, spec);
+    // Queued from now on: whoever looks sees it pending (not still stopped or failed) until it is claimed.
+    if (!startPaused) await this.options.store.updateRunStatus(run.id, 'pending', this.now());
     this.queued.set(run.id, {
       spec,
       workspace: run.workspace,

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runTitle } from '../../src/manager/views.js';
 import { runEventSchema } from '../../src/runner/events.js';
 import { planAgent } from '../helpers/cli.js';
-import { startTestServer, until, useRepos, type TestServer } from './harness.js';
+import { agentPids, startTestServer, until, useRepos, type TestServer } from './harness.js';
 import { alive } from '../helpers/proc.js';
 
 let t: TestServer | null = null;
@@ -169,7 +169,7 @@ describe('the manager', () => {
     expect((await t.request(`/api/runs/${id}/extend`, { body: { iterations: 1 } })).body).toMatchObject({ answer: 'accepted' });
     expect((await run(t, id)).run.limits.max_iterations).toBe(3);
     writeFileSync(join(dir, '.gate-2'), '');
-    const pids = await until('the grandchild', () => (existsSync(join(dir, '.plan-agent-pids')) ? readFileSync(join(dir, '.plan-agent-pids'), 'utf8').split(' ').map(Number) : null));
+    const pids = await until('the grandchild', () => agentPids(dir));
     const stop = (await t.request(`/api/runs/${id}/stop`, { method: 'POST' })).body as { answer: string; transition: string | null };
     expect(stop).toMatchObject({ answer: 'accepted', transition: 'stopping' });
     expect(await finished(t, id)).toMatchObject({ status: 'stopped', stop_reason: 'user_stop', iterations: 3, transition: null });

@@ -1,6 +1,6 @@
 // A real server (startServer) in the test process, on a free loopback port, over a store in a temporary data
 // directory; helpers for JSON requests and WebSocket clients. Stopped (runs interrupted, port closed) by stop().
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll } from 'vitest';
 import { removeDir, tempRepo } from '../git/git-repo.js';
 import { tmpdir } from 'node:os';
@@ -143,4 +143,11 @@ export async function until<T>(what: string, probe: () => Promise<T | null> | T 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** The pids the plan agent wrote (itself and its grandchild), once both are there. */
+export function agentPids(dir: string): number[] | null {
+  const file = join(dir, '.plan-agent-pids');
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  return text.includes(' ') ? text.split(' ').map(Number) : null;
 }
