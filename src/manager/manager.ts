@@ -12,14 +12,15 @@ import type { RunStatus } from '../core/types.js';
 import { composePrompt } from '../prompt/compose.js';
 import type { AgentActivity, RunEvent, RunEventBody } from '../runner/events.js';
 import type { LoopProgram } from '../runner/program.js';
-import type { RunSpec } from '../runner/spec.js';
+import { metaForStorage, metaFromStorage, specForStorage, specFromStorage, type RunSpec } from '../runner/spec.js';
+import { redactDeep, redactor } from '../core/redact.js';
 import { appendEventBodies } from '../runner/standalone-events.js';
 import { ACTIVE_STATUSES, isOrphaned, type LivenessProbe } from '../store/liveness.js';
 import { workspaceKey } from '../store/paths.js';
 import type { ControlAction, Owner, RunRow, Store } from '../store/index.js';
-import { isProcessAlive } from '../runner/lock.js';
 import { IterationPool, iterationWorkersAvailable } from '../runner/iteration-pool.js';
 import { ControlPoller } from './control-poller.js';
+import { localProbe } from './local-probe.js';
 import { closeOrphanedRun } from './orphans.js';
 import { ManagerError } from './errors.js';
 import { registerBuiltInProgramKinds } from './program-kinds.js';
@@ -174,8 +175,8 @@ export class LoopManager {
       id,
       agent: spec.agent.name,
       kind: program?.kind ?? 'prompt',
-      meta: program?.metadata() ?? {},
-      spec,
+      meta: metaForStorage(program?.metadata() ?? {}, redactor(this.options.env)),
+      spec: specForStorage(spec, redactor(this.options.env)),
       workspace: key,
       worktree: worktree?.path ?? null,
       branch: worktree?.branch ?? null,
@@ -264,8 +265,15 @@ export class LoopManager {
       const interrupted = run.status === 'stopped' && run.stop_reason === 'interrupted';
       if (!orphaned && !interrupted) continue;
       if (this.options.resumeOnStart) {
-        await this.adopt(run, run.status === 'paused');
-        resumed.push(run.id);
+        try {
+          await this.adopt(run, run.status === 'paused');
+          resumed.push(run.id);
+        } catch (error) {
+          // It cannot continue here (a secret of its agent command is not in this environment): resumable by hand.
+          this.options.log?.(`run ${run.id} not resumed: ${(error as Error).message}`);
+          if (orphaned) await closeOrphanedRun(this.options.store, this.options.env, run, this.owner, this.now(), 'interrupted');
+          marked.push(run.id);
+        }
       } else if (orphaned) {
         await closeOrphanedRun(this.options.store, this.options.env, run, this.owner, this.now(), 'interrupted');
         marked.push(run.id);
@@ -293,7 +301,7 @@ export class LoopManager {
   }
 
   private probe(): LivenessProbe {
-    return { host: hostname(), now: this.now(), isAlive: isProcessAlive };
+    return localProbe(this.now());
   }
 
   private async assertWorkspaceFree(key: string): Promise<void> {
@@ -310,8 +318,10 @@ export class LoopManager {
   private async adopt(run: RunRow, startPaused: boolean): Promise<void> {
     if (!this.accepting) throw new ManagerError('unavailable', 'the server is shutting down');
     if (run.stop_reason === 'success_signal') throw new ManagerError('conflict', `run ${run.id} already completed: the agent signalled success`);
-    const spec = run.spec as RunSpec;
-    const program = await programForRun(run, spec);
+    // The stored spec has the secrets of its agent command redacted: they come back from this environment.
+    const spec = this.guard(() => specFromStorage(run.spec as RunSpec, this.options.env));
+    const meta = this.guard(() => metaFromStorage(run.meta, this.options.env));
+    const program = await programForRun({ ...run, meta }, spec);
     // Queued from now on: whoever looks sees it pending (not still stopped or failed) until it is claimed.
     if (!startPaused) await this.options.store.updateRunStatus(run.id, 'pending', this.now());
     this.queued.set(run.id, {
@@ -331,7 +341,7 @@ export class LoopManager {
       case 'extend':
         if (queued.spec.limits.maxIterations === null) return this.outcome(runId, action, 'already');
         queued.spec.limits.maxIterations += iterations;
-        await store.updateRunSpec(runId, queued.spec, this.now());
+        await store.updateRunSpec(runId, specForStorage(queued.spec, redactor(this.options.env)), this.now());
         return this.outcome(runId, action, 'accepted');
       case 'pause':
         if (queued.held) return this.outcome(runId, action, 'already');
@@ -379,7 +389,7 @@ export class LoopManager {
 
   /** Appends events for a run nobody drives right now, and hands them to the fan-out. */
   private async announce(runId: string, bodies: RunEventBody[]): Promise<void> {
-    this.broadcast(await appendEventBodies(this.options.store, runId, bodies));
+    this.broadcast(await appendEventBodies(this.options.store, runId, redactDeep(bodies, redactor(this.options.env))));
   }
 
   private broadcast(events: readonly RunEvent[]): void {

@@ -11,9 +11,12 @@ import type { LoopProgram } from '../runner/program.js';
 import { createRecorder, type Recorder } from '../runner/recorder.js';
 import { stateFromRows } from '../runner/resume-state.js';
 import { abortableSleep, runLoop, type ResumePoint, type RunSummary } from '../runner/run-loop.js';
-import type { RunSpec } from '../runner/spec.js';
+import { metaForStorage, specForStorage, type RunSpec } from '../runner/spec.js';
+import { redactDeep, redactor, redactorOf, secretsOfProcess, type Redactor } from '../core/redact.js';
 import { dataDir, iterationLogPath, workspaceKey, workspaceLockPath } from '../store/paths.js';
 import type { Owner, Store } from '../store/index.js';
+import { StoreUnusableError } from '../store/errors.js';
+import { ensureReserve, releaseReserve } from '../store/reserve.js';
 
 /** What a controller needs. */
 export interface RunControllerOptions {
@@ -62,6 +65,8 @@ export class RunController {
   readonly workspace: string;
   private readonly options: RunControllerOptions;
   private readonly now: () => number;
+  /** Hides the secrets of the environment and of the agent's options in what is stored and shown (spec, events). */
+  private readonly redact: Redactor;
   private readonly interruptController = new AbortController();
   /** Aborted (and replaced) when a pause or stop request must wake the loop from a sleep. */
   private wakeController = new AbortController();
@@ -74,12 +79,15 @@ export class RunController {
   private lastEvent: RunEvent | null = null;
   private recorder: Recorder | null = null;
   private waitingUntilMs: number | null = null;
+  /** Why the run cannot go on (the store or the disk cannot be written): it ends failed with this message. */
+  private fatal: string | null = null;
 
   constructor(options: RunControllerOptions) {
     this.options = options;
     this.runId = options.runId;
     this.workspace = workspaceKey(options.workspace);
     this.now = options.now ?? Date.now;
+    this.redact = redactorOf(secretsOfProcess([...(options.spec.agent.command ?? []), ...options.spec.agent.args], options.env));
   }
 
   /** pausing / stopping while a request has not taken effect yet. */
@@ -118,6 +126,8 @@ export class RunController {
     let lock: HeldLock | null = null;
     if (!this.options.worktree) lock = await acquireLock(workspaceLockPath(dir, this.workspace), this.runId);
     try {
+      // Room to record the run's end should the disk fill up during it (store/reserve.ts).
+      ensureReserve(dir);
       const gitEnabled = await isGitRepo(spec.workspace);
       const program = this.options.program;
       let resume: ResumePoint | undefined;
@@ -127,8 +137,8 @@ export class RunController {
           id: this.runId,
           agent: spec.agent.name,
           kind: program?.kind ?? 'prompt',
-          meta: program?.metadata() ?? {},
-          spec,
+          meta: metaForStorage(program?.metadata() ?? {}, redactor(this.options.env)),
+          spec: specForStorage(spec, redactor(this.options.env)),
           workspace: this.workspace,
           worktree: this.options.worktree?.path ?? null,
           branch: this.options.worktree?.branch ?? null,
@@ -139,6 +149,7 @@ export class RunController {
         resume = await this.claim(dir, owner);
         lastSeq = await store.lastEventSeq(this.runId);
       }
+      const storing = redactor(env);
       const recorder = createRecorder({
         store,
         runId: this.runId,
@@ -149,7 +160,14 @@ export class RunController {
         gitEnabled,
         now: this.now,
         emit: (body) => this.emit(body),
-        onStoreError: (message) => this.options.onStoreError?.(message),
+        freeSpace: () => releaseReserve(dir),
+        onDiskFull: (message) => this.fail(message),
+        onStoreError: (message, error) => {
+          this.options.onStoreError?.(message);
+          // A store that cannot be written any more (disk full, read-only, I/O error) cannot record the run:
+          // it ends now, failed with that reason, rather than run on unrecorded.
+          if (error instanceof StoreUnusableError && error.reason !== 'busy') this.fail(error.message);
+        },
         onLostOwnership: () => {
           this.emit({ type: 'warning', time: this.now(), message: `run ${this.runId} was taken over by another process: stopping here` });
           this.interrupt();
@@ -180,10 +198,12 @@ export class RunController {
             stopRequested: () => this.stopBy !== undefined,
             wakeSignal: () => this.waker(),
             pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed() },
+            fatalError: () => this.fatal,
             ...(program ? { program } : {}),
             logPath: (id, n) => iterationLogPath(dir, id, n),
             ...(this.options.runIteration ? { runIteration: this.options.runIteration } : {}),
             ...recorder.deps,
+            onMetadata: (meta) => recorder.deps.onMetadata?.(metaForStorage(meta, storing)),
           },
           resume,
         );
@@ -237,8 +257,19 @@ export class RunController {
     if (limits.maxIterations === null) return 'already';
     limits.maxIterations += iterations;
     this.emit({ type: 'limits_changed', time: this.now(), max_iterations: limits.maxIterations, by });
-    void this.options.store.updateRunSpec(this.runId, this.options.spec, this.now()).catch((error: unknown) => this.options.onStoreError?.(`store: spec: ${(error as Error).message}`));
+    void this.options.store.updateRunSpec(this.runId, specForStorage(this.options.spec, redactor(this.options.env)), this.now()).catch((error: unknown) => this.options.onStoreError?.(`store: spec: ${(error as Error).message}`));
     return 'accepted';
+  }
+
+  /**
+   * Ends the run as failed (fatal_error) with `message`: its agent is stopped like for a stop request. For what
+   * the run cannot survive, such as a store that can no longer be written.
+   */
+  fail(message: string): void {
+    if (this.finished) return;
+    this.fatal ??= message;
+    this.interruptController.abort();
+    this.releaseWaiters();
   }
 
   /** Interrupts the run (process shutdown, Ctrl+C): like a stop, but recorded as `interrupted` (resumable). */
@@ -248,7 +279,8 @@ export class RunController {
   }
 
   private emit(body: RunEventBody): void {
-    if (this.stream) this.stream.emit(body);
+    // Before it is numbered: the terminal, the store and the WebSocket see the same redacted event.
+    if (this.stream) this.stream.emit(redactDeep(body, this.redact));
   }
 
   private async claim(dir: string, owner: Owner): Promise<ResumePoint> {

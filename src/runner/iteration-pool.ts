@@ -3,10 +3,11 @@
 // their pipes, log writing, stream parsing and signal scanning happen off the main thread, which keeps serving
 // the API, the WebSocket and the store. Iterations the workers cannot run (an agent a library registered in
 // this thread, a program's own completion scanner) run here as before.
+import { redactor } from '../core/redact.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { signalGroup } from '../agents/process-group.js';
+import { signalGroup } from '../os/process-group.js';
 import { isBuiltInAgent } from '../agents/registry.js';
 import { noRunResult, runIteration, type IterationInput, type IterationOutcomeData, type IterationRunner } from './iteration.js';
 import type { PoolReply, PoolRequest, WireInput } from './iteration-wire.js';
@@ -94,7 +95,7 @@ export class IterationPool {
         entry.input.onActivity?.(reply.activity);
         return;
       case 'result':
-        this.settle(reply.id, entry, { result: reply.result, malformedLines: reply.malformedLines, sessionCumulativeCost: reply.sessionCumulativeCost, text: reply.text });
+        this.settle(reply.id, entry, reply.outcome);
         return;
       case 'log_closed':
         entry.logClosed.resolve();
@@ -117,7 +118,7 @@ export class IterationPool {
   private fail(id: number, entry: Pending, message: string): void {
     // Nobody supervises its agent any more: it must not go on alone.
     if (entry.pid !== null && !entry.settled) signalGroup(entry.pid, 'SIGKILL');
-    this.settle(id, entry, { result: noRunResult(entry.input.model, 'agent_error', message), malformedLines: 0, sessionCumulativeCost: null, text: '' });
+    this.settle(id, entry, { result: noRunResult(entry.input.model, 'agent_error', redactor(entry.input.env)(message)), malformedLines: 0, sessionCumulativeCost: null, text: '', warnings: [] });
     entry.logClosed.resolve();
     this.pending.delete(id);
   }

@@ -1,7 +1,6 @@
 // Messages between an iteration pool and its worker threads (structured-cloned: plain data only).
-import type { IterationResult } from '../core/types.js';
 import type { AgentActivityBody } from './events.js';
-import type { IterationInput } from './iteration.js';
+import type { IterationInput, IterationOutcomeData } from './iteration.js';
 
 /** An iteration's input without what cannot cross threads (the adapter object, callbacks, the abort signal). */
 export type WireInput = Omit<IterationInput, 'adapter' | 'signal' | 'onSpawn' | 'onActivity' | 'completionScanner'>;
@@ -13,6 +12,6 @@ export type PoolRequest = { type: 'run'; id: number; input: WireInput; activity:
 export type PoolReply =
   | { type: 'spawn'; id: number; pid: number }
   | { type: 'activity'; id: number; activity: AgentActivityBody }
-  | { type: 'result'; id: number; result: IterationResult; malformedLines: number; sessionCumulativeCost: number | null; text: string }
+  | { type: 'result'; id: number; outcome: Omit<IterationOutcomeData, 'logClosed'> }
   | { type: 'log_closed'; id: number }
   | { type: 'failed'; id: number; message: string };

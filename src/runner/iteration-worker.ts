@@ -22,8 +22,9 @@ async function run(id: number, input: WireInput, activity: boolean): Promise<voi
       onSpawn: (pid) => post({ type: 'spawn', id, pid }),
       onActivity: activity ? (body) => post({ type: 'activity', id, activity: body }) : null,
     });
-    post({ type: 'result', id, result: outcome.result, malformedLines: outcome.malformedLines, sessionCumulativeCost: outcome.sessionCumulativeCost, text: outcome.text });
-    await outcome.logClosed;
+    const { logClosed, ...data } = outcome;
+    post({ type: 'result', id, outcome: data });
+    await logClosed;
     post({ type: 'log_closed', id });
   } catch (error) {
     post({ type: 'failed', id, message: error instanceof Error ? error.message : String(error) });

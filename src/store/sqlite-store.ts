@@ -2,10 +2,12 @@
 // rows validated with zod on the way out. Totals are computed from rows, never kept twice.
 /* eslint-disable @typescript-eslint/require-await -- the Store contract is async for networked stores; SQLite
    answers synchronously, and `async` keeps every thrown StoreError a rejected promise as the contract says. */
+import { statSync } from 'node:fs';
+import { restrictToOwner } from '../os/private-files.js';
 import { DatabaseSync } from 'node:sqlite';
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
 import type { RunStatus, StopReason } from '../core/types.js';
-import { AmbiguousRunIdError, StoreError } from './errors.js';
+import { AmbiguousRunIdError, StoreError, StoreUnusableError, storeErrorFrom } from './errors.js';
 import {
   checkpointRowSchema,
   controlRowSchema,
@@ -17,7 +19,7 @@ import {
 import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, IterationRow, RunRow, RunTotals, RunWithTotals, StoreStats } from './rows.js';
 import { importLegacyDatabase } from './sqlite-import.js';
 import { runWhere } from './sqlite-run-filter.js';
-import { migrate } from './sqlite-migrate.js';
+import { currentVersion, latestMigration, migrate } from './sqlite-migrate.js';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import { queryStats, queryTotals } from './sqlite-queries.js';
 import type {
@@ -50,26 +52,88 @@ const INTERRUPTED_MESSAGE = 'the process driving the run ended during this itera
 
 const PROGRESS_COLUMNS = ['tokens_in', 'tokens_out', 'cache_read', 'cache_write', 'cost_usd', 'session_id', 'model'] as const;
 
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function openReadWrite(path: string, now: number): DatabaseSync {
+  const db = new DatabaseSync(path);
+  try {
+    // Only its owner may read the database (its journal files take the same mode).
+    if (path !== ':memory:' && !path.startsWith('file:')) restrictToOwner(path);
+    db.exec('PRAGMA busy_timeout = 5000');
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('PRAGMA foreign_keys = ON');
+    migrate(db, path, now);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens an existing, up-to-date database for reading only. In WAL mode SQLite needs to create its shared-memory
+ * file even to read; in a read-only directory it cannot, and the file is read as immutable instead (nothing can
+ * be writing it: nobody may).
+ */
+function openReadOnly(path: string, why: StoreUnusableError): DatabaseSync {
+  const attempts = [() => new DatabaseSync(path, { readOnly: true }), () => new DatabaseSync(`file:${encodeURI(path)}?immutable=1`, { readOnly: true })];
+  for (const attempt of attempts) {
+    let db: DatabaseSync | null = null;
+    try {
+      db = attempt();
+      db.exec('PRAGMA busy_timeout = 5000');
+      const version = currentVersion(db);
+      if (version < latestMigration()) {
+        db.close();
+        throw new StoreUnusableError('read_only', `${path} needs an upgrade to this version of ringmaster but cannot be written (${why.message})`);
+      }
+      return db;
+    } catch (error) {
+      db?.close();
+      if (error instanceof StoreUnusableError) throw error;
+      const problem = storeErrorFrom(error, path);
+      if (problem !== null && problem.reason !== 'read_only' && problem.reason !== 'cannot_open') throw problem;
+    }
+  }
+  throw why;
+}
+
 /** SQLite implementation of Store on one database file (or ':memory:'). */
 export class SqliteStore implements Store {
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
 
-  /** Opens (creating if needed) the database at `path` and applies pending migrations. */
+  /** True when the database could only be opened for reading (a read-only file, directory or file system). */
+  readonly readOnly: boolean;
+
   private checkpointer: Checkpointer | null = null;
 
+  /**
+   * Opens (creating if needed) the database at `path` and applies pending migrations. A database that cannot
+   * be written but is up to date is opened read-only (history commands work; writes fail with
+   * StoreUnusableError). Damage, a directory in its place and the like are one-line StoreUnusableErrors.
+   * `backgroundCheckpoints`: the WAL is copied into the database by a worker thread (a busy server).
+   */
   constructor(readonly path: string, options: { now?: () => number; backgroundCheckpoints?: boolean } = {}) {
-    this.db = new DatabaseSync(path);
+    if (path !== ':memory:' && isDirectory(path)) {
+      throw new StoreUnusableError('cannot_open', `${path} is a directory, not a database file: move it away (ringmaster creates the database there)`);
+    }
     try {
-      this.db.exec('PRAGMA busy_timeout = 5000');
-      this.db.exec('PRAGMA journal_mode = WAL');
-      this.db.exec('PRAGMA synchronous = NORMAL');
-      this.db.exec('PRAGMA foreign_keys = ON');
-      migrate(this.db, path, (options.now ?? Date.now)());
+      this.db = openReadWrite(path, (options.now ?? Date.now)());
+      this.readOnly = false;
       if (options.backgroundCheckpoints) this.startBackgroundCheckpoints();
     } catch (error) {
-      this.db.close();
-      throw error;
+      const problem = storeErrorFrom(error, path);
+      if (problem?.reason !== 'read_only' && problem?.reason !== 'cannot_open') throw problem ?? error;
+      this.db = openReadOnly(path, problem);
+      this.readOnly = true;
     }
   }
 
@@ -463,19 +527,27 @@ export class SqliteStore implements Store {
   }
 
   private run(sql: string, params: Params): { changes: number } {
-    const result = this.q(sql).run(params);
-    return { changes: Number(result.changes) };
+    try {
+      const result = this.q(sql).run(params);
+      return { changes: Number(result.changes) };
+    } catch (error) {
+      throw storeErrorFrom(error, this.path) ?? error;
+    }
   }
 
   private tx<T>(fn: () => T): T {
-    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw storeErrorFrom(error, this.path) ?? error;
+    }
     try {
       const result = fn();
       this.db.exec('COMMIT');
       return result;
     } catch (error) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
-      throw error;
+      throw storeErrorFrom(error, this.path) ?? error;
     }
   }
 

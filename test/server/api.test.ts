@@ -49,7 +49,8 @@ describe('POST /api/runs', () => {
     expect(await bad({ workspace: dir, prompt: 'x', max_runtime: 'soon' })).toEqual({
       error: { code: 'invalid_request', message: `flag max_runtime: loop.max_runtime: expected a duration like 90s, 5m or 4h (or 'none'), got "soon"` },
     });
-    expect(await bad({ workspace: dir, prompt: 'x', agent: 'nobody' })).toMatchObject({ error: { code: 'invalid_request', message: expect.stringMatching(/^unknown agent 'nobody' \(known: /) as string } });
+    // Checked with the config (agent.fallback too), before anything starts: named like the other request fields.
+    expect(await bad({ workspace: dir, prompt: 'x', agent: 'nobody' })).toMatchObject({ error: { code: 'invalid_request', message: expect.stringMatching(/^flag agent: agent\.name: unknown agent 'nobody' \(known: /) as string } });
     expect(await bad({ workspace: dir, prompt_file: 'MISSING.md' })).toEqual({ error: { code: 'invalid_request', message: `prompt file not found: ${join(dir, 'MISSING.md')}` } });
     expect(await bad({ workspace: dir, prompt: 'x', colour: 'red' })).toEqual({ error: { code: 'invalid_request', message: 'Unrecognized key: "colour"' } });
     expect(await t.request('/api/runs', { body: '{"workspace":' })).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });

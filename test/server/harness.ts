@@ -25,9 +25,9 @@ export interface TestServer {
 }
 
 /** Starts a server; `host` 0.0.0.0 with a token makes it a non-loopback server reached through 127.0.0.1. */
-export async function startTestServer(options: { maxConcurrent?: number; host?: string; token?: string; maxBufferedBytes?: number; home?: string } = {}): Promise<TestServer> {
+export async function startTestServer(options: { maxConcurrent?: number; host?: string; token?: string; maxBufferedBytes?: number; home?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'ringmaster-server-'));
-  const env = cleanEnv({ RINGMASTER_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
+  const env = cleanEnv({ RINGMASTER_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...options.env });
   const store = await openStore({ env });
   const host = options.host ?? '127.0.0.1';
   const server = await startServer({

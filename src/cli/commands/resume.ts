@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { EXIT, UsageError, UserError } from '../../core/errors.js';
 import { registerBuiltInProgramKinds } from '../../manager/program-kinds.js';
 import { programForRun } from '../../manager/programs.js';
-import type { RunSpec } from '../../runner/spec.js';
+import { metaFromStorage, specFromStorage, type RunSpec } from '../../runner/spec.js';
 import type { CliIO, Command } from '../command.js';
 import { runInTerminal } from '../run-session.js';
 import { awaitControl, findControllableRun, hasLiveOwner, requestControl } from './control-common.js';
@@ -42,7 +42,7 @@ async function resume(args: string[], io: CliIO): Promise<number> {
       throw new UserError(`run ${run.id} is still running (pid ${run.owner_pid ?? '?'}) and not paused; stop it first with 'ringmaster stop ${run.id}'`, EXIT.locked);
     }
     if (run.stop_reason === 'success_signal') throw new UserError(`run ${run.id} already completed: the agent signalled success`);
-    const spec = run.spec as RunSpec;
+    const spec = specFromStorage(run.spec as RunSpec, io.env);
     if (values['max-iterations'] !== undefined) {
       const n = Number(values['max-iterations']);
       if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-iterations: expected a whole number of at least 1, got "${values['max-iterations']}"`);
@@ -52,7 +52,7 @@ async function resume(args: string[], io: CliIO): Promise<number> {
     // A worktree run goes on in its worktree and, as when it started, without the workspace lock.
     const worktree = run.worktree !== null ? { path: run.worktree, branch: run.branch ?? '' } : null;
     registerBuiltInProgramKinds();
-    continueHere = { spec, runId: run.id, worktree, workspace: run.workspace, program: await programForRun(run, spec) };
+    continueHere = { spec, runId: run.id, worktree, workspace: run.workspace, program: await programForRun({ ...run, meta: metaFromStorage(run.meta, io.env) }, spec) };
   } finally {
     await store.close();
   }

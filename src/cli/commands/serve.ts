@@ -1,8 +1,9 @@
 // `ringmaster serve`: the loop manager behind a REST API, a WebSocket and the dashboard. Binds 127.0.0.1 unless
 // told otherwise; any other address needs a token. SIGINT/SIGTERM interrupt every run (resumable) and exit.
 import { parseArgs } from 'node:util';
-import { loadConfig, applyFlag } from '../../config/load.js';
+import { loadConfig, type FlagSetting } from '../../config/load.js';
 import { EXIT, UsageError } from '../../core/errors.js';
+import { redactor } from '../../core/redact.js';
 import { isLoopbackHost } from '../../server/auth.js';
 import { prepareDemo } from '../../manager/demo.js';
 import { startServer } from '../../server/server.js';
@@ -30,19 +31,20 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   // The demo runs over its own temporary data directory and workspaces, removed when the server stops.
   const demo = values.demo === true ? prepareDemo(io.env) : null;
   const env = demo?.env ?? io.env;
-  const config = loadConfig(io.cwd, env);
-  if (values.host !== undefined) applyFlag(config, 'server.host', '--host', values.host);
-  if (values.port !== undefined) applyFlag(config, 'server.port', '--port', values.port);
-  if (values['max-concurrent'] !== undefined) applyFlag(config, 'manager.max_concurrent', '--max-concurrent', values['max-concurrent']);
-  const get = <T>(key: string): T => config.values.get(key)?.value as T;
-  const host = get<string>('server.host');
-  const port = get<number>('server.port');
+  const flags: FlagSetting[] = [];
+  if (values.host !== undefined) flags.push({ key: 'server.host', flag: '--host', raw: values.host });
+  if (values.port !== undefined) flags.push({ key: 'server.port', flag: '--port', raw: values.port });
+  if (values['max-concurrent'] !== undefined) flags.push({ key: 'manager.max_concurrent', flag: '--max-concurrent', raw: values['max-concurrent'] });
+  const { manager, server: listen } = loadConfig(io.cwd, env, flags).settings;
+  const { host, port } = listen;
   if (port > 65535) throw new UsageError(`--port: expected a port number up to 65535, got ${port}`);
   const loopback = isLoopbackHost(host);
   const home = dataDir(env);
   const token = resolveServerToken(env, home, !loopback, values['new-token'] === true);
   const store = await openStore({ env, backgroundCheckpoints: true });
-  const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${message}\n`);
+  // The server's log quotes errors of runs: the environment's secrets never appear in it.
+  const redact = redactor(env);
+  const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${redact(message)}\n`);
   let server;
   try {
     server = await startServer({
@@ -51,9 +53,9 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
       host,
       port,
       access: { tokenHash: token.hash, loopback },
-      maxConcurrent: get<number>('manager.max_concurrent'),
-      iterationThreads: get<number>('manager.iteration_threads'),
-      resumeOnStart: values['no-resume'] === true ? false : get<boolean>('manager.resume_on_start'),
+      maxConcurrent: manager.max_concurrent,
+      iterationThreads: manager.iteration_threads,
+      resumeOnStart: values['no-resume'] === true ? false : manager.resume_on_start,
       version: VERSION,
       log,
     });

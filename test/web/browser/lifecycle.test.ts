@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupMembers } from '../../../src/agents/process-group.js';
+import { groupMembers } from '../../../src/os/process-group.js';
 import { planAgent } from '../../helpers/cli.js';
 import { launchBrowser, openPage, screenshot, ServeProcess, until } from './harness.js';
 

@@ -1,6 +1,6 @@
 // The new-run form: its fields (the options of `ringmaster run`), their validation with the CLI's own
 // setting parsers (so the messages are the CLI's, word for word), and the request body it sends.
-import { SETTINGS } from '../../../src/config/settings.js';
+import { settingOfFlag, settingProblem } from '../../../src/config/settings.js';
 import type { RunRequest } from '../api/api-types.js';
 
 /** Where the prompt comes from (like --prompt / --prompt-file / --procedure), or a workflow that brings its own. */
@@ -62,14 +62,12 @@ export type FormErrors = Partial<Record<keyof NewRunForm, string>>;
 /** The result of validating the form: a request body, or the messages to show. */
 export type Validated = { ok: true; body: RunRequest } | { ok: false; errors: FormErrors };
 
-const settingByFlag = new Map(SETTINGS.flatMap((s) => (s.flag === undefined ? [] : [[s.flag, s] as const])));
-
 /** Checks one value with the setting of a `ringmaster run` flag; returns the CLI's message on failure. */
 function check(flag: string, raw: string): string | null {
-  const setting = settingByFlag.get(flag);
+  const setting = settingOfFlag(flag);
   if (setting === undefined) throw new Error(`no setting for ${flag}`);
-  const parsed = setting.parse(raw);
-  return parsed.ok ? null : `flag ${flag}: ${setting.key}: ${parsed.problem}`;
+  const problem = settingProblem(setting, raw);
+  return problem === null ? null : `flag ${flag}: ${setting.key}: ${problem}`;
 }
 
 /** Validates the form like `ringmaster run` validates its flags, and builds the POST /api/runs body. */
