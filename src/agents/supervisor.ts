@@ -6,11 +6,12 @@ import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { idleTimer, timerAfter, timerAt, type IdleTimer, type SafeTimer } from '../os/timers.js';
 import { byteStreamRedactor, redactorOf, secretsOfProcess } from '../core/redact.js';
-import { killGroup } from '../os/process-group.js';
+import { killGroup, signalGroup } from '../os/process-group.js';
 import { fsProblem } from '../os/fs-errors.js';
 import { ensurePrivateDir } from '../os/private-files.js';
-import { AGENT_TAG_VARIABLE, killTagged, treeRoot } from '../os/process-tag.js';
+import { AGENT_TAG_VARIABLE, findTagged, killTagged, signalTagged, treeRoot, type TaggedProcess } from '../os/process-tag.js';
 import { ByteTail, CappedLog } from './capped-log.js';
+import type { SuspendSignal } from './suspend-signal.js';
 import type { Invocation } from './types.js';
 
 /** Why a supervised process ended. */
@@ -36,6 +37,11 @@ export interface SuperviseOptions {
   maxLogBytes: number | null;
   /** Aborts the process (SIGINT/SIGTERM of ringmaster, user stop). */
   signal?: AbortSignal;
+  /**
+   * Suspends the process (`pause --now`): SIGSTOP to its group and its escaped processes, timers held (the
+   * hard timeout and the deadline move by the time suspended); SIGCONT and timers re-armed when it goes back.
+   */
+  suspend?: SuspendSignal;
   /** Decoded stdout text, in order. */
   onStdout(text: string, offset: number): void;
   /** Decoded stderr text, in order. */
@@ -54,7 +60,10 @@ export interface SupervisedExit {
   reason: ExitReason;
   exitCode: number | null;
   exitSignal: string | null;
+  /** Time the agent ran, time suspended left out. */
   durationMs: number;
+  /** Time spent suspended (`pause --now`). */
+  suspendedMs: number;
   /** Last `tailBytes` of output (stdout and stderr interleaved). */
   tail: string;
   /** Spawn error message (e.g. ENOENT) when reason is spawn_failed. */
@@ -77,7 +86,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   } catch (error) {
     // Nowhere to record what the agent would do (a full disk...): it does not start.
     const logError = `cannot write ${options.logPath}: ${fsProblem(error)}`;
-    return { reason: 'log_failed', exitCode: null, exitSignal: null, durationMs: 0, tail: '', spawnError: null, bytesOut: 0, logOmittedBytes: 0, logClosed: Promise.resolve(), logError };
+    return { reason: 'log_failed', exitCode: null, exitSignal: null, durationMs: 0, suspendedMs: 0, tail: '', spawnError: null, bytesOut: 0, logOmittedBytes: 0, logClosed: Promise.resolve(), logError };
   }
   // An agent whose output cannot be recorded must not go on unrecorded: it is stopped, and the run told why.
   let logError: string | null = null;
@@ -127,7 +136,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   let reason: ExitReason = 'exited';
   let spawnError: string | null = null;
   let killing: Promise<void> | null = null;
-  const timers: SafeTimer[] = [];
+  let timers: SafeTimer[] = [];
 
   const terminate = (why: ExitReason): void => {
     if (killing || child.pid === undefined) return;
@@ -191,11 +200,55 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   const stderrDone = pipeStream(child.stderr, (text, offset) => options.onStderr?.(text, offset));
 
   const root = child.pid !== undefined ? treeRoot(child.pid, started) : null;
+
+  // Suspension (`pause --now`): the clock of the hard timeout stops, the deadline moves by the time suspended.
+  let hardLeftMs = options.hardTimeoutMs;
+  let activeSince = started;
+  let suspendedAt: number | null = null;
+  let suspendedTotal = 0;
+  let stoppedOutside: TaggedProcess[] = [];
+  const arm = (): void => {
+    if (options.idleTimeoutMs !== null) idle = idleTimer(options.idleTimeoutMs, () => terminate('idle_timeout'));
+    if (hardLeftMs !== null) timers.push(timerAfter(hardLeftMs, () => terminate('iteration_timeout')));
+    if (options.deadlineMs !== null) timers.push(timerAt(options.deadlineMs + suspendedTotal, () => terminate('deadline')));
+  };
+  const disarm = (): void => {
+    for (const t of timers) t.cancel();
+    timers = [];
+    idle?.cancel();
+    idle = null;
+  };
+  const onSuspend = (suspended: boolean): void => {
+    const pid = child.pid;
+    if (pid === undefined || killing) return;
+    const at = Date.now();
+    if (suspended && suspendedAt === null) {
+      suspendedAt = at;
+      if (hardLeftMs !== null) hardLeftMs = Math.max(0, hardLeftMs - (at - activeSince));
+      disarm();
+      signalGroup(pid, 'SIGSTOP');
+      // What left the group (a `setsid` daemon) is stopped too, by its tag.
+      stoppedOutside = findTagged((t) => t === tag, root).filter((p) => p.pid !== pid);
+      for (const p of stoppedOutside) signalTagged(p, 'SIGSTOP');
+    } else if (!suspended && suspendedAt !== null) {
+      suspendedTotal += at - suspendedAt;
+      suspendedAt = null;
+      activeSince = at;
+      for (const p of stoppedOutside) signalTagged(p, 'SIGCONT');
+      stoppedOutside = [];
+      signalGroup(pid, 'SIGCONT');
+      arm();
+    }
+  };
+  let unsubscribeSuspend: () => void = () => undefined;
+
   if (child.pid !== undefined) {
     options.onSpawn?.(child.pid);
-    if (options.idleTimeoutMs !== null) idle = idleTimer(options.idleTimeoutMs, () => terminate('idle_timeout'));
-    if (options.hardTimeoutMs !== null) timers.push(timerAfter(options.hardTimeoutMs, () => terminate('iteration_timeout')));
-    if (options.deadlineMs !== null) timers.push(timerAt(options.deadlineMs, () => terminate('deadline')));
+    arm();
+    if (options.suspend) {
+      unsubscribeSuspend = options.suspend.subscribe(onSuspend);
+      if (options.suspend.suspended) onSuspend(true);
+    }
     if (options.signal?.aborted) terminate('aborted');
     else options.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdin.on('error', () => undefined); // EPIPE when the agent does not read stdin
@@ -210,6 +263,11 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
       if (!killing) killing = killGroup(child.pid, options.killGraceMs);
     }
     await killing;
+    // A process killed while suspended: its stopped escapees are swept below (killTagged continues them).
+    if (suspendedAt !== null) {
+      suspendedTotal += Date.now() - suspendedAt;
+      suspendedAt = null;
+    }
     // Whatever left the group (a `setsid` daemon) still carries the tag: ended in the background, off the
     // critical path between iterations (the run awaits it with the log before it reports its end).
     swept = root !== null ? killTagged((t) => t === tag, options.killGraceMs, root).catch(() => []) : Promise.resolve([]);
@@ -226,7 +284,8 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
       reason,
       exitCode: code,
       exitSignal: signal,
-      durationMs: Date.now() - started,
+      durationMs: Math.max(0, Date.now() - started - suspendedTotal),
+      suspendedMs: suspendedTotal,
       tail: redactText(tail.bytes().toString('utf8')),
       spawnError,
       bytesOut,
@@ -235,8 +294,8 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
       logError,
     };
   } finally {
-    for (const t of timers) t.cancel();
-    idle?.cancel();
+    unsubscribeSuspend();
+    disarm();
     options.signal?.removeEventListener('abort', onAbort);
     child.stdout.destroy();
     child.stderr.destroy();

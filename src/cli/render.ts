@@ -189,10 +189,10 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
         err.write(`${paint(c, '33', 'WARNING:')} ${e.message}\n`);
         break;
       case 'pause_requested':
-        line(e.time, `Pause requested${e.by ? ` (by ${e.by})` : ''}: pausing after the current iteration...`);
+        line(e.time, e.now ? `Pause requested${e.by ? ` (by ${e.by})` : ''}: suspending the agent now...` : `Pause requested${e.by ? ` (by ${e.by})` : ''}: pausing after the current iteration...`);
         break;
       case 'paused':
-        line(e.time, `Paused${e.by ? ` (by ${e.by})` : ''} after iteration ${e.after_iteration}`);
+        line(e.time, e.suspended ? `Paused${e.by ? ` (by ${e.by})` : ''} during iteration ${e.after_iteration + 1}: agent suspended` : `Paused${e.by ? ` (by ${e.by})` : ''} after iteration ${e.after_iteration}`);
         break;
       case 'resumed':
         line(e.time, 'Resumed');

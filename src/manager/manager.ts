@@ -194,21 +194,24 @@ export class LoopManager {
   /**
    * Pause, resume, stop or extend (raise the iteration limit by `iterations`) a run, wherever it is driven. Resume of
    * a run nobody drives continues it here; extending a run that ended at its iteration limit continues it too.
+   * A pause with `now` suspends the running agent at once (SIGSTOP) instead of waiting for its iteration to end.
    */
-  async control(runId: string, action: ControlAction, by: string | null, iterations = 0): Promise<ControlOutcome> {
+  async control(runId: string, action: ControlAction, by: string | null, options: { iterations?: number; now?: boolean } = {}): Promise<ControlOutcome> {
+    const iterations = options.iterations ?? 0;
+    const now = options.now === true;
     if (action === 'extend' && (!Number.isInteger(iterations) || iterations < 1)) throw new ManagerError('invalid_request', 'iterations: expected a whole number of at least 1');
     const live = this.active.get(runId);
     if (live) {
       const c = live.controller;
       const answer =
-        action === 'pause' ? c.requestPause(by) : action === 'resume' ? c.requestResume(by) : action === 'stop' ? c.requestStop(by) : c.extend(iterations, by);
+        action === 'pause' ? c.requestPause(by, now) : action === 'resume' ? c.requestResume(by) : action === 'stop' ? c.requestStop(by) : c.extend(iterations, by);
       return this.outcome(runId, action, answer);
     }
     const waiting = this.queued.get(runId);
     if (waiting) return this.controlQueued(runId, waiting, action, iterations);
     const run = await this.options.store.getRun(runId);
     if (!run) throw new ManagerError('not_found', `no run '${runId}'`);
-    if (ACTIVE_STATUSES.includes(run.status) && !isOrphaned(run, this.probe())) return this.controlRemote(run, action, by, iterations);
+    if (ACTIVE_STATUSES.includes(run.status) && !isOrphaned(run, this.probe())) return this.controlRemote(run, action, by, iterations, now);
     switch (action) {
       case 'extend': {
         const spec = run.spec as RunSpec;
@@ -368,9 +371,9 @@ export class LoopManager {
     }
   }
 
-  private async controlRemote(run: RunRow, action: ControlAction, by: string | null, iterations: number): Promise<ControlOutcome> {
+  private async controlRemote(run: RunRow, action: ControlAction, by: string | null, iterations: number, now: boolean): Promise<ControlOutcome> {
     const { store } = this.options;
-    const options = action === 'extend' ? { iterations } : {};
+    const options = action === 'extend' ? { iterations } : action === 'pause' && now ? { now } : {};
     const request = await store.requestControl({ run_id: run.id, action, options, requested_by: by, requested_at: this.now() });
     const until = Date.now() + REMOTE_ANSWER_MS;
     for (;;) {
@@ -383,7 +386,10 @@ export class LoopManager {
 
   private async outcome(id: string, action: ControlAction, answer: string): Promise<ControlOutcome> {
     const run = await this.options.store.getRun(id);
-    const status = run === null ? 'stopped' : isOrphaned(run, this.probe()) && !this.owns(id) ? 'orphaned' : run.status;
+    let status = run === null ? 'stopped' : isOrphaned(run, this.probe()) && !this.owns(id) ? 'orphaned' : run.status;
+    // A run driven here is paused or not as its controller says (the store learns it at the recorder's next write).
+    const controller = this.active.get(id)?.controller;
+    if (controller && (status === 'running' || status === 'paused')) status = controller.paused ? 'paused' : 'running';
     return { id, action, answer, status, transition: this.transition(id) };
   }
 

@@ -1,6 +1,7 @@
 // One run and everything around its loop: workspace lock, store rows, recorder (events, heartbeat,
 // checkpoints), its own stop / pause / interrupt handles. The CLI drives one; `ringmaster serve` hundreds
 // in one process. Process signals are not its business: its owner turns them into interrupt().
+import { createSuspendSwitch, type SuspendSwitch } from '../agents/suspend-signal.js';
 import { hostname } from 'node:os';
 import { isGitRepo } from '../git/index.js';
 import { acquireLock, type HeldLock } from '../runner/lock.js';
@@ -75,6 +76,12 @@ export class RunController {
   private stopBy: string | null | undefined = undefined;
   private pauseRequest: { by: string | null } | null = null;
   private isPaused = false;
+  /** Suspends the running agent (`pause --now`). */
+  private readonly suspension: SuspendSwitch;
+  /** When the agent was suspended (epoch ms), while it is. */
+  private suspendedAt: number | null = null;
+  /** The iteration started last (0 before the first). */
+  private lastStarted = 0;
   private finished = false;
   private lastEvent: RunEvent | null = null;
   private recorder: Recorder | null = null;
@@ -87,6 +94,7 @@ export class RunController {
     this.runId = options.runId;
     this.workspace = workspaceKey(options.workspace);
     this.now = options.now ?? Date.now;
+    this.suspension = createSuspendSwitch(this.now);
     this.redact = redactorOf(secretsOfProcess([...(options.spec.agent.command ?? []), ...options.spec.agent.args], options.env));
   }
 
@@ -178,6 +186,7 @@ export class RunController {
         this.lastEvent = event;
         if (event.type === 'waiting') this.waitingUntilMs = event.until;
         else if (event.type === 'iteration_started' || event.type === 'paused' || event.type === 'run_finished') this.waitingUntilMs = null;
+        if (event.type === 'iteration_started') this.lastStarted = event.iteration;
         if (event.type === 'paused') this.isPaused = true;
         if (event.type === 'resumed') this.isPaused = false;
         this.options.onEvent?.(event);
@@ -197,7 +206,7 @@ export class RunController {
             startWarnings: !gitEnabled && spec.checkpointInterval > 0 ? [`${spec.workspace} is not a git repository: checkpoints are off`] : [],
             stopRequested: () => this.stopBy !== undefined,
             wakeSignal: () => this.waker(),
-            pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed() },
+            pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed(), suspend: this.suspension },
             fatalError: () => this.fatal,
             ...(program ? { program } : {}),
             logPath: (id, n) => iterationLogPath(dir, id, n),
@@ -218,9 +227,21 @@ export class RunController {
     }
   }
 
-  /** Asks the run to pause at the next iteration boundary. */
-  requestPause(by: string | null): ControlAnswer {
+  /**
+   * Asks the run to pause at the next iteration boundary; with `now`, suspends its running agent at once
+   * (SIGSTOP of its process group, timers held) instead. Without an agent running, `now` is a pause.
+   */
+  requestPause(by: string | null, now = false): ControlAnswer {
     if (this.finished || this.stopBy !== undefined) return 'not_running';
+    if (now && this.suspension.attached && !this.suspension.suspended && this.resumeWaiters.length === 0) {
+      // A pause already asked for (pausing) becomes a suspension.
+      this.pauseRequest ??= { by };
+      this.emit({ type: 'pause_requested', time: this.now(), by, now: true });
+      this.suspendedAt = this.now();
+      this.suspension.set(true);
+      this.emit({ type: 'paused', time: this.now(), after_iteration: Math.max(0, this.lastStarted - 1), by, suspended: true });
+      return 'accepted';
+    }
     if (this.pauseRequest !== null) return 'already';
     this.pauseRequest = { by };
     this.emit({ type: 'pause_requested', time: this.now(), by, now: false });
@@ -233,6 +254,16 @@ export class RunController {
     if (this.finished || this.stopBy !== undefined) return 'not_running';
     if (this.pauseRequest === null) return 'already';
     this.pauseRequest = null;
+    if (this.suspension.suspended) {
+      const pausedMs = Math.max(0, this.now() - (this.suspendedAt ?? this.now()));
+      this.suspendedAt = null;
+      this.suspension.set(false);
+      // The agent goes on where it was, unless its iteration ended meanwhile and the loop waits at a boundary.
+      if (this.resumeWaiters.length === 0) {
+        this.emit({ type: 'resumed', time: this.now(), paused_ms: pausedMs });
+        return 'accepted';
+      }
+    }
     if (this.isPaused) this.releaseWaiters();
     else this.emit({ type: 'resumed', time: this.now(), paused_ms: 0 });
     void by;

@@ -47,6 +47,8 @@ export async function waitGroupGone(pgid: number, timeoutMs: number, pollMs = 10
 /** SIGTERM the group, wait up to `graceMs`, then SIGKILL and wait until every member is gone. */
 export async function killGroup(pgid: number, graceMs: number): Promise<void> {
   if (!signalGroup(pgid, 'SIGTERM')) return;
+  // A suspended group (`pause --now`) would hold SIGTERM pending: continued, it receives it.
+  signalGroup(pgid, 'SIGCONT');
   if (await waitGroupGone(pgid, graceMs)) return;
   signalGroup(pgid, 'SIGKILL');
   await waitGroupGone(pgid, 5000);

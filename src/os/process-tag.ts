@@ -121,7 +121,11 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export async function killTagged(match: (tag: string) => boolean, graceMs: number, root: TreeRoot | null = null): Promise<number[]> {
   const found = findTagged(match, root);
   if (found.length === 0) return [];
-  for (const p of found) signalTagged(p, 'SIGTERM');
+  for (const p of found) {
+    signalTagged(p, 'SIGTERM');
+    // A stopped process (`pause --now`) would hold SIGTERM pending until continued.
+    signalTagged(p, 'SIGCONT');
+  }
   const deadline = Date.now() + graceMs;
   while (found.some(stillThere) && Date.now() < deadline) await pause(10);
   for (const p of found) signalTagged(p, 'SIGKILL');

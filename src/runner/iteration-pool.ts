@@ -21,6 +21,8 @@ interface Pending {
   onAbort: () => void;
   /** The agent's process group, once spawned (killed if its worker dies). */
   pid: number | null;
+  /** Stops forwarding `pause --now` to the worker. */
+  unsubscribe: () => void;
 }
 
 interface PoolWorker {
@@ -56,12 +58,19 @@ export class IterationPool {
     const logPromise = new Promise<void>((resolve) => (resolveLog = resolve));
     return new Promise<IterationOutcomeData>((resolve) => {
       const onAbort = (): void => worker.thread.postMessage({ type: 'abort', id } satisfies PoolRequest);
-      const entry: Pending = { input, worker, resolve, logClosed: { promise: logPromise, resolve: resolveLog }, settled: false, onAbort, pid: null };
+      const entry: Pending = { input, worker, resolve, logClosed: { promise: logPromise, resolve: resolveLog }, settled: false, onAbort, pid: null, unsubscribe: () => undefined };
       this.pending.set(id, entry);
       worker.running += 1;
       if (input.signal.aborted) onAbort();
       else input.signal.addEventListener('abort', onAbort, { once: true });
       worker.thread.postMessage({ type: 'run', id, input: wire(input), activity: input.onActivity !== null } satisfies PoolRequest);
+      // `pause --now` reaches the supervisor in the worker thread as messages, in order after the run's.
+      const suspend = input.suspend;
+      if (suspend) {
+        const tell = (suspended: boolean): void => worker.thread.postMessage({ type: 'suspend', id, suspended } satisfies PoolRequest);
+        entry.unsubscribe = suspend.subscribe(tell);
+        if (suspend.suspended) tell(true);
+      }
     });
   };
 
@@ -111,6 +120,7 @@ export class IterationPool {
     entry.settled = true;
     entry.worker.running -= 1;
     entry.input.signal.removeEventListener('abort', entry.onAbort);
+    entry.unsubscribe();
     entry.resolve({ ...outcome, logClosed: entry.logClosed.promise });
     void id;
   }
@@ -132,6 +142,6 @@ export class IterationPool {
 }
 
 function wire(input: IterationInput): WireInput {
-  const { adapter: _adapter, signal: _signal, onSpawn: _onSpawn, onActivity: _onActivity, completionScanner: _scanner, ...rest } = input;
+  const { adapter: _adapter, signal: _signal, suspend: _suspend, onSpawn: _onSpawn, onActivity: _onActivity, completionScanner: _scanner, ...rest } = input;
   return { ...rest, env: { ...rest.env } };
 }

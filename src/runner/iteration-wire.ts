@@ -3,10 +3,13 @@ import type { AgentActivityBody } from './events.js';
 import type { IterationInput, IterationOutcomeData } from './iteration.js';
 
 /** An iteration's input without what cannot cross threads (the adapter object, callbacks, the abort signal). */
-export type WireInput = Omit<IterationInput, 'adapter' | 'signal' | 'onSpawn' | 'onActivity' | 'completionScanner'>;
+export type WireInput = Omit<IterationInput, 'adapter' | 'signal' | 'suspend' | 'onSpawn' | 'onActivity' | 'completionScanner'>;
 
 /** Main thread -> worker. */
-export type PoolRequest = { type: 'run'; id: number; input: WireInput; activity: boolean } | { type: 'abort'; id: number };
+export type PoolRequest =
+  | { type: 'run'; id: number; input: WireInput; activity: boolean }
+  | { type: 'abort'; id: number }
+  | { type: 'suspend'; id: number; suspended: boolean };
 
 /** Worker -> main thread. */
 export type PoolReply =

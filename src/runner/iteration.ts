@@ -2,6 +2,7 @@
 // and fold everything into an IterationResult (failures are values, never exceptions).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { SuspendSignal } from '../agents/suspend-signal.js';
 import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions } from '../agents/types.js';
 import { activityOf } from './activity.js';
 import type { AgentActivityBody } from './events.js';
@@ -49,6 +50,8 @@ export interface IterationInput {
   maxLogBytes?: number | null;
   prices: PriceTable;
   signal: AbortSignal;
+  /** Suspends the agent while set (`pause --now`); absent = never suspended. */
+  suspend?: SuspendSignal;
   /** Receives what the agent does, live (--verbose, the WebSocket); null = not wanted. */
   onActivity: ((activity: AgentActivityBody) => void) | null;
   onSpawn?: (pid: number) => void;
@@ -281,6 +284,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     tailBytes: TAIL_BYTES,
     maxLogBytes: input.maxLogBytes === undefined ? DEFAULT_MAX_LOG_BYTES : input.maxLogBytes,
     signal: input.signal,
+    ...(input.suspend ? { suspend: input.suspend } : {}),
     onStdout,
     onStderr: input.onActivity ? (text, offset) => input.onActivity?.({ kind: 'output', stream: 'stderr', offset, text }) : undefined,
     onSpawn: input.onSpawn,

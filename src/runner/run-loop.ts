@@ -1,6 +1,7 @@
 // The imperative shell of one run: ask the program what to run, run an iteration, let the program judge it,
 // ask decide(), pause or sleep at the boundary, repeat. Everything with side effects comes in through RunDeps.
 import { getAdapter } from '../agents/registry.js';
+import type { SuspendSignal } from '../agents/suspend-signal.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { decide, initialState, limitReached, runtimeUsedMs } from '../core/decide.js';
 import { UserError } from '../core/errors.js';
@@ -19,6 +20,8 @@ export interface PauseControl {
   requested(): { by: string | null } | null;
   /** Resolves when the run is resumed, stopped or interrupted. */
   waitUntilResumed(): Promise<void>;
+  /** Suspends the running agent (`pause --now`); the time it is suspended does not count toward max runtime. */
+  suspend?: SuspendSignal & { suspendedMs(): number };
 }
 
 /** Side effects a run needs, injected so tests and the library can replace them. */
@@ -204,6 +207,8 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
             onActivity?.(activity);
           }
         : null;
+    const suspend = deps.pause?.suspend;
+    const suspendedBefore = suspend?.suspendedMs() ?? 0;
     const outcome = await (deps.runIteration ?? runIteration)({
       adapter,
       agentSpec: stepAgentSpec ?? runAgentSpec,
@@ -227,10 +232,13 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       maxLogBytes: spec.maxLogBytes,
       prices: spec.prices,
       signal: deps.signal,
+      ...(suspend ? { suspend } : {}),
       onSpawn: deps.onAgentSpawn ? (pid) => deps.onAgentSpawn?.(runId, iteration, pid) : undefined,
       tag: iterationTag(runId, iteration),
       onActivity: activitySink,
     });
+    // Time the agent spent suspended (`pause --now`) does not count toward max runtime, like a pause.
+    if (suspend) state = { ...state, startedAtMs: state.startedAtMs + Math.max(0, suspend.suspendedMs() - suspendedBefore) };
     openLogs.add(outcome.logClosed);
     void outcome.logClosed.then(() => openLogs.delete(outcome.logClosed));
     if (outcome.result.sessionId) {

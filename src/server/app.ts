@@ -32,6 +32,7 @@ import {
   agentListSchema,
   controlOutcomeSchema,
   controlParamSchema,
+  controlQuerySchema,
   diffParamSchema,
   extendBodySchema,
   rollbackBodySchema,
@@ -221,7 +222,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     }),
     async (c) => {
       const run = await findRun(c.req.valid('param').id);
-      return c.json(await deps.manager.control(run.id, 'extend', 'user', c.req.valid('json').iterations), 200);
+      return c.json(await deps.manager.control(run.id, 'extend', 'user', { iterations: c.req.valid('json').iterations }), 200);
     },
   );
 
@@ -301,14 +302,16 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     createRoute({
       method: 'post',
       path: '/api/runs/{id}/{action}',
-      summary: 'Pause (at the next iteration boundary), resume or stop a run, wherever it is driven',
-      request: { params: controlParamSchema },
+      summary: 'Pause (at the next iteration boundary, or with ?now=true at once: its agent suspended), resume or stop a run, wherever it is driven',
+      request: { params: controlParamSchema, query: controlQuerySchema },
       responses: { 200: json(controlOutcomeSchema, 'what the run did with the request'), 404: json(errorSchema, 'no such run'), 409: json(errorSchema, 'the run cannot do that'), ...errors },
     }),
     async (c) => {
       const { id, action } = c.req.valid('param');
+      const now = c.req.valid('query').now === 'true';
+      if (now && action !== 'pause') throw new HttpError(400, 'invalid_request', `now: only a pause can be immediate, not ${action}`);
       const run = await findRun(id);
-      return c.json(await deps.manager.control(run.id, action, 'user'), 200);
+      return c.json(await deps.manager.control(run.id, action, 'user', { now }), 200);
     },
   );
 

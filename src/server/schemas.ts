@@ -62,6 +62,9 @@ export const runIdParamSchema = z.object({ id: z.string().min(1).max(200) });
 /** Path of the control routes. */
 export const controlParamSchema = runIdParamSchema.extend({ action: z.enum(['pause', 'resume', 'stop']) });
 
+/** Query of the control routes: `?now=true` with pause suspends the running agent at once (SIGSTOP). */
+export const controlQuerySchema = z.strictObject({ now: z.enum(['true', 'false']).optional() });
+
 /** Body of POST /api/runs/:id/extend. */
 export const extendBodySchema = z.strictObject({ iterations: z.number().int().positive().max(1_000_000) });
 

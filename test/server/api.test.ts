@@ -177,6 +177,20 @@ describe('the manager', () => {
     expect((await t.request(`/api/runs/${id}/pause`, { method: 'POST' })).body).toMatchObject({ answer: 'not_running', status: 'stopped' });
     expect((await t.request(`/api/runs/${id}/extend`, { body: { iterations: 0 } })).status).toBe(400);
   });
+
+  it('pause?now=true suspends the running agent at once (paused mid-iteration); resume continues it', async () => {
+    t = await startTestServer();
+    const dir = repo();
+    const { id } = (await t.request('/api/runs', { body: { workspace: dir, prompt: 'w', agent_command: planAgent('gate,complete'), max_iterations: 3, cooldown: 0, checkpoint_interval: 0 } })).body as { id: string };
+    await until('iteration 1', () => (agentCount(dir) === 1 ? true : null));
+    expect((await t.request(`/api/runs/${id}/resume?now=true`, { method: 'POST' })).body).toEqual({ error: { code: 'invalid_request', message: 'now: only a pause can be immediate, not resume' } });
+    expect((await t.request(`/api/runs/${id}/pause?now=true`, { method: 'POST' })).body).toMatchObject({ answer: 'accepted', status: 'paused', transition: null });
+    const { events } = (await t.request(`/api/runs/${id}/events`)).body as { events: Array<{ type: string }> };
+    expect(events.find((e) => e.type === 'paused')).toMatchObject({ after_iteration: 0, suspended: true, by: 'user' });
+    expect((await t.request(`/api/runs/${id}/resume`, { method: 'POST' })).body).toMatchObject({ answer: 'accepted' });
+    writeFileSync(join(dir, '.gate-1'), '');
+    expect(await finished(t, id)).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 2 });
+  });
 });
 
 describe('the OpenAPI document', () => {

@@ -32,6 +32,16 @@ const gate = (dir: string, n: number): void => writeFileSync(join(dir, `.gate-${
 const count = (dir: string, file = '.plan-agent-count'): number => (existsSync(join(dir, file)) ? Number(readFileSync(join(dir, file), 'utf8')) : 0);
 const events = async (id: string): Promise<Event[]> => (await serve.api<{ events: Event[] }>(`/api/runs/${id}/events`)).events;
 
+/** The state letter of a process (T = stopped), from /proc; null when it is gone. */
+function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** Waits until the element's attribute has the value. */
 async function attribute(locator: Locator, name: string, value: string): Promise<void> {
   await locator.and(locator.page().locator(`[${name}="${value}"]`)).waitFor();
@@ -96,7 +106,7 @@ describe('runs from the dashboard', () => {
     const state = page.getByTestId('run-state');
     await attribute(page.getByTestId('run-page'), 'data-state', 'running');
     await until('iteration 1', () => (count(dir) === 1 ? true : null));
-    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
     await attribute(page.getByTestId('run-page'), 'data-state', 'pausing');
     expect(await state.textContent()).toBe('pausing');
     gate(dir, 1);
@@ -117,6 +127,31 @@ describe('runs from the dashboard', () => {
     expect(resumed).toBeGreaterThan(paused);
     expect(types.slice(paused, resumed).filter((t) => t === 'iteration_started')).toEqual([]);
     expect(types.filter((t) => t === 'iteration_started')).toHaveLength(3);
+    await page.context().close();
+  });
+
+  it('pause now: the agent is suspended mid-iteration (its process stopped), resume continues the same iteration', async () => {
+    const dir = serve.workspace();
+    const id = await createRun({ workspace: dir, agent_command: planAgent('ticker,complete') });
+    const page = await openPage(browser, `${serve.url}/runs/${id}`);
+    await attribute(page.getByTestId('run-page'), 'data-state', 'running');
+    const pid = await until('the agent', () => {
+      const file = join(dir, '.plan-agent-pids');
+      const found = existsSync(file) ? Number(readFileSync(file, 'utf8')) : 0;
+      return found > 0 ? found : null;
+    });
+    await page.getByRole('button', { name: 'Pause now' }).click();
+    await attribute(page.getByTestId('run-page'), 'data-state', 'paused');
+    expect(processState(pid)).toBe('T');
+    expect(await page.getByTestId('run-stats').textContent()).toContain('iterations 1 / 100');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await attribute(page.getByTestId('run-page'), 'data-state', 'running');
+    expect(processState(pid)).not.toBe('T');
+    gate(dir, 1);
+    await attribute(page.getByTestId('run-page'), 'data-state', 'completed');
+    const types = (await events(id)).map((e) => e.type);
+    expect(types.filter((t) => t === 'iteration_started')).toHaveLength(2);
+    expect(types.indexOf('paused')).toBeLessThan(types.indexOf('iteration_completed'));
     await page.context().close();
   });
 

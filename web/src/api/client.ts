@@ -133,9 +133,9 @@ export function createRun(body: RunRequest): Promise<RunCreated> {
 /** A control of a run (POST /api/runs/:id/<action>). */
 export type RunAction = 'pause' | 'resume' | 'stop';
 
-/** POST /api/runs/:id/pause|resume|stop: what the run did with the request. */
-export function controlRun(id: string, action: RunAction): Promise<ControlOutcome> {
-  return json(controlOutcomeSchema, `${run(id)}/${action}`, post());
+/** POST /api/runs/:id/pause|resume|stop (pause `now`: the agent suspended at once): what the run did with the request. */
+export function controlRun(id: string, action: RunAction, now = false): Promise<ControlOutcome> {
+  return json(controlOutcomeSchema, `${run(id)}/${action}${now ? '?now=true' : ''}`, post());
 }
 
 /** POST /api/runs/:id/extend: allow `iterations` more iterations (a run that ended on its limit continues). */

@@ -1,4 +1,4 @@
-// Controls of one run: pause, resume, stop (asks first: it kills the agent), add iterations. The server answers
+// Controls of one run: pause (after the iteration, or now: the agent suspended), resume, stop (asks first: it kills the agent), add iterations. The server answers
 // at once with what the run did with the request; the run shows "pausing" / "stopping" until its events say it
 // really paused or stopped.
 import { useMutation } from '@tanstack/react-query';
@@ -30,19 +30,20 @@ export function RunControls({ run }: { run: RunItem }) {
   const [askStop, setAskStop] = useState(false);
   const [more, setMore] = useState('5');
   const applyOutcome = useApplyOutcome();
-  const control = useMutation({ mutationFn: (action: RunAction) => controlRun(run.id, action), onSuccess: applyOutcome });
+  const control = useMutation({ mutationFn: ({ action, now }: { action: RunAction; now?: boolean }) => controlRun(run.id, action, now), onSuccess: applyOutcome });
   const extend = useMutation({ mutationFn: (n: number) => extendRun(run.id, n), onSuccess: applyOutcome });
   const running = run.status === 'running' || run.status === 'waiting' || run.status === 'pending';
   const ended = run.status === 'completed' || run.status === 'stopped' || run.status === 'failed' || run.status === 'orphaned';
   const stopping = run.transition === 'stopping';
   const canPause = running && run.transition === null;
+  const canPauseNow = run.status === 'running' && (run.transition === null || run.transition === 'pausing');
   const canResume = !stopping && (run.status === 'paused' || run.transition === 'pausing' || (ended && run.stop_reason !== 'success_signal'));
   const canStop = (running || run.status === 'paused' || run.status === 'orphaned') && !stopping;
   const moreCount = /^\d+$/.test(more.trim()) ? Number(more) : NaN;
 
   useShortcuts('run', {
-    pause: () => canPause && control.mutate('pause'),
-    resume: () => canResume && control.mutate('resume'),
+    pause: () => canPause && control.mutate({ action: 'pause' }),
+    resume: () => canResume && control.mutate({ action: 'resume' }),
     stop: () => canStop && setAskStop(true),
   });
 
@@ -50,10 +51,13 @@ export function RunControls({ run }: { run: RunItem }) {
   const said = control.data ? answerText(control.data) : null;
   return (
     <div className="controls" data-testid="controls">
-      <button type="button" onClick={() => control.mutate('pause')} disabled={!canPause || control.isPending} title="pause after the current iteration (p)">
+      <button type="button" onClick={() => control.mutate({ action: 'pause' })} disabled={!canPause || control.isPending} title="pause after the current iteration (p)">
         {run.transition === 'pausing' ? 'Pausing…' : 'Pause'}
       </button>
-      <button type="button" onClick={() => control.mutate('resume')} disabled={!canResume || control.isPending} title="resume (r)">
+      <button type="button" onClick={() => control.mutate({ action: 'pause', now: true })} disabled={!canPauseNow || control.isPending} title="suspend the agent now, mid-iteration (SIGSTOP); resume continues it">
+        Pause now
+      </button>
+      <button type="button" onClick={() => control.mutate({ action: 'resume' })} disabled={!canResume || control.isPending} title="resume (r)">
         Resume
       </button>
       <button type="button" className="danger" onClick={() => setAskStop(true)} disabled={!canStop || control.isPending} title="stop (s)">
@@ -93,7 +97,7 @@ export function RunControls({ run }: { run: RunItem }) {
         onCancel={() => setAskStop(false)}
         onConfirm={() => {
           setAskStop(false);
-          control.mutate('stop');
+          control.mutate({ action: 'stop' });
         }}
       >
         <p>The agent and everything it started are killed now; the current iteration is recorded as interrupted. The run can be resumed later.</p>
