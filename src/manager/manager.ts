@@ -1,6 +1,7 @@
 // The loop manager (seed 000): many runs in one process, each its own RunController, at most max_concurrent at
 // once (the rest wait as `pending`, first in first out), controlled from anywhere. It also sees and controls the
 // runs other processes drive (through the store), and after a restart resumes the runs it was driving.
+import type { DisplayStatus } from '../store/liveness.js';
 import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute } from 'node:path';
@@ -386,7 +387,7 @@ export class LoopManager {
 
   private async outcome(id: string, action: ControlAction, answer: string): Promise<ControlOutcome> {
     const run = await this.options.store.getRun(id);
-    let status = run === null ? 'stopped' : isOrphaned(run, this.probe()) && !this.owns(id) ? 'orphaned' : run.status;
+    let status: DisplayStatus = run === null ? 'stopped' : isOrphaned(run, this.probe()) && !this.owns(id) ? 'orphaned' : run.status;
     // A run driven here is paused or not as its controller says (the store learns it at the recorder's next write).
     const controller = this.active.get(id)?.controller;
     if (controller && (status === 'running' || status === 'paused')) status = controller.paused ? 'paused' : 'running';
