@@ -263,7 +263,7 @@ export class ParallelTaskProgram implements LoopProgram {
       this.lanes.shift();
       const { task, attempt } = lane;
       if (!merge.merged) {
-        const reason = `merge conflict: ${merge.conflicts.join(', ')} changed since the task started; its work is kept on branch ${lane.worktree.branch}`;
+        const reason = `merge conflict in ${merge.conflicts.join(', ')} with the work merged since the task started; its work is kept on branch ${lane.worktree.branch}`;
         await removeTaskWorktree(ctx.workspace, lane.worktree);
         const stop = await this.recordBlocked(ctx, lane, reason, lane.worktree.branch);
         if (stop) return stop;
