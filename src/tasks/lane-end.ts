@@ -42,6 +42,7 @@ export async function mergeLane(c: TaskEndContext, lane: LaneEnding): Promise<La
     const merge = await mergeTaskBranch(c.workspace, worktree.branch);
     if (!merge.merged) return { merged: false, conflicts: merge.conflicts };
   }
+  // The tracker first: a run resumed after a crash here sees the task done and does not merge it twice.
   await c.source.setStatus({ id: task.id, status: 'done', blocker: null }, c.signal);
   await appendEntries(join(c.workspace, PROGRESS_FILE), [
     ...lane.entries,
@@ -61,11 +62,12 @@ export async function mergeLane(c: TaskEndContext, lane: LaneEnding): Promise<La
  */
 export async function recordLaneBlocked(c: TaskEndContext, lane: Pick<LaneEnding, 'task' | 'attempt' | 'entries'>, reason: string, branch: string | null): Promise<void> {
   const { task, attempt } = lane;
+  // The tracker first: a run resumed after a crash here sees the task blocked and does not end it twice.
+  await c.source.setStatus({ id: task.id, status: 'blocked', blocker: reason }, c.signal);
   await appendEntries(join(c.workspace, PROGRESS_FILE), [
     ...lane.entries,
     { time: c.time, run_id: attempt.runId, task_id: task.id, event: 'task_blocked', reason, iterations: attempt.iterations, cost_usd: costOf(attempt), duration_ms: attempt.runtimeMs, failed_branch: branch },
   ]);
   await appendEntries(join(c.workspace, LEARNING_FILE), [learningEntry(attempt, 'blocked', c.time)]);
-  await c.source.setStatus({ id: task.id, status: 'blocked', blocker: reason }, c.signal);
   await commitWorkspace(c.workspace, taskCommitMessage(task, `blocked: ${reason.replace(/\s+/g, ' ').slice(0, 200)}`));
 }
