@@ -1,107 +1,20 @@
 // Parallel task runs (tasks.parallelism: 2) through the built CLI with the scripted task agent in real git
 // repositories: tasks at once in their own worktrees (proved without timing: each agent waits for a file the other
-// writes), merged back in the order they started, a conflicting pair, dependencies, the run's budget, stop and
-// kill -9 with resume. Every iteration is an ordinary iteration of the one run.
-import { spawn } from 'node:child_process';
+// writes), merged back in the order they started, a conflicting pair, dependencies, the run's budget, on_failure,
+// and the fallback outside git. Every iteration is an ordinary iteration of the one run.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { findTagged, runTagMatcher } from '../../src/os/process-tag.js';
-import type { RunEvent } from '../../src/runner/events.js';
-import { killGroup } from '../helpers/crash.js';
-import { BIN } from '../helpers/cli.js';
 import { alive } from '../helpers/proc.js';
 import { sh } from '../git/git-repo.js';
-import { events, iterations, ofType, tasksJsonl, TASK_CLAUDE_BIN, useTaskWorkspaces, type AgentStep, type TaskWorkspace } from './task-run-harness.js';
+import { at, bCompleteAWaiting, branches, COMPLETE, expectMergedInOrder, meeting, PARALLEL, startRun, tipSubject, twoTasks, until } from './parallel-harness.js';
+import { events, iterations, ofType, tasksJsonl, TASK_CLAUDE_BIN, useTaskWorkspaces } from './task-run-harness.js';
 
 const workspace = useTaskWorkspaces();
-const COMPLETE = '<promise>COMPLETE</promise>';
-const PARALLEL = { RINGMASTER_TASKS_PARALLELISM: '2' };
-
-/** Waits (polling, bounded only by the test timeout) until `condition` holds. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 25));
-}
-
-/** The first step of two tasks that must run at once: each writes the other's gate, then waits at its own. */
-function meeting(ws: TaskWorkspace, me: string, other: string, step: AgentStep): AgentStep {
-  return { ...step, write: { ...step.write, [join(ws.agentDir, `gate-${other}-1`)]: '' }, gate: true };
-}
-
-/** A `tasks run --json` in the background (its own process group), with its run id once it is known. */
-interface Background {
-  pid: number;
-  runId: () => string;
-  stdout: () => string;
-  closed: Promise<number | null>;
-}
-
-function startRun(ws: TaskWorkspace, args: string[] = [], extra: Record<string, string> = {}): Background {
-  const child = spawn(process.execPath, [BIN, 'tasks', 'run', '--agent-command', ws.agentCommand, '--json', ...args], { cwd: ws.dir, env: ws.env({ ...PARALLEL, ...extra }), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  child.stderr.resume();
-  const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { pid: child.pid ?? 0, runId: () => (JSON.parse(out.split('\n')[0] ?? '{}') as { run_id: string }).run_id, stdout: () => out, closed };
-}
-
-/** The subject of a branch's last commit, or null while the branch does not exist. */
-function tipSubject(dir: string, branch: string): string | null {
-  const out = sh(dir, ['for-each-ref', '--format=%(subject)', `refs/heads/${branch}`]).trim();
-  return out === '' ? null : out;
-}
-
-function branches(dir: string): string[] {
-  return sh(dir, ['branch', '--format=%(refname:short)']).trim().split('\n').filter((b) => b !== '').sort();
-}
-
-/** Index of the first event matching. */
-function at(all: RunEvent[], match: (e: RunEvent) => boolean): number {
-  return all.findIndex(match);
-}
-
-/** Two tasks that meet (run at once); A needs a second iteration, held until the test opens its gate, so that B completes first. */
-function twoTasks(): TaskWorkspace {
-  const ws = workspace({ 'tasks.jsonl': tasksJsonl({ id: 'A', title: 'first', priority: 2 }, { id: 'B', title: 'second', priority: 1 }), 'README.md': 'hello\n' });
-  ws.script({
-    A: [meeting(ws, 'A', 'B', { write: { 'a1.txt': 'a1\n' }, say: 'part 1' }), { write: { 'a2.txt': 'a2\n' }, gate: true, say: COMPLETE }],
-    B: [meeting(ws, 'B', 'A', { write: { 'b.txt': 'b\n' }, say: COMPLETE })],
-  });
-  return ws;
-}
-
-/** Starts twoTasks' run and waits until B is complete on its branch while A's iteration 2 waits at its gate. */
-async function bCompleteAWaiting(ws: TaskWorkspace): Promise<Background> {
-  const run = startRun(ws);
-  await until(() => run.stdout() !== '' && ws.calls().some((c) => c.task === 'A' && c.iteration === 2) && tipSubject(ws.dir, `ringmaster/${run.runId()}-B`) === '[ringmaster] B: second');
-  return run;
-}
-
-/** What every finished two-task run leaves: both merged in start order, one merge commit each, journals whole. */
-function expectMergedInOrder(ws: TaskWorkspace, runId: string): void {
-  const first = sh(ws.dir, ['log', '--first-parent', '--format=%s', 'HEAD']).trim().split('\n');
-  expect(first).toEqual([
-    '[ringmaster] B: second',
-    '[ringmaster] A: first',
-    `[ringmaster] B: second (started on ringmaster/${runId}-B)`,
-    `[ringmaster] A: first (started on ringmaster/${runId}-A)`,
-    'initial',
-  ]);
-  // Each task's commit is a merge of its branch: its work in the second parent, tracker and journals in the merge.
-  expect(sh(ws.dir, ['log', '-1', '--format=%P', 'HEAD']).trim().split(' ')).toHaveLength(2);
-  expect(sh(ws.dir, ['log', '-1', '--format=%s', 'HEAD^2']).trim()).toBe('[ringmaster] B: second');
-  expect(sh(ws.dir, ['log', '-1', '--format=%s', 'HEAD~1^2']).trim()).toBe('[ringmaster] A: first');
-  expect(sh(ws.dir, ['show', '--name-only', '--format=', 'HEAD~1^2']).trim().split('\n').sort()).toEqual(['a1.txt', 'a2.txt']);
-  expect(sh(ws.dir, ['status', '--porcelain']).trim()).toBe('');
-  expect(['a1.txt', 'a2.txt', 'b.txt'].map((f) => ws.read(f))).toEqual(['a1\n', 'a2\n', 'b\n']);
-  expect(ws.read('tasks.jsonl')).toBe(tasksJsonl({ id: 'A', title: 'first', priority: 2, status: 'done' }, { id: 'B', title: 'second', priority: 1, status: 'done' }));
-  // Worktrees removed, merged branches deleted.
-  expect(branches(ws.dir)).toEqual(['main']);
-  expect(sh(ws.dir, ['worktree', 'list', '--porcelain']).match(/^worktree /gm)).toHaveLength(1);
-}
 
 it('two independent tasks run at once in their own worktrees; B completes first but merges after A, in the order they started', { timeout: 90_000 }, async () => {
-  const ws = twoTasks();
+  const ws = twoTasks(workspace);
   const run = await bCompleteAWaiting(ws);
   const runId = run.runId();
   // B is complete on its branch, yet not merged: A started first and is still running.
@@ -140,8 +53,8 @@ it('two independent tasks run at once in their own worktrees; B completes first 
 it('a conflicting pair: the task started first merges, the other is blocked with its branch kept', { timeout: 90_000 }, async () => {
   const ws = workspace({ 'tasks.jsonl': tasksJsonl({ id: 'A', title: 'left', priority: 2 }, { id: 'B', title: 'right', priority: 1 }), 'shared.txt': 'original\n' });
   ws.script({
-    A: [meeting(ws, 'A', 'B', { write: { 'shared.txt': 'by A\n' }, say: COMPLETE })],
-    B: [meeting(ws, 'B', 'A', { write: { 'shared.txt': 'by B\n', 'b-only.txt': 'b\n' }, say: COMPLETE })],
+    A: [meeting(ws, 'B', { write: { 'shared.txt': 'by A\n' }, say: COMPLETE })],
+    B: [meeting(ws, 'A', { write: { 'shared.txt': 'by B\n', 'b-only.txt': 'b\n' }, say: COMPLETE })],
   });
   const r = await ws.cli(['tasks', 'run', '--agent-command', ws.agentCommand, '--json'], PARALLEL);
   expect(r.stderr).toBe('');
@@ -198,8 +111,8 @@ it('a dependent task waits for its dependency to be merged, not just complete', 
 it("the run's budget holds across parallel tasks: their costs add up, and reaching it stops them all", { timeout: 90_000 }, async () => {
   const ws = workspace({ 'tasks.jsonl': tasksJsonl({ id: 'A', title: 'costly', priority: 2 }, { id: 'B', title: 'costly too', priority: 1 }) });
   ws.script({
-    A: [meeting(ws, 'A', 'B', { cost: 0.6, say: 'part' }), { hang: true }],
-    B: [meeting(ws, 'B', 'A', { cost: 0.6, say: 'part' }), { hang: true }],
+    A: [meeting(ws, 'B', { cost: 0.6, say: 'part' }), { hang: true }],
+    B: [meeting(ws, 'A', { cost: 0.6, say: 'part' }), { hang: true }],
   });
   const r = await ws.cli(['tasks', 'run', '--agent', 'claude', '--max-cost', '1', '--json'], { ...PARALLEL, PATH: `${TASK_CLAUDE_BIN}:${process.env.PATH ?? ''}` });
   expect(r.stderr).toBe('');
@@ -222,80 +135,27 @@ it("the run's budget holds across parallel tasks: their costs add up, and reachi
   expect((await ws.cli(['runs'])).stdout).toContain(`${runId}  completed  tasks (A, B)`);
 });
 
-/** Two tasks that meet, then each hold their second iteration at a gate (both agents running at once). */
-function bothHeld(): TaskWorkspace {
-  const ws = workspace({ 'tasks.jsonl': tasksJsonl({ id: 'A', title: 'first', priority: 2 }, { id: 'B', title: 'second', priority: 1 }) });
+it('tasks.on_failure: stop: a blocked task stops the run, and the other task\'s agent with it', { timeout: 90_000 }, async () => {
+  const ws = workspace({ 'tasks.jsonl': tasksJsonl({ id: 'A', title: 'gives up', priority: 2 }, { id: 'B', title: 'goes on', priority: 1 }) });
   ws.script({
-    A: [meeting(ws, 'A', 'B', { write: { 'a1.txt': 'a1\n' }, say: 'part 1' }), { write: { 'a2.txt': 'a2\n' }, gate: true, say: COMPLETE }],
-    B: [meeting(ws, 'B', 'A', { write: { 'b1.txt': 'b1\n' }, say: 'part 1' }), { write: { 'b2.txt': 'b2\n' }, gate: true, say: COMPLETE }],
+    // A gives up once B runs (B lets it through); B never ends by itself.
+    A: [{ gate: true, say: '<ringmaster-result>{"status": "blocked", "blocker": "needs an API key"}</ringmaster-result>' }],
+    B: [{ write: { 'b1.txt': 'b1\n', [join(ws.agentDir, 'gate-A-1')]: '' }, hang: true }],
   });
-  return ws;
-}
-
-it('ringmaster stop stops every task agent of the run; resume continues both tasks in their worktrees', { timeout: 90_000 }, async () => {
-  const ws = bothHeld();
-  const run = startRun(ws);
-  await until(() => ws.calls().filter((c) => c.iteration === 2).length === 2);
-  const runId = run.runId();
-  expect((await ws.cli(['stop', runId])).code).toBe(0);
-  expect(await run.closed).toBe(130);
-  const all = events(run.stdout());
-  expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'stopped', stop_reason: 'user_stop', iterations: 4 });
-  expect(iterations(all).filter((i) => i[3] === 'interrupted').map((i) => [i[1], i[2]]).sort()).toEqual([['A', 2], ['B', 2]]);
+  const r = await ws.cli(['tasks', 'run', '--agent-command', ws.agentCommand, '--json'], { ...PARALLEL, RINGMASTER_TASKS_ON_FAILURE: 'stop' });
+  expect(r.code).toBe(1);
+  const all = events(r.stdout);
+  const runId = all[0]?.run_id ?? '';
+  expect(ofType(all, 'task_blocked').map((e) => [e.task_id, e.reason, e.failed_branch])).toEqual([['A', 'the agent is blocked: needs an API key', null]]);
+  expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'failed', stop_reason: 'failure_threshold', message: 'task A is blocked (the agent is blocked: needs an API key) and tasks.on_failure is stop' });
+  // B's iteration, running when A was blocked, was stopped.
+  expect(iterations(all).sort((x, y) => x[0] - y[0])).toEqual([[1, 'A', 1, 'success', 'none'], [2, 'B', 1, 'interrupted', 'interrupted']]);
   expect(ws.calls().filter((c) => alive(c.pid))).toEqual([]);
   expect(findTagged(runTagMatcher(runId))).toEqual([]);
-  // The worktrees are kept with the work so far for resume.
-  expect(['A', 'B'].map((t) => existsSync(`${ws.dir}.ringmaster-worktrees/${runId}-${t}/${t.toLowerCase()}2.txt`))).toEqual([true, true]);
-
-  ws.openGate('A', 2);
-  ws.openGate('B', 2);
-  const resumed = await ws.cli(['resume', runId, '--json']);
-  expect(resumed.stderr).toBe('');
-  expect(resumed.code).toBe(0);
-  const again = events(resumed.stdout);
-  expect(ofType(again, 'task_started').map((e) => [e.task_id, e.resumed, e.tasks_started])).toEqual([['A', true, 2], ['B', true, 2]]);
-  // The interrupted iterations did not count: each task goes on with its iteration 2.
-  expect(iterations(again).sort((x, y) => x[0] - y[0])).toEqual([[5, 'A', 2, 'complete', 'none'], [6, 'B', 2, 'complete', 'none']]);
-  expect(ofType(again, 'task_completed').map((e) => [e.task_id, e.iterations])).toEqual([['A', 2], ['B', 2]]);
-  expect(again.at(-1)).toMatchObject({ stop_reason: 'success_signal', iterations: 6 });
-  expect(['a1.txt', 'a2.txt', 'b1.txt', 'b2.txt'].map((f) => ws.read(f))).toEqual(['a1\n', 'a2\n', 'b1\n', 'b2\n']);
-  expect(ws.jsonl('progress.jsonl').map((p) => [p.task_id, p.event, p.run_iteration ?? null])).toEqual([
-    ['A', 'task_started', null], ['A', 'iteration', 1], ['A', 'iteration', 5], ['A', 'task_completed', null],
-    ['B', 'task_started', null], ['B', 'iteration', 2], ['B', 'iteration', 6], ['B', 'task_completed', null],
-  ]);
-  expect(branches(ws.dir)).toEqual(['main']);
-});
-
-it('kill -9 of ringmaster with one task running and one complete waiting to merge; resume kills the orphaned agent, continues and merges in order', { timeout: 90_000 }, async () => {
-  const ws = twoTasks();
-  const run = await bCompleteAWaiting(ws);
-  const runId = run.runId();
-  const orphan = ws.calls().find((c) => c.task === 'A' && c.iteration === 2)?.pid ?? 0;
-  killGroup(run.pid);
-  await run.closed;
-  // The agent has its own process group: it outlived ringmaster.
-  expect(alive(orphan)).toBe(true);
-  expect((await ws.cli(['runs'])).stdout).toContain(`${runId}  orphaned  tasks (A, B)`);
-
-  ws.openGate('A', 2);
-  const resumed = await ws.cli(['resume', runId, '--json']);
-  expect(resumed.stderr).toBe('');
-  expect(resumed.code).toBe(0);
-  expect(alive(orphan)).toBe(false);
-  const all = events(resumed.stdout);
-  expect(all[0]).toMatchObject({ type: 'run_started', kind: 'tasks', resumed: true });
-  // B was complete: it is not started again; A goes on with its iteration 2 (the interrupted one did not count).
-  expect(ofType(all, 'task_started').map((e) => [e.task_id, e.resumed])).toEqual([['A', true]]);
-  expect(iterations(all)).toEqual([[4, 'A', 2, 'complete', 'none']]);
-  expect(ofType(all, 'task_completed').map((e) => [e.task_id, e.iterations])).toEqual([['A', 2], ['B', 1]]);
-  expect(all.at(-1)).toMatchObject({ type: 'run_finished', stop_reason: 'success_signal', iterations: 4 });
-  expectMergedInOrder(ws, runId);
-  const show = JSON.parse((await ws.cli(['show', runId, '--json'])).stdout) as { iterations: Array<{ number: number; unit_id: string; status: string }> };
-  expect(show.iterations.map((i) => [i.number, i.unit_id, i.status])).toEqual([[1, 'A', 'success'], [2, 'B', 'complete'], [3, 'A', 'interrupted'], [4, 'A', 'complete']]);
-  expect(ws.jsonl('progress.jsonl').map((p) => [p.task_id, p.event, p.run_iteration ?? null])).toEqual([
-    ['A', 'task_started', null], ['A', 'iteration', 1], ['A', 'iteration', 4], ['A', 'task_completed', null],
-    ['B', 'task_started', null], ['B', 'iteration', 2], ['B', 'task_completed', null],
-  ]);
+  expect(ws.read('tasks.jsonl')).toBe(tasksJsonl({ id: 'A', title: 'gives up', priority: 2, status: 'blocked', blocker: 'the agent is blocked: needs an API key' }, { id: 'B', title: 'goes on', priority: 1, status: 'in_progress' }));
+  const show = JSON.parse((await ws.cli(['show', runId, '--json'])).stdout) as { run: { meta: { blocked: string[]; lanes: Array<{ attempt: { task_id: string }; phase: string }> } } };
+  expect(show.run.meta.blocked).toEqual(['A']);
+  expect(show.run.meta.lanes.map((l) => [l.attempt.task_id, l.phase])).toEqual([['B', 'running']]);
 });
 
 it('outside a git repository parallelism falls back to one task at a time, and says why', { timeout: 60_000 }, async () => {
@@ -308,53 +168,4 @@ it('outside a git repository parallelism falls back to one task at a time, and s
   expect(ofType(all, 'warning').map((e) => e.message)).toContain(`tasks.parallelism is 2, but parallel tasks each work in a git worktree of ${ws.dir} and it is not a git repository: tasks run one at a time`);
   expect(iterations(all)).toEqual([[1, 'A', 1, 'complete', 'none'], [2, 'B', 1, 'complete', 'none']]);
   expect(ofType(all, 'task_started').map((e) => e.worktree)).toEqual([undefined, undefined]);
-});
-
-it('pause lets the running iteration of each task end, then no agent runs until the run is resumed', { timeout: 90_000 }, async () => {
-  const ws = workspace({ 'tasks.jsonl': tasksJsonl({ id: 'A', title: 'first', priority: 2 }, { id: 'B', title: 'second', priority: 1 }, { id: 'C', title: 'third', priority: 0 }) });
-  ws.script({
-    A: [meeting(ws, 'A', 'B', { say: 'part 1' }), { write: { 'a.txt': 'a\n' }, gate: true, say: COMPLETE }],
-    B: [meeting(ws, 'B', 'A', { say: 'part 1' }), { write: { 'b.txt': 'b\n' }, gate: true, say: COMPLETE }],
-    C: [{ write: { 'c.txt': 'c\n' }, say: COMPLETE }],
-  });
-  const run = startRun(ws);
-  await until(() => ws.calls().filter((c) => c.iteration === 2).length === 2);
-  const runId = run.runId();
-  expect((await ws.cli(['pause', runId])).code).toBe(0);
-  ws.openGate('A', 2);
-  ws.openGate('B', 2);
-  await until(() => run.stdout().includes('"type":"paused"'));
-  // Both running iterations ended (their tasks merged); C was not started; no agent runs while paused.
-  expect(ws.calls().map((c) => `${c.task}${c.iteration}`).sort()).toEqual(['A1', 'A2', 'B1', 'B2']);
-  expect(ws.calls().filter((c) => alive(c.pid))).toEqual([]);
-  expect(ws.subjects().slice(0, 2)).toEqual(['[ringmaster] B: second', '[ringmaster] A: first']);
-  expect((await ws.cli(['resume', runId])).code).toBe(0);
-  expect(await run.closed).toBe(0);
-  const all = events(run.stdout());
-  expect(ofType(all, 'paused').map((e) => e.after_iteration)).toEqual([4]);
-  expect(at(all, (e) => e.type === 'task_started' && e.task_id === 'C')).toBeGreaterThan(at(all, (e) => e.type === 'resumed'));
-  expect(ofType(all, 'task_completed').map((e) => e.task_id)).toEqual(['A', 'B', 'C']);
-});
-
-it('kill -9 with two agents running: resume kills both orphans (one found by its pid file, the other by its tag) and goes on', { timeout: 90_000 }, async () => {
-  const ws = bothHeld();
-  const run = startRun(ws);
-  await until(() => ws.calls().filter((c) => c.iteration === 2).length === 2);
-  const runId = run.runId();
-  const orphans = ws.calls().filter((c) => c.iteration === 2).map((c) => c.pid);
-  killGroup(run.pid);
-  await run.closed;
-  expect(orphans.map(alive)).toEqual([true, true]);
-  ws.openGate('A', 2);
-  ws.openGate('B', 2);
-  const resumed = await ws.cli(['resume', runId, '--json']);
-  expect(resumed.code).toBe(0);
-  expect(orphans.map(alive)).toEqual([false, false]);
-  const all = events(resumed.stdout);
-  expect(ofType(all, 'task_started').map((e) => [e.task_id, e.resumed])).toEqual([['A', true], ['B', true]]);
-  expect(iterations(all).sort((x, y) => x[0] - y[0])).toEqual([[5, 'A', 2, 'complete', 'none'], [6, 'B', 2, 'complete', 'none']]);
-  expect(ofType(all, 'task_completed').map((e) => e.task_id)).toEqual(['A', 'B']);
-  expect(findTagged(runTagMatcher(runId))).toEqual([]);
-  const show = JSON.parse((await ws.cli(['show', runId, '--json'])).stdout) as { iterations: Array<{ number: number; status: string }> };
-  expect(show.iterations.map((i) => [i.number, i.status])).toEqual([[1, 'success'], [2, 'success'], [3, 'interrupted'], [4, 'interrupted'], [5, 'complete'], [6, 'complete']]);
 });
