@@ -16,8 +16,8 @@ import type { ProgressEntry } from './journal.js';
 import { mergeLane, recordLaneBlocked } from './lane-end.js';
 import { effectiveLimits } from './limits.js';
 import { explainSelection } from './pick.js';
-import { asUserError, isoNow, loadWithVerdicts, maxTasksStop, noTaskStop, onFailureStop, taskHookRunner } from './program-parts.js';
-import { storeSetup, type StoredSetup } from './run-settings.js';
+import { asUserError, isoNow, loadWithVerdicts, maxTasksStop, noTaskStop, onFailureStop, queueToolCall, taskHookRunner, taskRunSetup } from './program-parts.js';
+import type { StoredSetup } from './run-settings.js';
 import { EMPTY_TASK_RUN_STATE, loadAttempt, storeAttempt, taskRunMeta, type StoredLane, type TaskRunState } from './run-state.js';
 import type { TaskEndContext } from './task-end.js';
 import { branchExists, branchTip, createTaskWorktree, deleteBranch, isAncestor, keepFailedWorktree, reopenTaskWorktree, removeTaskWorktree, taskCommitMessage, taskWorktreeBranch } from './task-git.js';
@@ -57,9 +57,7 @@ export class ParallelTaskProgram implements LoopProgram {
 
   constructor(options: TaskProgramOptions & { lanes?: StoredLane[] }) {
     this.o = options;
-    const ref = options.sourceRef ?? (options.source.path === null ? null : { type: 'file' as const, path: options.source.path });
-    if (ref === null) throw new UserError('a task program over a command source needs its sourceRef (the commands), so that the run can be resumed');
-    this.setup = storeSetup(ref, options.settings);
+    this.setup = taskRunSetup(options);
     this.state = options.state ?? EMPTY_TASK_RUN_STATE;
     this.stored = options.lanes ?? [];
   }
@@ -75,17 +73,7 @@ export class ParallelTaskProgram implements LoopProgram {
 
   observe(activity: AgentActivity, step: ProgramStep): void {
     const lane = this.lanes.find((l) => l.task.id === step.lane);
-    if (activity.kind !== 'tool_call' || !lane || !this.hooks) return;
-    let input: unknown = activity.input;
-    try {
-      input = JSON.parse(activity.input);
-    } catch {
-      // not JSON: passed on as text
-    }
-    this.hooks.queueAction(
-      { event: 'action', time: activity.time, run_id: lane.attempt.runId, task: taskRef(lane.task), iteration: step.unit?.iteration ?? lane.attempt.iterations + 1, action: { tool: activity.name, input } },
-      lane.task,
-    );
+    if (lane) queueToolCall(this.hooks, activity, lane.attempt.runId, lane.task, step.unit?.iteration ?? lane.attempt.iterations + 1);
   }
 
   async next(ctx: ProgramContext): Promise<ProgramStep | ProgramStop | ProgramWait> {

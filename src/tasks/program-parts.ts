@@ -1,9 +1,11 @@
 // What both task programs (one task at a time, and parallel tasks in worktrees) do alike: their hook runner, the
 // task list read with the run's own verdicts, how the run ends when no task can start, and their error boundary.
 import { UserError } from '../core/errors.js';
+import type { AgentActivity } from '../runner/events.js';
 import type { ProgramContext, ProgramStop } from '../runner/program.js';
-import { createHookRunner, type HookRunner, type LoopHooks } from './hooks.js';
-import type { TaskRunSettings } from './run-settings.js';
+import { createHookRunner, taskRef, type HookRunner, type LoopHooks } from './hooks.js';
+import { storeSetup, type StoredSetup, type TaskRunSettings } from './run-settings.js';
+import type { TaskProgramOptions } from './task-program.js';
 import type { TaskRunState } from './run-state.js';
 import type { TaskSource } from './source.js';
 import type { Task } from './task.js';
@@ -19,6 +21,25 @@ export function taskHookRunner(ctx: ProgramContext, settings: TaskRunSettings, c
     signal: ctx.signal,
     report: (message) => ctx.emit({ type: 'warning', time: ctx.now(), message }),
   });
+}
+
+/** The setup a task run stores for resume (its source and settings); a command source must come with its sourceRef. */
+export function taskRunSetup(options: TaskProgramOptions): StoredSetup {
+  const ref = options.sourceRef ?? (options.source.path === null ? null : { type: 'file' as const, path: options.source.path });
+  if (ref === null) throw new UserError('a task program over a command source needs its sourceRef (the commands), so that the run can be resumed');
+  return storeSetup(ref, options.settings);
+}
+
+/** Queues the `action` hook of a tool call the agent made in iteration `iteration` of `task` (other activity is not an action). */
+export function queueToolCall(hooks: HookRunner | null, activity: AgentActivity, runId: string, task: Task, iteration: number): void {
+  if (activity.kind !== 'tool_call' || !hooks) return;
+  let input: unknown = activity.input;
+  try {
+    input = JSON.parse(activity.input);
+  } catch {
+    // not JSON: passed on as text
+  }
+  hooks.queueAction({ event: 'action', time: activity.time, run_id: runId, task: taskRef(task), iteration, action: { tool: activity.name, input } }, task);
 }
 
 /** The tasks, with this run's own verdicts over a source that may not record them (a command without a status command). */

@@ -3,7 +3,6 @@
 // ordinary recorded iteration of the run (unit = the task); per-task limits, the verify gate, rollback and
 // hooks are this program's, run-wide limits stay the runner's.
 import { join } from 'node:path';
-import { UserError } from '../core/errors.js';
 import { headSha, isGitRepo } from '../git/repo.js';
 import { snapshotWorkingState } from '../git/snapshot.js';
 import type { AgentActivity, RunEventBody } from '../runner/events.js';
@@ -11,12 +10,12 @@ import type { LoopProgram, ProgramContext, ProgramSettlement, ProgramStep, Progr
 import type { RunSpec } from '../runner/spec.js';
 import { attemptLimitReached, startAttempt } from './attempt.js';
 import { taskRef, type HookRunner, type LoopHooks } from './hooks.js';
-import { asUserError, isoNow, loadWithVerdicts, maxTasksStop, noTaskStop, onFailureStop, taskHookRunner } from './program-parts.js';
+import { asUserError, isoNow, loadWithVerdicts, maxTasksStop, noTaskStop, onFailureStop, queueToolCall, taskHookRunner, taskRunSetup } from './program-parts.js';
 import { PROGRESS_FILE, appendEntries } from './journal.js';
 import { effectiveLimits } from './limits.js';
 import { explainSelection } from './pick.js';
 import { composeTaskPrompt } from './compose-task-prompt.js';
-import { storeSetup, type StoredSetup, type TaskRunSettings, type TaskSourceRef } from './run-settings.js';
+import type { StoredSetup, TaskRunSettings, TaskSourceRef } from './run-settings.js';
 import { EMPTY_TASK_RUN_STATE, taskRunMeta, type TaskRunState } from './run-state.js';
 import type { TaskSource } from './source.js';
 import { blockTask, completeTask, type TaskEndContext } from './task-end.js';
@@ -61,9 +60,7 @@ export class TaskProgram implements LoopProgram {
 
   constructor(options: TaskProgramOptions) {
     this.o = options;
-    const ref = options.sourceRef ?? (options.source.path === null ? null : { type: 'file' as const, path: options.source.path });
-    if (ref === null) throw new UserError('a task program over a command source needs its sourceRef (the commands), so that the run can be resumed');
-    this.setup = storeSetup(ref, options.settings);
+    this.setup = taskRunSetup(options);
     this.state = options.state ?? EMPTY_TASK_RUN_STATE;
   }
 
@@ -74,17 +71,7 @@ export class TaskProgram implements LoopProgram {
 
   observe(activity: AgentActivity): void {
     const current = this.current;
-    if (activity.kind !== 'tool_call' || !current || !this.hooks) return;
-    let input: unknown = activity.input;
-    try {
-      input = JSON.parse(activity.input);
-    } catch {
-      // not JSON: passed on as text
-    }
-    this.hooks.queueAction(
-      { event: 'action', time: activity.time, run_id: current.attempt.runId, task: taskRef(current.task), iteration: current.attempt.iterations + 1, action: { tool: activity.name, input } },
-      current.task,
-    );
+    if (current) queueToolCall(this.hooks, activity, current.attempt.runId, current.task, current.attempt.iterations + 1);
   }
 
   async next(ctx: ProgramContext): Promise<ProgramStep | ProgramStop> {

@@ -105,3 +105,14 @@ export function bothHeld(workspace: (files: Record<string, string>) => TaskWorks
   });
   return ws;
 }
+
+/** bothHeld's run, stopped with `ringmaster stop` while both agents wait at their second iteration's gate. */
+export async function stoppedWhileBothHeld(workspace: (files: Record<string, string>) => TaskWorkspace): Promise<{ ws: TaskWorkspace; runId: string; stdout: string }> {
+  const ws = bothHeld(workspace);
+  const run = startRun(ws);
+  await until(() => ws.calls().filter((c) => c.iteration === 2).length === 2);
+  const runId = run.runId();
+  expect((await ws.cli(['stop', runId])).code).toBe(0);
+  expect(await run.closed).toBe(130);
+  return { ws, runId, stdout: run.stdout() };
+}

@@ -7,19 +7,14 @@ import { findTagged, runTagMatcher } from '../../src/os/process-tag.js';
 import { killGroup } from '../helpers/crash.js';
 import { alive } from '../helpers/proc.js';
 import { startTestServer } from '../server/harness.js';
-import { at, bCompleteAWaiting, bothHeld, branches, COMPLETE, expectMergedInOrder, meeting, startRun, twoTasks, until } from './parallel-harness.js';
+import { at, bCompleteAWaiting, bothHeld, branches, COMPLETE, expectMergedInOrder, meeting, startRun, stoppedWhileBothHeld, twoTasks, until } from './parallel-harness.js';
 import { events, iterations, ofType, tasksJsonl, useTaskWorkspaces } from './task-run-harness.js';
 
 const workspace = useTaskWorkspaces();
 
 it('ringmaster stop stops every task agent of the run; resume continues both tasks in their worktrees', { timeout: 90_000 }, async () => {
-  const ws = bothHeld(workspace);
-  const run = startRun(ws);
-  await until(() => ws.calls().filter((c) => c.iteration === 2).length === 2);
-  const runId = run.runId();
-  expect((await ws.cli(['stop', runId])).code).toBe(0);
-  expect(await run.closed).toBe(130);
-  const all = events(run.stdout());
+  const { ws, runId, stdout } = await stoppedWhileBothHeld(workspace);
+  const all = events(stdout);
   expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'stopped', stop_reason: 'user_stop', iterations: 4 });
   expect(iterations(all).filter((i) => i[3] === 'interrupted').map((i) => [i[1], i[2]]).sort()).toEqual([['A', 2], ['B', 2]]);
   expect(ws.calls().filter((c) => alive(c.pid))).toEqual([]);
@@ -128,12 +123,7 @@ it('kill -9 with two agents running: resume kills both orphans (one found by its
 });
 
 it('a stopped parallel run resumed through the server continues both tasks', { timeout: 90_000 }, async () => {
-  const ws = bothHeld(workspace);
-  const run = startRun(ws);
-  await until(() => ws.calls().filter((c) => c.iteration === 2).length === 2);
-  const runId = run.runId();
-  expect((await ws.cli(['stop', runId])).code).toBe(0);
-  expect(await run.closed).toBe(130);
+  const { ws, runId } = await stoppedWhileBothHeld(workspace);
   ws.openGate('A', 2);
   ws.openGate('B', 2);
   const t = await startTestServer({ home: ws.home });
