@@ -133,6 +133,7 @@ it("the run's budget holds across parallel tasks: their costs add up, and reachi
   const show = JSON.parse((await ws.cli(['show', runId, '--json'])).stdout) as { run: { meta: { lanes: Array<{ attempt: { task_id: string; iterations: number; cost_usd: number }; phase: string }> } } };
   expect(show.run.meta.lanes.map((l) => [l.attempt.task_id, l.attempt.iterations, l.attempt.cost_usd, l.phase])).toEqual([['A', 1, 0.6, 'running'], ['B', 1, 0.6, 'running']]);
   expect((await ws.cli(['runs'])).stdout).toContain(`${runId}  completed  tasks (A, B)`);
+  expect((await ws.cli(['show', runId])).stdout).toContain('tasks done: -   blocked: -   in hand: A (1 iteration so far), B (1 iteration so far)\n');
 });
 
 it('tasks.on_failure: stop: a blocked task stops the run, and the other task\'s agent with it', { timeout: 90_000 }, async () => {
