@@ -53,8 +53,9 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** A page in a fresh context (its own storage), light theme unless told. */
-export async function openPage(browser: Browser, url: string, options: { width?: number; height?: number; dark?: boolean } = {}): Promise<Page> {
+export async function openPage(browser: Browser, url: string, options: { width?: number; height?: number; dark?: boolean; before?: (context: BrowserContext) => Promise<void> } = {}): Promise<Page> {
   const context: BrowserContext = await browser.newContext({ viewport: { width: options.width ?? 1400, height: options.height ?? 900 }, colorScheme: options.dark ? 'dark' : 'light' });
+  await options.before?.(context);
   const page = await context.newPage();
   await page.goto(url);
   return page;
