@@ -45,7 +45,7 @@ describe('notifications', () => {
               record.push({ title, body: options?.body ?? '' });
             }
           }
-          window.Notification = Recorded as typeof Notification;
+          window.Notification = Recorded;
         });
       },
     });
