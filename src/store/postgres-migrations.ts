@@ -1,0 +1,100 @@
+// Numbered schema migrations of the PostgreSQL store, applied in order and recorded in schema_migrations.
+// Never edit a released migration: add the next number. Same tables and meaning as the SQLite store
+// (sqlite-migrations.ts); timestamps are epoch milliseconds (BIGINT), JSON is kept as the text written.
+import type { Migration } from './sqlite-migrations.js';
+
+/** Every migration of the PostgreSQL store, by version. */
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'runs, owners, iterations, events, checkpoints, errors',
+    sql: `
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  status TEXT NOT NULL,
+  stop_reason TEXT,
+  agent TEXT NOT NULL,
+  spec_json TEXT NOT NULL,
+  workspace TEXT NOT NULL,
+  worktree TEXT,
+  branch TEXT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  ended_at BIGINT
+);
+CREATE INDEX runs_by_created ON runs (created_at DESC, id DESC);
+CREATE INDEX runs_by_status ON runs (status);
+
+CREATE TABLE run_owners (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  pid INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  started_at BIGINT NOT NULL,
+  heartbeat_at BIGINT NOT NULL,
+  ended_at BIGINT,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE UNIQUE INDEX run_owners_one_open ON run_owners (run_id) WHERE ended_at IS NULL;
+
+CREATE TABLE iterations (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  number INTEGER NOT NULL CHECK (number >= 1),
+  agent TEXT NOT NULL,
+  status TEXT NOT NULL,
+  started_at BIGINT NOT NULL,
+  completed_at BIGINT,
+  duration_ms BIGINT,
+  exit_code INTEGER,
+  exit_signal TEXT,
+  tokens_in BIGINT,
+  tokens_out BIGINT,
+  cache_read BIGINT,
+  cache_write BIGINT,
+  cost_usd DOUBLE PRECISION,
+  completion_signal_found BOOLEAN NOT NULL DEFAULT FALSE,
+  failure_signal_found BOOLEAN NOT NULL DEFAULT FALSE,
+  error_kind TEXT,
+  error_message TEXT,
+  session_id TEXT,
+  model TEXT,
+  log_path TEXT,
+  PRIMARY KEY (run_id, number)
+);
+CREATE INDEX iterations_by_started ON iterations (started_at);
+CREATE INDEX iterations_running ON iterations (run_id) WHERE status = 'running';
+
+CREATE TABLE events (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  at BIGINT NOT NULL,
+  type TEXT NOT NULL,
+  iteration INTEGER,
+  payload_json TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+
+CREATE TABLE checkpoints (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  iteration INTEGER NOT NULL,
+  commit_sha TEXT,
+  state TEXT NOT NULL,
+  message TEXT,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX checkpoints_by_run ON checkpoints (run_id, id);
+
+CREATE TABLE errors (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  iteration INTEGER,
+  kind TEXT NOT NULL,
+  message TEXT NOT NULL,
+  context_json TEXT,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX errors_by_run ON errors (run_id, id);
+`,
+  },
+];

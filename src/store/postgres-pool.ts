@@ -1,0 +1,126 @@
+// The PostgreSQL connection pool of the store (node-postgres), its type parsing, transactions, and how
+// driver errors become StoreErrors. The password of a database URL never appears in a message.
+import pg from 'pg';
+import type { PoolClient, QueryResultRow } from 'pg';
+import { UserError } from '../core/errors.js';
+import { StoreError } from './errors.js';
+
+/** The database cannot be reached (refused, reset, shut down, too many connections): retry later. */
+export class StoreUnavailableError extends StoreError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** Something that runs a query: the pool itself or a client inside a transaction. */
+export interface Queryable {
+  query<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/** How to open the pool. */
+export interface PoolOptions {
+  /** Most connections this process holds (default 10). */
+  max?: number;
+  /** Shown in pg_stat_activity (default `ringmaster`). */
+  applicationName?: string;
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+// Timestamps are epoch milliseconds in BIGINT columns and sums come back as NUMERIC: both fit a JS number
+// (2^53 ms is 285,000 years), so they are parsed as numbers instead of node-postgres' default strings.
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
+  },
+};
+
+/** Opens a pool on `url`. Errors of idle connections (database restarted) are absorbed: the next query reconnects. */
+export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'ringmaster',
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    types,
+  });
+  // An idle client whose server went away emits 'error' on the pool; unhandled, it would end the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** `url` with its password replaced by `***` (for messages and logs). */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<unparseable database URL>';
+  }
+}
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** True for errors that mean "the database is not reachable now" rather than "this statement is wrong". */
+export function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_CODES.has(code)) return true;
+    // 08: connection exception; 57P01-3: admin/crash shutdown, cannot connect now; 53300: too many connections.
+    if (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+  }
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(error.message);
+}
+
+/**
+ * The driver's error as a StoreError (StoreUnavailableError when the database is unreachable); the store's
+ * own typed errors (StoreError, and UserErrors such as AmbiguousRunIdError) pass through unchanged.
+ */
+export function toStoreError(error: unknown, what: string): Error {
+  if (error instanceof StoreError || error instanceof UserError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (isUnavailable(error)) return new StoreUnavailableError(`${what}: database unavailable: ${message}`, { cause: error });
+  return new StoreError(`${what}: ${message}`, { cause: error });
+}
+
+/** The SQLSTATE of a driver error, if any (e.g. 23505 unique violation). */
+export function sqlState(error: unknown): string | null {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : null;
+}
+
+const RETRYABLE = new Set(['40001', '40P01']);
+
+/**
+ * Runs `fn` in one transaction on one pooled client: COMMIT on success, ROLLBACK on error. A serialization
+ * failure or deadlock (the other transaction won) is retried a few times, since `fn` saw nothing committed.
+ */
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: Queryable) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const client: PoolClient = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollbackError) {
+        // The connection itself is gone: destroy it rather than return it to the pool.
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      }
+      if (attempt < 4 && RETRYABLE.has(sqlState(error) ?? '')) continue;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+}

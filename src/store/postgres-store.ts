@@ -1,0 +1,410 @@
+// The PostgreSQL Store: one database shared by a team's servers and workers, through a node-postgres pool.
+// Same contract and semantics as the SQLite store (sqlite-store.ts): multi-row writes in one transaction,
+// one open owner per run (unique index), gap-free per-run event seq, totals computed from rows, driver
+// errors raised as StoreError (StoreUnavailableError when the database cannot be reached).
+import type pg from 'pg';
+import type { RunStatus, StopReason } from '../core/types.js';
+import { AmbiguousRunIdError, StoreError } from './errors.js';
+import { migratePostgres } from './postgres-migrate.js';
+import { createPool, inTransaction, redactUrl, sqlState, toStoreError } from './postgres-pool.js';
+import type { PoolOptions, Queryable } from './postgres-pool.js';
+import { queryStats, queryTotals, queryTotalsMany } from './postgres-queries.js';
+import { checkpointRowSchema, errorRowSchema, eventRowSchema, iterationRowSchema, runRowSchema } from './rows.js';
+import type { CheckpointRow, ErrorRow, EventRow, IterationRow, RunRow, RunTotals, RunWithTotals, StoreStats } from './rows.js';
+import type {
+  ClaimResult,
+  IterationEnd,
+  IterationProgress,
+  IterationStart,
+  NewCheckpoint,
+  NewError,
+  NewEvent,
+  NewRun,
+  Owner,
+  RunFilter,
+  Store,
+} from './store.js';
+
+const RUN_SELECT = `
+SELECT r.id, r.status, r.stop_reason, r.agent, r.spec_json AS spec, r.workspace, r.worktree, r.branch,
+       r.created_at, r.updated_at, r.ended_at,
+       o.pid AS owner_pid, o.host AS owner_host, o.heartbeat_at AS heartbeat_at
+FROM runs r LEFT JOIN run_owners o ON o.run_id = r.id AND o.ended_at IS NULL`;
+
+const ITERATION_COLUMNS = `run_id, number, agent, status, started_at, completed_at, duration_ms, exit_code, exit_signal,
+  tokens_in, tokens_out, cache_read, cache_write, cost_usd,
+  completion_signal_found::int AS completion_signal_found, failure_signal_found::int AS failure_signal_found,
+  error_kind, error_message, session_id, model, log_path`;
+
+const EVENT_COLUMNS = 'run_id, seq, at, type, iteration, payload_json AS payload';
+const ERROR_COLUMNS = 'id, run_id, iteration, kind, message, context_json AS context, created_at';
+
+const INTERRUPTED_MESSAGE = 'the process driving the run ended during this iteration (crash, kill or stop)';
+
+const PROGRESS_COLUMNS = ['tokens_in', 'tokens_out', 'cache_read', 'cache_write', 'cost_usd', 'session_id', 'model'] as const;
+
+/** How to open a PostgreSQL store. */
+export interface PostgresStoreOptions extends PoolOptions {
+  now?: () => number;
+}
+
+/** PostgreSQL implementation of Store on one database (`postgres://user:pass@host:port/db`). */
+export class PostgresStore implements Store {
+  private constructor(private readonly pool: pg.Pool) {}
+
+  /** Connects to `url` and applies pending migrations (safe when several processes open it at once). */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const pool = createPool(url, options);
+    try {
+      await migratePostgres(pool, url, (options.now ?? Date.now)());
+    } catch (error) {
+      await pool.end();
+      throw toStoreError(error, `opening the PostgreSQL store ${redactUrl(url)}`);
+    }
+    return new PostgresStore(pool);
+  }
+
+  async createRun(run: NewRun): Promise<RunRow> {
+    return this.tx('createRun', async (db) => {
+      await q(
+        db,
+        `INSERT INTO runs (id, status, stop_reason, agent, spec_json, workspace, worktree, branch, created_at, updated_at, ended_at)
+         VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, $8, $8, NULL)`,
+        [run.id, run.status ?? 'running', run.agent, JSON.stringify(run.spec ?? null), run.workspace, run.worktree ?? null, run.branch ?? null, run.now],
+      );
+      await openOwner(db, run.id, run.owner, run.now);
+      return mustGetRun(db, run.id);
+    });
+  }
+
+  async getRun(id: string): Promise<RunRow | null> {
+    return this.read('getRun', (db) => readRun(db, id));
+  }
+
+  async findRun(idOrPrefix: string): Promise<RunRow | null> {
+    return this.read('findRun', async (db) => {
+      const exact = await readRun(db, idOrPrefix);
+      if (exact || idOrPrefix === '') return exact;
+      const rows = (await q<{ id: string }>(db, 'SELECT id FROM runs WHERE starts_with(id, $1) ORDER BY id LIMIT 6', [idOrPrefix])).rows;
+      if (rows.length > 1) throw new AmbiguousRunIdError(idOrPrefix, rows.map((r) => r.id));
+      return rows[0] ? readRun(db, rows[0].id) : null;
+    });
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunWithTotals[]> {
+    return this.read('listRuns', async (db) => {
+      const runs = (
+        await q(
+          db,
+          `${RUN_SELECT} WHERE ($1::text IS NULL OR r.status = $1) ORDER BY r.created_at DESC, r.id DESC LIMIT $2`,
+          [filter.status ?? null, filter.limit ?? null],
+        )
+      ).rows.map((row) => runRowSchema.parse(row));
+      const totals = await queryTotalsMany(db, runs.map((r) => r.id));
+      return runs.map((run) => ({ ...run, totals: totals.get(run.id) as RunTotals }));
+    });
+  }
+
+  async updateRunStatus(id: string, status: RunStatus, now: number): Promise<void> {
+    const { rowCount } = await this.read('updateRunStatus', (db) =>
+      q(db, 'UPDATE runs SET status = $2, updated_at = $3 WHERE id = $1', [id, status, now]),
+    );
+    if (rowCount === 0) throw new StoreError(`updateRunStatus: no run ${id}`);
+  }
+
+  async finishRun(id: string, end: { status: RunStatus; stop_reason: StopReason | null; now: number }): Promise<RunRow> {
+    return this.tx('finishRun', async (db) => {
+      const { rowCount } = await q(
+        db,
+        'UPDATE runs SET status = $2, stop_reason = $3, ended_at = $4, updated_at = $4 WHERE id = $1',
+        [id, end.status, end.stop_reason, end.now],
+      );
+      if (rowCount === 0) throw new StoreError(`finishRun: no run ${id}`);
+      await interruptRunning(db, id, end.now);
+      await q(db, 'UPDATE run_owners SET ended_at = $2, heartbeat_at = GREATEST(heartbeat_at, $2) WHERE run_id = $1 AND ended_at IS NULL', [
+        id,
+        end.now,
+      ]);
+      return mustGetRun(db, id);
+    });
+  }
+
+  async claimRun(id: string, owner: Owner, now: number, status: RunStatus = 'running'): Promise<ClaimResult> {
+    return this.tx('claimRun', async (db) => {
+      // The run row lock serializes claims of one run (two takeovers at once: the second sees the first's owner).
+      const locked = await q(db, 'SELECT id FROM runs WHERE id = $1 FOR NO KEY UPDATE', [id]);
+      if (locked.rowCount === 0) throw new StoreError(`claimRun: no run ${id}`);
+      const prev = (
+        await q<{ pid: number; host: string; heartbeat_at: number }>(
+          db,
+          'SELECT pid, host, heartbeat_at FROM run_owners WHERE run_id = $1 AND ended_at IS NULL',
+          [id],
+        )
+      ).rows[0];
+      // A dead owner's runtime ends at its last heartbeat: that is the last moment it was known alive.
+      const lastAlive = prev ? Math.min(prev.heartbeat_at, now) : now;
+      if (prev) await q(db, 'UPDATE run_owners SET ended_at = heartbeat_at WHERE run_id = $1 AND ended_at IS NULL', [id]);
+      const interrupted = await interruptRunning(db, id, lastAlive);
+      await openOwner(db, id, owner, now);
+      await q(db, 'UPDATE runs SET status = $2, stop_reason = NULL, ended_at = NULL, updated_at = $3 WHERE id = $1', [id, status, now]);
+      return {
+        run: await mustGetRun(db, id),
+        interrupted,
+        previous: prev ? { pid: prev.pid, host: prev.host, heartbeat_at: prev.heartbeat_at } : null,
+      };
+    });
+  }
+
+  async heartbeat(id: string, owner: Owner, now: number): Promise<boolean> {
+    const { rowCount } = await this.read('heartbeat', (db) =>
+      q(
+        db,
+        `UPDATE run_owners SET heartbeat_at = GREATEST(heartbeat_at, $4)
+         WHERE run_id = $1 AND pid = $2 AND host = $3 AND ended_at IS NULL`,
+        [id, owner.pid, owner.host, now],
+      ),
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  async startIteration(start: IterationStart): Promise<IterationRow> {
+    return this.tx('startIteration', async (db) => {
+      let row: unknown;
+      try {
+        row = (
+          await q(
+            db,
+            `INSERT INTO iterations (run_id, number, agent, status, started_at, log_path)
+             VALUES ($1, $2, $3, 'running', $4, $5) RETURNING ${ITERATION_COLUMNS}`,
+            [start.run_id, start.number, start.agent, start.started_at, start.log_path],
+          )
+        ).rows[0];
+      } catch (error) {
+        if (sqlState(error) === '23505') {
+          throw new StoreError(`startIteration: run ${start.run_id} already has iteration ${start.number}`, { cause: error });
+        }
+        throw error;
+      }
+      await touchOwner(db, start.run_id, start.started_at);
+      return iterationRowSchema.parse(row);
+    });
+  }
+
+  async updateIteration(runId: string, number: number, progress: IterationProgress): Promise<void> {
+    const values: unknown[] = [runId, number];
+    const sets: string[] = [];
+    for (const column of PROGRESS_COLUMNS) {
+      const value = progress[column];
+      if (value === undefined) continue;
+      values.push(value);
+      sets.push(`${column} = $${values.length}`);
+    }
+    if (sets.length === 0) return;
+    const { rowCount } = await this.read('updateIteration', (db) =>
+      q(db, `UPDATE iterations SET ${sets.join(', ')} WHERE run_id = $1 AND number = $2 AND status = 'running'`, values),
+    );
+    if (rowCount === 0) throw new StoreError(`updateIteration: iteration ${number} of run ${runId} is not running`);
+  }
+
+  async completeIteration(runId: string, number: number, end: IterationEnd): Promise<IterationRow> {
+    return this.tx('completeIteration', async (db) => {
+      const row = (
+        await q(
+          db,
+          `UPDATE iterations SET status = $3, completed_at = $4, duration_ms = $5, exit_code = $6, exit_signal = $7,
+             tokens_in = $8, tokens_out = $9, cache_read = $10, cache_write = $11, cost_usd = $12,
+             completion_signal_found = $13, failure_signal_found = $14, error_kind = $15, error_message = $16,
+             session_id = COALESCE($17, session_id), model = COALESCE($18, model)
+           WHERE run_id = $1 AND number = $2 AND status = 'running' RETURNING ${ITERATION_COLUMNS}`,
+          [
+            runId,
+            number,
+            end.status,
+            end.completed_at,
+            Math.max(0, Math.round(end.duration_ms)),
+            end.exit_code,
+            end.exit_signal ?? null,
+            end.tokens_in ?? null,
+            end.tokens_out ?? null,
+            end.cache_read ?? null,
+            end.cache_write ?? null,
+            end.cost_usd ?? null,
+            end.completion_signal_found,
+            end.failure_signal_found ?? false,
+            end.error_kind,
+            end.error_message,
+            end.session_id ?? null,
+            end.model ?? null,
+          ],
+        )
+      ).rows[0];
+      if (row === undefined) {
+        const existing = await readIteration(db, runId, number);
+        throw new StoreError(
+          existing
+            ? `completeIteration: iteration ${number} of run ${runId} is already ${existing.status}`
+            : `completeIteration: run ${runId} has no iteration ${number}`,
+        );
+      }
+      await touchOwner(db, runId, end.completed_at);
+      return iterationRowSchema.parse(row);
+    });
+  }
+
+  async getIteration(runId: string, number: number): Promise<IterationRow | null> {
+    return this.read('getIteration', (db) => readIteration(db, runId, number));
+  }
+
+  async listIterations(runId: string): Promise<IterationRow[]> {
+    const { rows } = await this.read('listIterations', (db) =>
+      q(db, `SELECT ${ITERATION_COLUMNS} FROM iterations WHERE run_id = $1 ORDER BY number`, [runId]),
+    );
+    return rows.map((row) => iterationRowSchema.parse(row));
+  }
+
+  async runTotals(runId: string): Promise<RunTotals> {
+    return this.read('runTotals', (db) => queryTotals(db, runId));
+  }
+
+  async appendEvent(event: NewEvent): Promise<EventRow> {
+    return this.tx('appendEvent', async (db) => {
+      // The run row lock orders appends to one run; the next statement then sees every committed seq,
+      // so seq is gap-free and unique even with several writers (FOR NO KEY UPDATE: inserts of other
+      // rows referencing the run are not blocked).
+      const locked = await q(db, 'SELECT id FROM runs WHERE id = $1 FOR NO KEY UPDATE', [event.run_id]);
+      if (locked.rowCount === 0) throw new StoreError(`appendEvent: no run ${event.run_id}`);
+      const row = (
+        await q(
+          db,
+          `INSERT INTO events (run_id, seq, at, type, iteration, payload_json)
+           SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4, $5 FROM events WHERE run_id = $1
+           RETURNING ${EVENT_COLUMNS}`,
+          [event.run_id, event.at, event.type, event.iteration ?? null, JSON.stringify(event.payload ?? null)],
+        )
+      ).rows[0];
+      return eventRowSchema.parse(row);
+    });
+  }
+
+  async listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<EventRow[]> {
+    const { rows } = await this.read('listEvents', (db) =>
+      q(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [
+        runId,
+        options.afterSeq ?? 0,
+        options.limit ?? null,
+      ]),
+    );
+    return rows.map((row) => eventRowSchema.parse(row));
+  }
+
+  async recordCheckpoint(c: NewCheckpoint): Promise<CheckpointRow> {
+    const { rows } = await this.read('recordCheckpoint', (db) =>
+      q(
+        db,
+        `INSERT INTO checkpoints (run_id, iteration, commit_sha, state, message, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+        [c.run_id, c.iteration, c.commit_sha, c.state, c.message ?? null, c.created_at],
+      ),
+    );
+    return checkpointRowSchema.parse(rows[0]);
+  }
+
+  async listCheckpoints(runId: string): Promise<CheckpointRow[]> {
+    const { rows } = await this.read('listCheckpoints', (db) => q(db, 'SELECT * FROM checkpoints WHERE run_id = $1 ORDER BY id', [runId]));
+    return rows.map((row) => checkpointRowSchema.parse(row));
+  }
+
+  async recordError(e: NewError): Promise<ErrorRow> {
+    const { rows } = await this.read('recordError', (db) =>
+      q(
+        db,
+        `INSERT INTO errors (run_id, iteration, kind, message, context_json, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${ERROR_COLUMNS}`,
+        [e.run_id, e.iteration ?? null, e.kind, e.message, e.context === undefined ? null : JSON.stringify(e.context), e.created_at],
+      ),
+    );
+    return errorRowSchema.parse(rows[0]);
+  }
+
+  async listErrors(runId: string): Promise<ErrorRow[]> {
+    const { rows } = await this.read('listErrors', (db) => q(db, `SELECT ${ERROR_COLUMNS} FROM errors WHERE run_id = $1 ORDER BY id`, [runId]));
+    return rows.map((row) => errorRowSchema.parse(row));
+  }
+
+  async stats(options: { runId?: string } = {}): Promise<StoreStats> {
+    return this.read('stats', (db) => queryStats(db, options.runId ?? null));
+  }
+
+  async close(): Promise<void> {
+    if (!this.pool.ended) await this.pool.end();
+  }
+
+  /** One statement (or a few reads) on the pool; driver errors become StoreErrors. */
+  private async read<T>(what: string, fn: (db: Queryable) => Promise<T>): Promise<T> {
+    try {
+      return await fn(this.pool);
+    } catch (error) {
+      throw toStoreError(error, what);
+    }
+  }
+
+  /** `fn` in one transaction; driver errors become StoreErrors. */
+  private async tx<T>(what: string, fn: (db: Queryable) => Promise<T>): Promise<T> {
+    try {
+      return await inTransaction(this.pool, fn);
+    } catch (error) {
+      throw toStoreError(error, what);
+    }
+  }
+}
+
+/** PostgreSQL text cannot hold NUL characters (SQLite can): they are stored as U+FFFD instead of failing. */
+function clean(values: readonly unknown[]): unknown[] {
+  return values.map((v) => (typeof v === 'string' && v.includes('\u0000') ? v.replaceAll('\u0000', '\uFFFD') : v));
+}
+
+function q<R extends pg.QueryResultRow = pg.QueryResultRow>(db: Queryable, text: string, values: readonly unknown[]): Promise<pg.QueryResult<R>> {
+  return db.query<R>(text, clean(values));
+}
+
+async function readRun(db: Queryable, id: string): Promise<RunRow | null> {
+  const row = (await q(db, `${RUN_SELECT} WHERE r.id = $1`, [id])).rows[0];
+  return row === undefined ? null : runRowSchema.parse(row);
+}
+
+async function mustGetRun(db: Queryable, id: string): Promise<RunRow> {
+  const run = await readRun(db, id);
+  if (!run) throw new StoreError(`no run ${id}`);
+  return run;
+}
+
+async function readIteration(db: Queryable, runId: string, number: number): Promise<IterationRow | null> {
+  const row = (await q(db, `SELECT ${ITERATION_COLUMNS} FROM iterations WHERE run_id = $1 AND number = $2`, [runId, number])).rows[0];
+  return row === undefined ? null : iterationRowSchema.parse(row);
+}
+
+async function openOwner(db: Queryable, runId: string, owner: Owner, now: number): Promise<void> {
+  await q(
+    db,
+    `INSERT INTO run_owners (run_id, seq, pid, host, started_at, heartbeat_at, ended_at)
+     SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4, $4, NULL FROM run_owners WHERE run_id = $1`,
+    [runId, owner.pid, owner.host, now],
+  );
+}
+
+async function touchOwner(db: Queryable, runId: string, now: number): Promise<void> {
+  await q(db, 'UPDATE run_owners SET heartbeat_at = GREATEST(heartbeat_at, $2) WHERE run_id = $1 AND ended_at IS NULL', [runId, now]);
+}
+
+/** Closes `running` iterations as interrupted at `at` (their usage, if any was recorded, is kept). */
+async function interruptRunning(db: Queryable, runId: string, at: number): Promise<number[]> {
+  const { rows } = await q<{ number: number }>(
+    db,
+    `UPDATE iterations SET status = 'interrupted', completed_at = GREATEST(started_at, $2),
+       duration_ms = GREATEST(started_at, $2) - started_at, error_kind = 'interrupted',
+       error_message = COALESCE(error_message, $3)
+     WHERE run_id = $1 AND status = 'running' RETURNING number`,
+    [runId, at, INTERRUPTED_MESSAGE],
+  );
+  return rows.map((r) => r.number).sort((a, b) => a - b);
+}
