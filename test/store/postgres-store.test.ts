@@ -19,6 +19,18 @@ async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void>
   return { url, drop: () => fixture.cluster.dropDatabase(new URL(url).pathname.slice(1)) };
 }
 
+/** Runs `fn` with a store on a fresh database, then closes the store and drops the database. */
+async function withStore(fn: (store: PostgresStore, url: string) => Promise<void>): Promise<void> {
+  const { url, drop } = await freshDatabase();
+  const store = await PostgresStore.open(url);
+  try {
+    await fn(store, url);
+  } finally {
+    await store.close();
+    await drop();
+  }
+}
+
 async function sql<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -99,55 +111,37 @@ describe('PostgreSQL store specifics', () => {
     }
   });
 
-  it('refuses a second open owner row at the database level', async () => {
-    const { url, drop } = await freshDatabase();
-    const store = await PostgresStore.open(url);
-    try {
-      await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
-      await expect(
-        sql(url, "INSERT INTO run_owners (run_id, seq, pid, host, started_at, heartbeat_at) VALUES ('r1', 2, 1, 'h', 1, 1)"),
-      ).rejects.toThrow('run_owners_one_open');
-    } finally {
-      await store.close();
-      await drop();
-    }
-  });
+  it('refuses a second open owner row at the database level', () =>
+    withStore(async (store, url) => {
+    await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+    await expect(
+      sql(url, "INSERT INTO run_owners (run_id, seq, pid, host, started_at, heartbeat_at) VALUES ('r1', 2, 1, 'h', 1, 1)"),
+    ).rejects.toThrow('run_owners_one_open');
+    }));
 
-  it('raises driver errors as StoreError, a duplicate run id included', async () => {
-    const { url, drop } = await freshDatabase();
-    const store = await PostgresStore.open(url);
-    try {
-      await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
-      const duplicate = store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
-      await expect(duplicate).rejects.toBeInstanceOf(StoreError);
-      await expect(duplicate).rejects.toThrow('createRun: duplicate key value violates unique constraint "runs_pkey"');
-      await expect(store.appendEvent({ run_id: 'nope', type: 'x', payload: null, at: 1 })).rejects.toThrow('appendEvent: no run nope');
-      await expect(store.claimRun('nope', OWNER, 1)).rejects.toThrow('claimRun: no run nope');
-    } finally {
-      await store.close();
-      await drop();
-    }
-  });
+  it('raises driver errors as StoreError, a duplicate run id included', () =>
+    withStore(async (store) => {
+    await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+    const duplicate = store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+    await expect(duplicate).rejects.toBeInstanceOf(StoreError);
+    await expect(duplicate).rejects.toThrow('createRun: duplicate key value violates unique constraint "runs_pkey"');
+    await expect(store.appendEvent({ run_id: 'nope', type: 'x', payload: null, at: 1 })).rejects.toThrow('appendEvent: no run nope');
+    await expect(store.claimRun('nope', OWNER, 1)).rejects.toThrow('claimRun: no run nope');
+    }));
 
-  it('stores NUL characters of agent text as U+FFFD instead of failing (PostgreSQL text cannot hold them)', async () => {
-    const { url, drop } = await freshDatabase();
-    const store = await PostgresStore.open(url);
-    try {
-      await store.createRun({ id: 'r1', agent: 'claude', spec: { p: 'a\u0000b' }, workspace: '/w', owner: OWNER, now: 1 });
-      await store.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: 2, log_path: null });
-      const row = await store.completeIteration('r1', 1, {
-        status: 'failure', exit_code: 1, duration_ms: 1, completion_signal_found: false, error_kind: 'exit_nonzero',
-        error_message: 'bad\u0000byte', completed_at: 3,
-      });
-      expect(row.error_message).toBe('bad\uFFFDbyte');
-      expect((await store.getRun('r1'))?.spec).toEqual({ p: 'a\u0000b' });
-      const event = await store.appendEvent({ run_id: 'r1', type: 'text', payload: { text: 'x\u0000y' }, at: 4 });
-      expect(event.payload).toEqual({ text: 'x\u0000y' });
-    } finally {
-      await store.close();
-      await drop();
-    }
-  });
+  it('stores NUL characters of agent text as U+FFFD instead of failing (PostgreSQL text cannot hold them)', () =>
+    withStore(async (store) => {
+    await store.createRun({ id: 'r1', agent: 'claude', spec: { p: 'a\u0000b' }, workspace: '/w', owner: OWNER, now: 1 });
+    await store.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: 2, log_path: null });
+    const row = await store.completeIteration('r1', 1, {
+      status: 'failure', exit_code: 1, duration_ms: 1, completion_signal_found: false, error_kind: 'exit_nonzero',
+      error_message: 'bad\u0000byte', completed_at: 3,
+    });
+    expect(row.error_message).toBe('bad\uFFFDbyte');
+    expect((await store.getRun('r1'))?.spec).toEqual({ p: 'a\u0000b' });
+    const event = await store.appendEvent({ run_id: 'r1', type: 'text', payload: { text: 'x\u0000y' }, at: 4 });
+    expect(event.payload).toEqual({ text: 'x\u0000y' });
+    }));
 
   it('refuses a database migrated by a newer ringmaster, naming it without the password', async () => {
     const { url, drop } = await freshDatabase();
@@ -175,19 +169,13 @@ describe('PostgreSQL store specifics', () => {
     expect(error.message).not.toContain('s3cret-pass');
   });
 
-  it('survives a database restart: unavailable while down, working again once it is back', async () => {
-    const { url, drop } = await freshDatabase();
-    const store = await PostgresStore.open(url);
-    try {
-      await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
-      await fixture.cluster.stop('immediate');
-      await expect(store.heartbeat('r1', OWNER, 5)).rejects.toBeInstanceOf(StoreUnavailableError);
-      await fixture.cluster.start();
-      expect(await store.heartbeat('r1', OWNER, 6)).toBe(true);
-      expect((await store.getRun('r1'))?.heartbeat_at).toBe(6);
-    } finally {
-      await store.close();
-      await drop();
-    }
-  });
+  it('survives a database restart: unavailable while down, working again once it is back', () =>
+    withStore(async (store) => {
+    await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+    await fixture.cluster.stop('immediate');
+    await expect(store.heartbeat('r1', OWNER, 5)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await fixture.cluster.start();
+    expect(await store.heartbeat('r1', OWNER, 6)).toBe(true);
+    expect((await store.getRun('r1'))?.heartbeat_at).toBe(6);
+    }));
 });
