@@ -97,4 +97,56 @@ CREATE TABLE errors (
 CREATE INDEX errors_by_run ON errors (run_id, id);
 `,
   },
+  {
+    version: 2,
+    name: 'run kind and metadata, iteration units, checkpoint snapshots, control requests, imports, global event ids, notifications',
+    sql: `
+ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'prompt';
+ALTER TABLE runs ADD COLUMN meta_json TEXT NOT NULL DEFAULT '{}';
+CREATE INDEX runs_by_workspace ON runs (workspace, created_at DESC);
+
+ALTER TABLE iterations ADD COLUMN unit_id TEXT;
+
+ALTER TABLE checkpoints ADD COLUMN snapshot_json TEXT;
+
+CREATE TABLE control_requests (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  action TEXT NOT NULL CHECK (action IN ('pause', 'resume', 'stop')),
+  options_json TEXT NOT NULL DEFAULT '{}',
+  requested_by TEXT,
+  requested_at BIGINT NOT NULL,
+  handled_at BIGINT,
+  result TEXT
+);
+CREATE INDEX control_requests_pending ON control_requests (run_id, id) WHERE handled_at IS NULL;
+
+CREATE TABLE imports (
+  path TEXT PRIMARY KEY,
+  imported_at BIGINT NOT NULL,
+  runs INTEGER NOT NULL
+);
+
+-- The global insertion order of events ("every event since id N"): appendEvent assigns it under a
+-- transaction-scoped advisory lock, so ids become visible in increasing order (no reader skips one).
+ALTER TABLE events ADD COLUMN id BIGINT GENERATED ALWAYS AS IDENTITY;
+CREATE UNIQUE INDEX events_by_id ON events (id);
+
+-- Every new event and control request is announced (delivered at commit, in commit order) to LISTENers:
+-- servers relay events live, run owners pick up pause / resume / stop at once.
+CREATE FUNCTION ringmaster_notify_event() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('ringmaster_events', json_build_object('id', NEW.id, 'run_id', NEW.run_id, 'seq', NEW.seq)::text);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER events_notify AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION ringmaster_notify_event();
+
+CREATE FUNCTION ringmaster_notify_control() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('ringmaster_control', json_build_object('id', NEW.id, 'run_id', NEW.run_id, 'action', NEW.action)::text);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER control_requests_notify AFTER INSERT ON control_requests FOR EACH ROW EXECUTE FUNCTION ringmaster_notify_control();
+`,
+  },
 ];

@@ -95,6 +95,16 @@ export function sqlState(error: unknown): string | null {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : null;
 }
 
+/** PostgreSQL text cannot hold NUL characters (SQLite can): they are stored as U+FFFD instead of failing. */
+function clean(values: readonly unknown[]): unknown[] {
+  return values.map((v) => (typeof v === 'string' && v.includes('\u0000') ? v.replaceAll('\u0000', '\uFFFD') : v));
+}
+
+/** Runs one statement with NUL characters of its text values replaced (see clean). */
+export function query<R extends QueryResultRow = QueryResultRow>(db: Queryable, text: string, values: readonly unknown[] = []): Promise<pg.QueryResult<R>> {
+  return db.query<R>(text, clean(values));
+}
+
 const RETRYABLE = new Set(['40001', '40P01']);
 
 /**

@@ -89,25 +89,27 @@ const costPerRunRow = z.object({
 const hourRow = z.object({ hour: z.number(), iterations: z.number(), cost_usd: z.number() });
 
 /** The seed's metrics: cost per run, average iterations to completion, cost by UTC hour. */
-export async function queryStats(db: Queryable, runId: string | null): Promise<StoreStats> {
-  const params = runId === null ? [] : [runId];
+export async function queryStats(db: Queryable, runId: string | null, workspace: string | null = null): Promise<StoreStats> {
+  // $1 / $2: the run and workspace filters (NULL = every run / every workspace).
+  const params = [runId, workspace];
+  const filterRuns = 'WHERE ($1::text IS NULL OR r.id = $1) AND ($2::text IS NULL OR r.workspace = $2)';
   const perRun = (
     await db.query(
       `SELECT r.id AS run_id, r.status, COUNT(i.number) AS iterations, COALESCE(SUM(i.cost_usd), 0) AS cost_usd,
               COUNT(i.number) FILTER (WHERE i.cost_usd IS NULL AND i.status <> 'running') AS cost_unknown
-       FROM runs r LEFT JOIN iterations i ON i.run_id = r.id ${runId === null ? '' : 'WHERE r.id = $1'}
+       FROM runs r LEFT JOIN iterations i ON i.run_id = r.id ${filterRuns}
        GROUP BY r.id ORDER BY r.created_at DESC, r.id DESC`,
       params,
     )
   ).rows
     .map((row) => costPerRunRow.parse(row))
     .map((row) => ({ ...row, cost_usd: roundUsd(row.cost_usd), cost_unknown: row.cost_unknown > 0 }));
-  const filterIterations = runId === null ? '' : 'WHERE run_id = $1';
+  const filterIterations = `WHERE run_id IN (SELECT r.id FROM runs r ${filterRuns})`;
   // The iteration at which each run first found its completion signal, averaged over runs.
   const completion = (
     await db.query<{ avg: number | null; runs: number }>(
       `SELECT AVG(n) AS avg, COUNT(*) AS runs FROM (
-         SELECT MIN(number) AS n FROM iterations ${filterIterations ? `${filterIterations} AND` : 'WHERE'} completion_signal_found
+         SELECT MIN(number) AS n FROM iterations ${filterIterations} AND completion_signal_found
          GROUP BY run_id) AS firsts`,
       params,
     )

@@ -6,17 +6,23 @@ import type pg from 'pg';
 import type { RunStatus, StopReason } from '../core/types.js';
 import { AmbiguousRunIdError, StoreError } from './errors.js';
 import { migratePostgres } from './postgres-migrate.js';
-import { createPool, inTransaction, redactUrl, sqlState, toStoreError } from './postgres-pool.js';
+import { createPool, inTransaction, query as q, redactUrl, sqlState, toStoreError } from './postgres-pool.js';
 import type { PoolOptions, Queryable } from './postgres-pool.js';
 import { queryStats, queryTotals, queryTotalsMany } from './postgres-queries.js';
-import { checkpointRowSchema, errorRowSchema, eventRowSchema, iterationRowSchema, runRowSchema } from './rows.js';
-import type { CheckpointRow, ErrorRow, EventRow, IterationRow, RunRow, RunTotals, RunWithTotals, StoreStats } from './rows.js';
+import * as events from './postgres-events.js';
+import { importLegacyIntoPostgres } from './postgres-import.js';
+import { listen } from './postgres-listen.js';
+import type { Channel, Subscription, WatchableStore } from './postgres-listen.js';
+import { runWhere } from './postgres-run-filter.js';
+import { checkpointRowSchema, errorRowSchema, iterationRowSchema, runRowSchema } from './rows.js';
+import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, IterationRow, RunRow, RunTotals, RunWithTotals, StoreStats } from './rows.js';
 import type {
   ClaimResult,
   IterationEnd,
   IterationProgress,
   IterationStart,
   NewCheckpoint,
+  NewControl,
   NewError,
   NewEvent,
   NewRun,
@@ -26,7 +32,7 @@ import type {
 } from './store.js';
 
 const RUN_SELECT = `
-SELECT r.id, r.status, r.stop_reason, r.agent, r.spec_json AS spec, r.workspace, r.worktree, r.branch,
+SELECT r.id, r.status, r.stop_reason, r.agent, r.kind, r.spec_json AS spec, r.meta_json AS meta, r.workspace, r.worktree, r.branch,
        r.created_at, r.updated_at, r.ended_at,
        o.pid AS owner_pid, o.host AS owner_host, o.heartbeat_at AS heartbeat_at
 FROM runs r LEFT JOIN run_owners o ON o.run_id = r.id AND o.ended_at IS NULL`;
@@ -34,9 +40,9 @@ FROM runs r LEFT JOIN run_owners o ON o.run_id = r.id AND o.ended_at IS NULL`;
 const ITERATION_COLUMNS = `run_id, number, agent, status, started_at, completed_at, duration_ms, exit_code, exit_signal,
   tokens_in, tokens_out, cache_read, cache_write, cost_usd,
   completion_signal_found::int AS completion_signal_found, failure_signal_found::int AS failure_signal_found,
-  error_kind, error_message, session_id, model, log_path`;
+  error_kind, error_message, session_id, model, log_path, unit_id`;
 
-const EVENT_COLUMNS = 'run_id, seq, at, type, iteration, payload_json AS payload';
+const CHECKPOINT_COLUMNS = 'id, run_id, iteration, commit_sha, state, message, snapshot_json AS snapshot, created_at';
 const ERROR_COLUMNS = 'id, run_id, iteration, kind, message, context_json AS context, created_at';
 
 const INTERRUPTED_MESSAGE = 'the process driving the run ended during this iteration (crash, kill or stop)';
@@ -49,8 +55,13 @@ export interface PostgresStoreOptions extends PoolOptions {
 }
 
 /** PostgreSQL implementation of Store on one database (`postgres://user:pass@host:port/db`). */
-export class PostgresStore implements Store {
-  private constructor(private readonly pool: pg.Pool) {}
+export class PostgresStore implements Store, WatchableStore {
+  private readonly subscriptions = new Set<Subscription>();
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+  ) {}
 
   /** Connects to `url` and applies pending migrations (safe when several processes open it at once). */
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
@@ -61,16 +72,27 @@ export class PostgresStore implements Store {
       await pool.end();
       throw toStoreError(error, `opening the PostgreSQL store ${redactUrl(url)}`);
     }
-    return new PostgresStore(pool);
+    return new PostgresStore(pool, url);
   }
 
   async createRun(run: NewRun): Promise<RunRow> {
     return this.tx('createRun', async (db) => {
       await q(
         db,
-        `INSERT INTO runs (id, status, stop_reason, agent, spec_json, workspace, worktree, branch, created_at, updated_at, ended_at)
-         VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, $8, $8, NULL)`,
-        [run.id, run.status ?? 'running', run.agent, JSON.stringify(run.spec ?? null), run.workspace, run.worktree ?? null, run.branch ?? null, run.now],
+        `INSERT INTO runs (id, status, stop_reason, agent, kind, spec_json, meta_json, workspace, worktree, branch, created_at, updated_at, ended_at)
+         VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, $8, $9, $10, $10, NULL)`,
+        [
+          run.id,
+          run.status ?? 'running',
+          run.agent,
+          run.kind ?? 'prompt',
+          JSON.stringify(run.spec ?? null),
+          JSON.stringify(run.meta ?? {}),
+          run.workspace,
+          run.worktree ?? null,
+          run.branch ?? null,
+          run.now,
+        ],
       );
       await openOwner(db, run.id, run.owner, run.now);
       return mustGetRun(db, run.id);
@@ -93,16 +115,27 @@ export class PostgresStore implements Store {
 
   async listRuns(filter: RunFilter = {}): Promise<RunWithTotals[]> {
     return this.read('listRuns', async (db) => {
+      const { where, values } = runWhere(filter);
+      const page = `LIMIT $${values.length + 1} OFFSET $${values.length + 2}`;
       const runs = (
-        await q(
-          db,
-          `${RUN_SELECT} WHERE ($1::text IS NULL OR r.status = $1) ORDER BY r.created_at DESC, r.id DESC LIMIT $2`,
-          [filter.status ?? null, filter.limit ?? null],
-        )
+        await q(db, `${RUN_SELECT} ${where} ORDER BY r.created_at DESC, r.id DESC ${page}`, [...values, filter.limit ?? null, filter.offset ?? 0])
       ).rows.map((row) => runRowSchema.parse(row));
       const totals = await queryTotalsMany(db, runs.map((r) => r.id));
       return runs.map((run) => ({ ...run, totals: totals.get(run.id) as RunTotals }));
     });
+  }
+
+  async countRuns(filter: RunFilter = {}): Promise<number> {
+    const { where, values } = runWhere(filter);
+    const { rows } = await this.read('countRuns', (db) => q<{ n: number }>(db, `SELECT COUNT(*) AS n FROM runs r ${where}`, values));
+    return rows[0]?.n ?? 0;
+  }
+
+  async updateRunMeta(id: string, meta: Record<string, unknown>, now: number): Promise<void> {
+    const { rowCount } = await this.read('updateRunMeta', (db) =>
+      q(db, 'UPDATE runs SET meta_json = $2, updated_at = $3 WHERE id = $1', [id, JSON.stringify(meta), now]),
+    );
+    if (rowCount === 0) throw new StoreError(`updateRunMeta: no run ${id}`);
   }
 
   async updateRunStatus(id: string, status: RunStatus, now: number): Promise<void> {
@@ -174,9 +207,9 @@ export class PostgresStore implements Store {
         row = (
           await q(
             db,
-            `INSERT INTO iterations (run_id, number, agent, status, started_at, log_path)
-             VALUES ($1, $2, $3, 'running', $4, $5) RETURNING ${ITERATION_COLUMNS}`,
-            [start.run_id, start.number, start.agent, start.started_at, start.log_path],
+            `INSERT INTO iterations (run_id, number, agent, status, started_at, log_path, unit_id)
+             VALUES ($1, $2, $3, 'running', $4, $5, $6) RETURNING ${ITERATION_COLUMNS}`,
+            [start.run_id, start.number, start.agent, start.started_at, start.log_path, start.unit_id ?? null],
           )
         ).rows[0];
       } catch (error) {
@@ -267,50 +300,59 @@ export class PostgresStore implements Store {
   }
 
   async appendEvent(event: NewEvent): Promise<EventRow> {
-    return this.tx('appendEvent', async (db) => {
-      // The run row lock orders appends to one run; the next statement then sees every committed seq,
-      // so seq is gap-free and unique even with several writers (FOR NO KEY UPDATE: inserts of other
-      // rows referencing the run are not blocked).
-      const locked = await q(db, 'SELECT id FROM runs WHERE id = $1 FOR NO KEY UPDATE', [event.run_id]);
-      if (locked.rowCount === 0) throw new StoreError(`appendEvent: no run ${event.run_id}`);
-      const row = (
-        await q(
-          db,
-          `INSERT INTO events (run_id, seq, at, type, iteration, payload_json)
-           SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4, $5 FROM events WHERE run_id = $1
-           RETURNING ${EVENT_COLUMNS}`,
-          [event.run_id, event.at, event.type, event.iteration ?? null, JSON.stringify(event.payload ?? null)],
-        )
-      ).rows[0];
-      return eventRowSchema.parse(row);
-    });
+    return this.read('appendEvent', () => events.appendEvent(this.pool, event));
   }
 
   async listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<EventRow[]> {
-    const { rows } = await this.read('listEvents', (db) =>
-      q(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [
-        runId,
-        options.afterSeq ?? 0,
-        options.limit ?? null,
-      ]),
-    );
-    return rows.map((row) => eventRowSchema.parse(row));
+    return this.read('listEvents', (db) => events.listEvents(db, runId, options.afterSeq ?? 0, options.limit ?? null));
+  }
+
+  async lastEventSeq(runId: string): Promise<number> {
+    return this.read('lastEventSeq', (db) => events.lastEventSeq(db, runId));
+  }
+
+  async listEventsAfterId(afterId: number, limit: number): Promise<EventRowWithId[]> {
+    return this.read('listEventsAfterId', (db) => events.listEventsAfterId(db, afterId, limit));
+  }
+
+  async lastEventId(): Promise<number> {
+    return this.read('lastEventId', (db) => events.lastEventId(db));
+  }
+
+  async requestControl(request: NewControl): Promise<ControlRow> {
+    return this.read('requestControl', (db) => events.requestControl(db, request));
+  }
+
+  async pendingControls(runId?: string): Promise<ControlRow[]> {
+    return this.read('pendingControls', (db) => events.pendingControls(db, runId ?? null));
+  }
+
+  async getControl(id: number): Promise<ControlRow | null> {
+    return this.read('getControl', (db) => events.getControl(db, id));
+  }
+
+  async markControlHandled(id: number, now: number, result: string): Promise<void> {
+    await this.read('markControlHandled', (db) => events.markControlHandled(db, id, now, result));
+  }
+
+  async importDatabase(path: string, now: number, workspace: string | null = null): Promise<number> {
+    return this.read('importDatabase', () => importLegacyIntoPostgres(this.pool, path, now, workspace));
   }
 
   async recordCheckpoint(c: NewCheckpoint): Promise<CheckpointRow> {
     const { rows } = await this.read('recordCheckpoint', (db) =>
       q(
         db,
-        `INSERT INTO checkpoints (run_id, iteration, commit_sha, state, message, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-        [c.run_id, c.iteration, c.commit_sha, c.state, c.message ?? null, c.created_at],
+        `INSERT INTO checkpoints (run_id, iteration, commit_sha, state, message, snapshot_json, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${CHECKPOINT_COLUMNS}`,
+        [c.run_id, c.iteration, c.commit_sha, c.state, c.message ?? null, c.snapshot === undefined ? null : JSON.stringify(c.snapshot), c.created_at],
       ),
     );
     return checkpointRowSchema.parse(rows[0]);
   }
 
   async listCheckpoints(runId: string): Promise<CheckpointRow[]> {
-    const { rows } = await this.read('listCheckpoints', (db) => q(db, 'SELECT * FROM checkpoints WHERE run_id = $1 ORDER BY id', [runId]));
+    const { rows } = await this.read('listCheckpoints', (db) => q(db, `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE run_id = $1 ORDER BY id`, [runId]));
     return rows.map((row) => checkpointRowSchema.parse(row));
   }
 
@@ -331,11 +373,24 @@ export class PostgresStore implements Store {
     return rows.map((row) => errorRowSchema.parse(row));
   }
 
-  async stats(options: { runId?: string } = {}): Promise<StoreStats> {
-    return this.read('stats', (db) => queryStats(db, options.runId ?? null));
+  async stats(options: { runId?: string; workspace?: string } = {}): Promise<StoreStats> {
+    return this.read('stats', (db) => queryStats(db, options.runId ?? null, options.workspace ?? null));
+  }
+
+  async watch(channel: Channel, onNotice: (payload: unknown) => void, onReady?: () => void): Promise<Subscription> {
+    const subscription = await listen(this.url, channel, onNotice, onReady);
+    this.subscriptions.add(subscription);
+    return {
+      close: async () => {
+        this.subscriptions.delete(subscription);
+        await subscription.close();
+      },
+    };
   }
 
   async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    this.subscriptions.clear();
     if (!this.pool.ended) await this.pool.end();
   }
 
@@ -356,15 +411,6 @@ export class PostgresStore implements Store {
       throw toStoreError(error, what);
     }
   }
-}
-
-/** PostgreSQL text cannot hold NUL characters (SQLite can): they are stored as U+FFFD instead of failing. */
-function clean(values: readonly unknown[]): unknown[] {
-  return values.map((v) => (typeof v === 'string' && v.includes('\u0000') ? v.replaceAll('\u0000', '\uFFFD') : v));
-}
-
-function q<R extends pg.QueryResultRow = pg.QueryResultRow>(db: Queryable, text: string, values: readonly unknown[]): Promise<pg.QueryResult<R>> {
-  return db.query<R>(text, clean(values));
 }
 
 async function readRun(db: Queryable, id: string): Promise<RunRow | null> {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startPgCluster } from '../helpers/pg-cluster.js';
 import { ROOT } from '../helpers/cli.js';
+import { until } from '../helpers/until.js';
 
 /** True while `pid` runs (a zombie waiting for its reaper counts as gone). */
 function running(pid: number): boolean {
@@ -14,14 +15,6 @@ function running(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-async function until(what: string, check: () => boolean): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('throwaway PostgreSQL cluster', () => {
