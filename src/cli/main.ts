@@ -3,6 +3,7 @@ import { EXIT, UserError } from '../core/errors.js';
 import type { CliIO } from './command.js';
 import { COMMANDS, type CommandEntry } from './commands/index.js';
 import { VERSION } from '../version.js';
+import { StoreUnavailableError } from '../store/unavailable.js';
 
 /** Builds the real-process CliIO. */
 export function processIO(): CliIO {
@@ -73,6 +74,11 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     if (error instanceof UserError) {
       io.stderr.write(`ringmaster ${name}: ${error.message}\n`);
       return error.exitCode;
+    }
+    // An unreachable database is the environment's problem, not a bug: its message, no stack.
+    if (error instanceof StoreUnavailableError) {
+      io.stderr.write(`ringmaster ${name}: ${error.message}\n`);
+      return EXIT.failure;
     }
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
     io.stderr.write(`ringmaster ${name}: internal error (please report): ${message}\n`);

@@ -60,7 +60,7 @@ export function workspaceConfigPath(cwd: string): string | null {
   return null;
 }
 
-const TOP_KEYS = new Set(['loop', 'agent', 'tasks', 'manager', 'server', 'procedures', 'prices', 'hooks']);
+const TOP_KEYS = new Set(['loop', 'agent', 'tasks', 'manager', 'server', 'database', 'procedures', 'prices', 'hooks']);
 const SETTING_KEYS = new Map(SETTINGS.map((s) => [s.key, s]));
 
 function readYamlFile(file: string): Record<string, unknown> {

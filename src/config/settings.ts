@@ -1,6 +1,7 @@
 // Every scalar configuration key: its type, default, flag and how to read it from YAML, env or a flag.
 import { parseDuration } from '../core/duration.js';
 import { DEFAULT_FAILURE_SIGNAL, DEFAULT_SUCCESS_SIGNALS } from '../core/signals.js';
+import { redactUrl } from '../core/url.js';
 import { splitCommandLine } from '../agents/command.js';
 
 /** A parsed value, or the problem with the raw one. */
@@ -56,6 +57,12 @@ function money(raw: unknown): Parsed<number | null> {
 function text(raw: unknown): Parsed<string> {
   if (typeof raw !== 'string' || raw.trim() === '') return bad(`expected a non-empty string, got ${JSON.stringify(raw)}`);
   return ok(raw);
+}
+
+function postgresUrl(raw: unknown): Parsed<string | null> {
+  if (raw === null || raw === '') return ok(null);
+  if (typeof raw !== 'string' || !/^postgres(ql)?:\/\/./.test(raw.trim())) return bad('expected a PostgreSQL URL (postgres://user:password@host:5432/database)');
+  return ok(raw.trim());
 }
 
 function nullableText(raw: unknown): Parsed<string | null> {
@@ -141,6 +148,13 @@ export const SETTINGS: readonly SettingDef<unknown>[] = [
   def({ key: 'agent.model', default: null, flag: '--model', description: 'model passed to the agent CLI', parse: nullableText, format: (v: string | null) => v ?? 'agent default' }),
   def({ key: 'agent.args', default: [], description: 'extra arguments appended to the agent command line', parse: stringList(splitCommandLine), format: fmtList }),
   def({ key: 'agent.fallback', default: [], description: 'agents to switch to, in order, when the current one hits a usage limit', parse: stringList(commaList), format: fmtList }),
+  def({
+    key: 'database.url',
+    default: null,
+    description: 'PostgreSQL store shared by many machines (postgres://user:password@host:5432/db); unset: SQLite in the data directory',
+    parse: postgresUrl,
+    format: (v: string | null) => (v === null ? 'none (SQLite in the data directory)' : redactUrl(v)),
+  }),
   def({ key: 'agent.permission_mode', default: 'bypass', description: "'bypass' lets the agent act without asking (unattended loops); 'default' keeps the CLI's prompts", parse: oneOf(['bypass', 'default'] as const), format: String }),
   def({ key: 'manager.max_concurrent', default: 5, description: "runs 'ringmaster serve' drives at once; more are queued (pending), first in first out", parse: integer(1), format: String }),
   def({ key: 'manager.iteration_threads', default: 2, description: "worker threads that run the agents of 'ringmaster serve' (0: its main thread)", parse: integer(0), format: String }),

@@ -3,9 +3,10 @@ export type * from './store.js';
 export type * from './rows.js';
 export { ITERATION_STATUSES, CHECKPOINT_STATES, CONTROL_ACTIONS, RUN_STATUSES } from './rows.js';
 export { SqliteStore } from './sqlite-store.js';
-export { PostgresStore } from './postgres-store.js';
-export type { PostgresStoreOptions } from './postgres-store.js';
-export { StoreUnavailableError, redactUrl } from './postgres-pool.js';
+// The PostgreSQL store is loaded on demand (openStore with a database URL; or import
+// 'src/store/postgres-store.js'), so SQLite users never load the driver.
+export type { PostgresStore, PostgresStoreOptions } from './postgres-store.js';
+export { StoreUnavailableError } from './unavailable.js';
 export { openStore } from './open-store.js';
 export type { OpenStoreOptions } from './open-store.js';
 export { StoreError, StoreVersionError, RunNotFoundError, AmbiguousRunIdError, NoStoreError } from './errors.js';

@@ -3,15 +3,11 @@
 import pg from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
 import { UserError } from '../core/errors.js';
+export { redactUrl } from '../core/url.js';
 import { StoreError } from './errors.js';
+import { StoreUnavailableError } from './unavailable.js';
 
-/** The database cannot be reached (refused, reset, shut down, too many connections): retry later. */
-export class StoreUnavailableError extends StoreError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StoreUnavailableError';
-  }
-}
+export { StoreUnavailableError };
 
 /** Something that runs a query: the pool itself or a client inside a transaction. */
 export interface Queryable {
@@ -51,17 +47,6 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
   // An idle client whose server went away emits 'error' on the pool; unhandled, it would end the process.
   pool.on('error', () => undefined);
   return pool;
-}
-
-/** `url` with its password replaced by `***` (for messages and logs). */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '<unparseable database URL>';
-  }
 }
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
