@@ -1,0 +1,135 @@
+// Workers on a real job queue, as separate processes on one PostgreSQL database and a bare git remote:
+// a repository run queued from the CLI, driven by one worker, that worker (and its agent) killed with SIGKILL
+// mid-iteration; another worker takes the run over from the last pushed checkpoint with the next iteration
+// number, the interrupted iteration recorded as interrupted, totals intact.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { agentPidPath } from '../../src/store/paths.js';
+import { gitEnv, removeDir, tempRepo } from '../git/git-repo.js';
+import { cleanEnv, planAgent, runCli, startCli, type CliResult } from '../helpers/cli.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { until } from '../helpers/until.js';
+import type { ChildProcess } from 'node:child_process';
+
+const pg = usePostgres();
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const dir of dirs) removeDir(dir);
+});
+
+function temp(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+}
+
+interface WorkerProc {
+  name: string;
+  home: string;
+  workdir: string;
+  child: ChildProcess;
+  done: Promise<CliResult>;
+}
+
+function machineEnv(url: string, home: string): Record<string, string> {
+  return cleanEnv({ RINGMASTER_HOME: home, RINGMASTER_DATABASE_URL: url, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
+}
+
+function startWorker(url: string, name: string): WorkerProc {
+  const home = temp(`rm-worker-${name}-`);
+  const workdir = join(home, 'work');
+  const { child, done } = startCli(['worker', '--workdir', workdir], { cwd: home, env: machineEnv(url, home) });
+  children.push(child);
+  return { name, home, workdir, child, done };
+}
+
+/** A bare remote with one commit on main. */
+function remote(): string {
+  const src = tempRepo({ 'README.md': 'hello\n' });
+  dirs.push(src);
+  const bare = temp('rm-remote-');
+  execFileSync('git', ['clone', '--quiet', '--bare', src, join(bare, 'repo.git')], { env: gitEnv() });
+  return join(bare, 'repo.git');
+}
+
+function killGroupOf(pidFile: string): void {
+  if (!existsSync(pidFile)) return;
+  const pgid = Number(readFileSync(pidFile, 'utf8').trim());
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+describe('ringmaster worker', () => {
+  it('a run survives kill -9 of its worker: another worker continues it from the pushed checkpoint', async () => {
+    const url = await pg.cluster.createDatabase();
+    const repo = remote();
+    const workers = [startWorker(url, 'a'), startWorker(url, 'b')];
+    const queued = await runCli(
+      ['run', '--repository', repo, '--branch', 'main', '--prompt', 'work', '--agent-command', planAgent('ok,gate,complete'), '--max-iterations', '6', '--checkpoint-interval', '1', '--json'],
+      { cwd: temp('rm-enqueue-'), env: machineEnv(url, temp('rm-enqueuer-')) },
+    );
+    expect(queued.code, queued.stderr).toBe(0);
+    const { id } = JSON.parse(queued.stdout) as { id: string };
+    const store = await PostgresStore.open(url);
+    try {
+      // Iteration 2 is running (waiting at its gate) on one of the workers; iteration 1's checkpoint is pushed.
+      const owner = await until('iteration 2 to run', async () => {
+        const run = await store.getRun(id);
+        const second = await store.getIteration(id, 2);
+        return second?.status === 'running' ? run : null;
+      });
+      const first = workers.find((w) => w.child.pid === owner?.owner_pid);
+      const other = workers.find((w) => w !== first);
+      expect(first).toBeDefined();
+      const pushed = (): string => {
+        try {
+          return execFileSync('git', ['--git-dir', repo, 'log', '--format=%s', `refs/heads/ringmaster/${id}`, '--'], { encoding: 'utf8', env: gitEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
+        } catch {
+          return ''; // not pushed yet
+        }
+      };
+      await until('the first checkpoint on the remote', () => pushed().includes(`iteration 1`));
+
+      // The machine disappears: the worker and its agent die at once.
+      const killedAt = Date.now();
+      first!.child.kill('SIGKILL');
+      killGroupOf(agentPidPath(first!.home, id));
+      await first!.done;
+
+      const clone = join(other!.workdir, 'runs', id);
+      await until('the other worker to start iteration 3', async () => (await store.getIteration(id, 3))?.status === 'running', 60_000);
+      const takeoverMs = Date.now() - killedAt;
+      expect((await store.getRun(id))?.owner_pid).toBe(other!.child.pid);
+      writeFileSync(join(clone, '.gate-2'), '');
+      await until('the run to complete', async () => (await store.getRun(id))?.status === 'completed', 60_000);
+
+      expect((await store.listIterations(id)).map((i) => [i.number, i.status])).toEqual([[1, 'success'], [2, 'interrupted'], [3, 'success'], [4, 'complete']]);
+      const run = (await store.listRuns())[0];
+      expect(run).toMatchObject({ id, status: 'completed', stop_reason: 'success_signal', totals: { iterations: 4, last_iteration: 4 } });
+      const seqs = (await store.listEvents(id)).map((e) => e.seq);
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+      // Every iteration that finished was committed and pushed to the run's branch, on top of main.
+      await until('the last checkpoint on the remote', () => pushed().includes('iteration 4'));
+      expect(pushed().split('\n').filter(Boolean).slice(0, 3)).toEqual([
+        `[ringmaster] checkpoint run ${id} iteration 4`,
+        `[ringmaster] checkpoint run ${id} iteration 3`,
+        `[ringmaster] checkpoint run ${id} iteration 1`,
+      ]);
+      process.stderr.write(`takeover after kill -9: ${takeoverMs} ms\n`);
+      expect(takeoverMs).toBeLessThan(45_000);
+    } finally {
+      await store.close();
+      for (const w of workers) w.child.kill('SIGTERM');
+      await Promise.all(workers.map((w) => w.done));
+    }
+  }, 180_000);
+});
