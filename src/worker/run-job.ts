@@ -2,6 +2,7 @@
 // its workspace, drives it with an ordinary RunController, renews its lease every couple of seconds and stops
 // the agent as soon as the lease cannot be confirmed, and pushes each checkpoint of a repository run.
 import { relative } from 'node:path';
+import type { ControlPoller } from '../manager/control-poller.js';
 import { programForRun } from '../manager/programs.js';
 import { RunController } from '../manager/run-controller.js';
 import type { RunEvent } from '../runner/events.js';
@@ -27,6 +28,8 @@ export interface JobContext {
   renewMs: number;
   now: () => number;
   log: (line: string) => void;
+  /** Delivers pause / resume / stop requested from any machine to the runs of this worker. */
+  controls: ControlPoller;
 }
 
 /** How a job ended: the run finished (or was never ours to run), it was taken over, or it was interrupted here. */
@@ -104,6 +107,7 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
     controller.interrupt();
   };
   const onAbort = (): void => stop('interrupted');
+  const unregister = ctx.controls.register(controller);
   signal.addEventListener('abort', onAbort, { once: true });
   let renew: NodeJS.Timeout | null = null;
   // The lease, renewed from the claim on: a `false` means another worker owns the run now; an unreachable
@@ -127,6 +131,7 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
     ended = true;
     ctx.log(`run ${runId}: ${summary.status} (${summary.stopReason}) after ${summary.state.iteration} iteration(s)`);
   } finally {
+    unregister();
     if (renew) clearInterval(renew);
     signal.removeEventListener('abort', onAbort);
     await pushes;

@@ -3,6 +3,7 @@
 // another worker continues them.
 import { hostname } from 'node:os';
 import type { PgBoss } from 'pg-boss';
+import { ControlPoller } from '../manager/control-poller.js';
 import type { Owner, Store } from '../store/index.js';
 import { DEFAULT_TIMING, openQueue, RUN_QUEUE, type RunJobData } from './queue.js';
 import { runJob, type JobContext } from './run-job.js';
@@ -34,6 +35,7 @@ export const RENEW_MS = 2_000;
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const shutdown = new AbortController();
   const boss: PgBoss = await openQueue(options.url, { onError: (error) => options.log(`queue: ${error.message}`) });
+  const controls = new ControlPoller(options.store, { onError: (error) => options.log(`control requests: ${error.message}`) });
   const ctx: JobContext = {
     store: options.store,
     env: options.env,
@@ -43,6 +45,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     renewMs: RENEW_MS,
     now: options.now ?? Date.now,
     log: options.log,
+    controls,
   };
   await boss.work<RunJobData>(
     RUN_QUEUE,
@@ -75,6 +78,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     async stop() {
       shutdown.abort();
       await boss.stop({ graceful: true, timeout: 30_000 });
+      controls.stop();
     },
   };
 }

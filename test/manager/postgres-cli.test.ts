@@ -1,6 +1,7 @@
 // The real CLI on a shared PostgreSQL store (RINGMASTER_DATABASE_URL or `database.url`): runs recorded in the
 // database, seen and controlled from "another machine" (another process with its own data directory and no
 // SQLite store), the password never printed.
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,10 @@ import { until } from '../helpers/until.js';
 
 const pg = usePostgres();
 const dirs: string[] = [];
+const live: ChildProcess[] = [];
 afterAll(() => {
+  // A test that failed half-way leaves no CLI (nor, through its SIGTERM handling, its agent) behind.
+  for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   for (const dir of dirs) removeDir(dir);
 });
 
@@ -73,7 +77,8 @@ describe('the CLI on a PostgreSQL store', () => {
     const a = machine(url);
     const b = machine(url);
     const dir = repo();
-    const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('gate,gate,gate,complete'), '--max-iterations', '6', '--checkpoint-interval', '0'], { cwd: dir, env: a });
+    const running = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('gate,gate,gate,complete'), '--max-iterations', '6', '--checkpoint-interval', '0'], { cwd: dir, env: a });
+    live.push(running.child);
     const run = await until('the run row', () => withStore(url, async (store) => (await store.listRuns())[0] ?? null));
     await until('iteration 1', () => agentCount(dir) === 1);
 
@@ -87,13 +92,14 @@ describe('the CLI on a PostgreSQL store', () => {
     const asked = Date.now();
     const stop = await runCli(['stop', run.id], { cwd: dir, env: b });
     expect(stop.stdout).toContain(`run ${run.id} stopped (stopped, user_stop)\n`);
-    const ended = await live.done;
+    const ended = await running.done;
     expect(ended.code).toBe(130);
     expect(Date.now() - asked).toBeLessThan(30_000);
     expect(normalise(ended.stdout)).toContain('[T] Paused (by user) after iteration 1\n[T] Resumed\n');
 
     // The other machine resumes the stopped run: it continues with iteration 3 in the same workspace.
     const resuming = startCli(['resume', run.id], { cwd: dir, env: b });
+    live.push(resuming.child);
     await until('iteration 3', () => agentCount(dir) === 3);
     writeFileSync(join(dir, '.gate-3'), '');
     const resumed = await resuming.done;

@@ -19,7 +19,8 @@ const pg = usePostgres();
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
 afterAll(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  // SIGTERM: a worker interrupts its runs and kills their agents before it exits.
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   for (const dir of dirs) removeDir(dir);
 });
 
@@ -132,4 +133,35 @@ describe('ringmaster worker', () => {
       await Promise.all(workers.map((w) => w.done));
     }
   }, 180_000);
+
+  it('pauses, resumes and stops a run that a worker drives, from another machine', async () => {
+    const url = await pg.cluster.createDatabase();
+    const repo = remote();
+    const worker = startWorker(url, 'c');
+    const elsewhere = machineEnv(url, temp('rm-elsewhere-'));
+    const queued = await runCli(
+      ['run', '--repository', repo, '--branch', 'main', '--prompt', 'work', '--agent-command', planAgent('gate,gate,gate,complete'), '--max-iterations', '6', '--checkpoint-interval', '1', '--json'],
+      { cwd: temp('rm-enqueue-'), env: elsewhere },
+    );
+    const { id } = JSON.parse(queued.stdout) as { id: string };
+    const clone = join(worker.workdir, 'runs', id);
+    const store = await PostgresStore.open(url);
+    try {
+      await until('iteration 1 on the worker', async () => (await store.getIteration(id, 1))?.status === 'running');
+      expect(await runCli(['pause', id], { cwd: temp('rm-cli-'), env: elsewhere })).toMatchObject({ code: 0, stdout: `asked run ${id} to pause: it pauses after its current iteration\n` });
+      writeFileSync(join(clone, '.gate-1'), '');
+      await until('paused', async () => (await store.getRun(id))?.status === 'paused');
+      expect(await runCli(['resume', id], { cwd: temp('rm-cli-'), env: elsewhere })).toMatchObject({ code: 0, stdout: `resumed run ${id}\n` });
+      await until('iteration 2', async () => (await store.getIteration(id, 2))?.status === 'running');
+      const stop = await runCli(['stop', id], { cwd: temp('rm-cli-'), env: elsewhere });
+      expect(stop.stdout).toContain(`run ${id} stopped (stopped, user_stop)\n`);
+      expect(await store.getRun(id)).toMatchObject({ status: 'stopped', stop_reason: 'user_stop' });
+      expect((await store.listIterations(id)).map((i) => [i.number, i.status])).toEqual([[1, 'success'], [2, 'interrupted']]);
+    } finally {
+      await store.close();
+      worker.child.kill('SIGTERM');
+      const ended = await worker.done;
+      expect(ended.stdout).toContain(`run ${id}: stopped (user_stop) after 2 iteration(s)`);
+    }
+  }, 120_000);
 });
