@@ -164,4 +164,84 @@ describe('ringmaster worker', () => {
       expect(ended.stdout).toContain(`run ${id}: stopped (user_stop) after 2 iteration(s)`);
     }
   }, 120_000);
+
+  it('rides out a database restart in the middle of an iteration', async () => {
+    const url = await pg.cluster.createDatabase();
+    const repo = remote();
+    const worker = startWorker(url, 'd');
+    const queued = await runCli(
+      ['run', '--repository', repo, '--branch', 'main', '--prompt', 'work', '--agent-command', planAgent('gate,gate,complete'), '--max-iterations', '6', '--checkpoint-interval', '1', '--json'],
+      { cwd: temp('rm-enqueue-'), env: machineEnv(url, temp('rm-enqueuer-')) },
+    );
+    const { id } = JSON.parse(queued.stdout) as { id: string };
+    const clone = join(worker.workdir, 'runs', id);
+    let store = await PostgresStore.open(url);
+    try {
+      await until('iteration 1 on the worker', async () => (await store.getIteration(id, 1))?.status === 'running');
+      await store.close();
+      await pg.cluster.stop('immediate');
+      await new Promise((r) => setTimeout(r, 2000));
+      await pg.cluster.start();
+      store = await PostgresStore.open(url);
+      writeFileSync(join(clone, '.gate-1'), '');
+      await until('iteration 2', async () => (await store.getIteration(id, 2))?.status === 'running', 60_000);
+      writeFileSync(join(clone, '.gate-2'), '');
+      await until('the run to complete', async () => (await store.getRun(id))?.status === 'completed', 60_000);
+      expect((await store.listIterations(id)).map((i) => [i.number, i.status])).toEqual([[1, 'success'], [2, 'success'], [3, 'complete']]);
+      const seqs = (await store.listEvents(id)).map((e) => e.seq);
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    } finally {
+      await store.close();
+      worker.child.kill('SIGTERM');
+      await worker.done;
+    }
+  }, 150_000);
+
+  it('stops its agent when the database is gone longer than half the lease, and continues the run once it is back', async () => {
+    const url = await pg.cluster.createDatabase();
+    const repo = remote();
+    const worker = startWorker(url, 'e');
+    const queued = await runCli(
+      ['run', '--repository', repo, '--branch', 'main', '--prompt', 'work', '--agent-command', planAgent('gate,gate,complete'), '--max-iterations', '8', '--checkpoint-interval', '1', '--json'],
+      { cwd: temp('rm-enqueue-'), env: machineEnv(url, temp('rm-enqueuer-')) },
+    );
+    const { id } = JSON.parse(queued.stdout) as { id: string };
+    const clone = join(worker.workdir, 'runs', id);
+    let store = await PostgresStore.open(url);
+    let gates: NodeJS.Timeout | null = null;
+    try {
+      await until('iteration 1 on the worker', async () => (await store.getIteration(id, 1))?.status === 'running');
+      const agentPid = Number(readFileSync(agentPidPath(worker.home, id), 'utf8').trim());
+      await store.close();
+      await pg.cluster.stop('immediate');
+      // Half the lease (5 s) without renewal: the worker stops the agent while the database is still down.
+      await until('the agent to be stopped', () => {
+        try {
+          process.kill(-agentPid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      }, 30_000);
+      await pg.cluster.start();
+      store = await PostgresStore.open(url);
+      // From now on every gate is open: the run goes to its end.
+      gates = setInterval(() => {
+        if (!existsSync(clone)) return;
+        for (const n of [1, 2]) writeFileSync(join(clone, `.gate-${n}`), '');
+      }, 100);
+      await until('the run to complete', async () => (await store.getRun(id))?.status === 'completed', 90_000);
+      const iterations = (await store.listIterations(id)).map((i) => [i.number, i.status]);
+      expect(iterations[0]).toEqual([1, 'interrupted']);
+      expect(iterations.map(([n]) => n)).toEqual(iterations.map((_, i) => i + 1));
+      expect(iterations.at(-1)?.[1]).toBe('complete');
+      const seqs = (await store.listEvents(id)).map((e) => e.seq);
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    } finally {
+      if (gates) clearInterval(gates);
+      await store.close();
+      worker.child.kill('SIGTERM');
+      await worker.done;
+    }
+  }, 180_000);
 });

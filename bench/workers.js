@@ -1,0 +1,179 @@
+// Workers on many machines (issue 13), measured on this machine with the real CLI as separate processes, a
+// throwaway PostgreSQL cluster and a bare git remote:
+//   - takeover: a worker and its agent killed with SIGKILL mid-iteration -> another worker's next iteration
+//     starts (median and max over BENCH_TAKEOVER_TRIALS, default 10);
+//   - throughput: BENCH_RUNS repository runs (default 8) of BENCH_ITERATIONS no-op iterations (default 10)
+//     with 1, 2 and 4 workers: iterations per second, and event latency from the owner's emission (`at`) to
+//     a LISTENer on ringmaster_events (what a server relaying to WebSocket clients receives).
+// Usage: npm run build && node bench/workers.js   (writes bench/results/workers.json)
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { startPgCluster } from '../test/helpers/pg-cluster.ts';
+import { AGENTS, CLI, NODE, ROOT, machine, sleep } from './lib/proc.js';
+
+const int = (name, fallback) => (process.env[name] ? Number.parseInt(process.env[name], 10) : fallback);
+const TAKEOVER_TRIALS = int('BENCH_TAKEOVER_TRIALS', 10);
+const RUNS = int('BENCH_RUNS', 8);
+const ITERATIONS = int('BENCH_ITERATIONS', 10);
+const PLAN_AGENT = join(ROOT, 'test', 'fixtures', 'agents', 'plan-agent.mjs');
+const tmp = mkdtempSync(join(tmpdir(), 'rm-bench-workers-'));
+const children = new Set();
+
+function summary(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+  const round = (v) => Math.round(v * 100) / 100;
+  return { n: sorted.length, min: round(sorted[0]), median: round(at(50)), p99: round(at(99)), max: round(sorted.at(-1)) };
+}
+
+function env(url, home) {
+  const out = { ...process.env, RINGMASTER_HOME: home, RINGMASTER_DATABASE_URL: url, XDG_CONFIG_HOME: join(tmp, 'no-config'), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+  for (const k of Object.keys(out)) if (k.startsWith('RINGMASTER_') && !['RINGMASTER_HOME', 'RINGMASTER_DATABASE_URL'].includes(k)) delete out[k];
+  return out;
+}
+
+let homes = 0;
+function startWorker(url) {
+  const home = join(tmp, `worker-${++homes}`);
+  mkdirSync(home, { recursive: true });
+  const child = spawn(NODE, [CLI, 'worker', '--workdir', join(home, 'work')], { cwd: home, env: env(url, home), stdio: ['ignore', 'ignore', 'inherit'] });
+  children.add(child);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  exited.then(() => children.delete(child));
+  return { home, workdir: join(home, 'work'), child, exited };
+}
+
+async function stopWorkers(workers) {
+  for (const w of workers) w.child.kill('SIGTERM');
+  await Promise.all(workers.map((w) => w.exited));
+}
+
+function enqueue(url, repo, agentCommand, iterations, checkpointInterval) {
+  const home = join(tmp, 'enqueuer');
+  mkdirSync(home, { recursive: true });
+  const out = execFileSync(
+    NODE,
+    [CLI, 'run', '--repository', repo, '--branch', 'main', '--prompt', 'work', '--agent-command', agentCommand, '--max-iterations', String(iterations), '--checkpoint-interval', String(checkpointInterval), '--json'],
+    { cwd: home, env: env(url, home), encoding: 'utf8' },
+  );
+  return JSON.parse(out).id;
+}
+
+function remote() {
+  const src = join(tmp, `src-${Date.now()}`);
+  mkdirSync(src);
+  const g = (cwd, ...args) => execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+  g(src, 'init', '-q', '-b', 'main');
+  writeFileSync(join(src, 'README.md'), 'bench\n');
+  g(src, 'add', '-A');
+  g(src, 'commit', '-qm', 'initial');
+  const bare = join(tmp, `remote-${Date.now()}.git`);
+  g(tmp, 'clone', '-q', '--bare', src, bare);
+  return bare;
+}
+
+async function until(probe, ms = 120_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('bench: timed out');
+    await sleep(50);
+  }
+}
+
+async function takeover(cluster) {
+  const url = await cluster.createDatabase('takeover');
+  const db = new pg.Client({ connectionString: url });
+  const trials = [];
+  let workers = [startWorker(url), startWorker(url)];
+  await sleep(2000);
+  await db.connect();
+  const iteration = async (id, n) => (await db.query('SELECT status FROM iterations WHERE run_id = $1 AND number = $2', [id, n])).rows[0]?.status;
+  for (let trial = 0; trial < TAKEOVER_TRIALS; trial++) {
+    const id = enqueue(url, remote(), `${NODE} ${PLAN_AGENT} ok,gate,complete`, 6, 1);
+    await until(async () => (await iteration(id, 2)) === 'running');
+    const owner = (await db.query('SELECT pid FROM run_owners WHERE run_id = $1 AND ended_at IS NULL', [id])).rows[0]?.pid;
+    const first = workers.find((w) => w.child.pid === owner);
+    // A different phase of the 2 s lease renewal each trial.
+    await sleep(300 + ((trial * 730) % 2000));
+    const killedAt = Date.now();
+    first.child.kill('SIGKILL');
+    const pidFile = join(first.home, 'runs', id, 'agent.pid');
+    if (existsSync(pidFile)) {
+      try {
+        process.kill(-Number(readFileSync(pidFile, 'utf8').trim()), 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    await first.exited;
+    await until(async () => (await iteration(id, 3)) === 'running');
+    const ms = Date.now() - killedAt;
+    trials.push(ms);
+    process.stderr.write(`takeover trial ${trial}: ${ms} ms\n`);
+    const other = workers.find((w) => w !== first);
+    writeFileSync(join(other.workdir, 'runs', id, '.gate-2'), '');
+    await until(async () => (await db.query('SELECT status FROM runs WHERE id = $1', [id])).rows[0]?.status === 'completed');
+    workers = [other, startWorker(url)];
+    await sleep(1000);
+  }
+  await db.end();
+  await stopWorkers(workers);
+  return { trials_ms: trials, takeover_ms: summary(trials), lease_ms: 10_000, job_heartbeat_s: 10 };
+}
+
+async function throughput(cluster, workerCount) {
+  const url = await cluster.createDatabase(`throughput_${workerCount}`);
+  const workers = Array.from({ length: workerCount }, () => startWorker(url));
+  const listener = new pg.Client({ connectionString: url });
+  await sleep(2000);
+  await listener.connect();
+  const latencies = [];
+  const pending = [];
+  listener.on('notification', (msg) => pending.push({ payload: JSON.parse(msg.payload), at: Date.now() }));
+  await listener.query('LISTEN ringmaster_events');
+  const repo = remote();
+  const ids = [];
+  for (let i = 0; i < RUNS; i++) ids.push(enqueue(url, repo, join(AGENTS, 'noop.sh'), ITERATIONS, 0));
+  await until(async () => (await listener.query("SELECT COUNT(*)::int AS n FROM runs WHERE status IN ('completed', 'failed', 'stopped')")).rows[0].n === RUNS, 600_000);
+  const span = (await listener.query('SELECT MIN(started_at)::float8 AS first, MAX(completed_at)::float8 AS last, COUNT(*)::int AS n FROM iterations')).rows[0];
+  // Latency: the event's emission time (its `at`, the owner's clock, this machine) -> NOTIFY received here.
+  for (const { payload, at } of pending) {
+    const row = (await listener.query('SELECT at::float8 AS at FROM events WHERE id = $1', [payload.id])).rows[0];
+    if (row) latencies.push(at - row.at);
+  }
+  await listener.end();
+  await stopWorkers(workers);
+  return {
+    workers: workerCount,
+    runs: RUNS,
+    iterations: span.n,
+    seconds: Math.round((span.last - span.first) / 10) / 100,
+    iterations_per_second: Math.round((span.n / ((span.last - span.first) / 1000)) * 100) / 100,
+    event_latency_ms: summary(latencies),
+  };
+}
+
+const cluster = await startPgCluster();
+try {
+  const result = { date: new Date().toISOString(), machine: machine(), load_average_at_start: loadavg().map((v) => Math.round(v * 100) / 100) };
+  result.takeover = await takeover(cluster);
+  result.throughput = [];
+  for (const n of [1, 2, 4]) {
+    result.throughput.push(await throughput(cluster, n));
+    process.stderr.write(`throughput ${JSON.stringify(result.throughput.at(-1))}\n`);
+  }
+  result.load_average_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench', 'results', 'workers.json'), `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  for (const child of children) child.kill('SIGKILL');
+  await cluster.destroy();
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(0);
