@@ -2,9 +2,10 @@
 // throwaway PostgreSQL cluster and a bare git remote:
 //   - takeover: a worker and its agent killed with SIGKILL mid-iteration -> another worker's next iteration
 //     starts (median and max over BENCH_TAKEOVER_TRIALS, default 10);
-//   - throughput: BENCH_RUNS repository runs (default 8) of BENCH_ITERATIONS no-op iterations (default 10)
-//     with 1, 2 and 4 workers: iterations per second, and event latency from the owner's emission (`at`) to
-//     a LISTENer on ringmaster_events (what a server relaying to WebSocket clients receives).
+//   - throughput: BENCH_RUNS repository runs (default 8) of BENCH_ITERATIONS iterations (default 10) with 1, 2
+//     and 4 workers (one run at a time each), twice: a no-op agent (the store and git are the bottleneck) and
+//     an agent that works 1 s (agents are): iterations per second, and event latency from the owner's
+//     emission (`at`) to a LISTENer on ringmaster_events (what a server relaying to WebSocket clients receives).
 // Usage: npm run build && node bench/workers.js   (writes bench/results/workers.json)
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -126,8 +127,8 @@ async function takeover(cluster) {
   return { trials_ms: trials, takeover_ms: summary(trials), lease_ms: 10_000, job_heartbeat_s: 10 };
 }
 
-async function throughput(cluster, workerCount) {
-  const url = await cluster.createDatabase(`throughput_${workerCount}`);
+async function throughput(cluster, workerCount, agent) {
+  const url = await cluster.createDatabase(`throughput_${agent.replace(/\W/g, '_')}_${workerCount}`);
   const workers = Array.from({ length: workerCount }, () => startWorker(url));
   const listener = new pg.Client({ connectionString: url });
   await sleep(2000);
@@ -138,34 +139,42 @@ async function throughput(cluster, workerCount) {
   await listener.query('LISTEN ringmaster_events');
   const repo = remote();
   const ids = [];
-  for (let i = 0; i < RUNS; i++) ids.push(enqueue(url, repo, join(AGENTS, 'noop.sh'), ITERATIONS, 0));
+  for (let i = 0; i < RUNS; i++) ids.push(enqueue(url, repo, join(AGENTS, agent), ITERATIONS, 0));
   await until(async () => (await listener.query("SELECT COUNT(*)::int AS n FROM runs WHERE status IN ('completed', 'failed', 'stopped')")).rows[0].n === RUNS, 600_000);
   const span = (await listener.query('SELECT MIN(started_at)::float8 AS first, MAX(completed_at)::float8 AS last, COUNT(*)::int AS n FROM iterations')).rows[0];
   // Latency: the event's emission time (its `at`, the owner's clock, this machine) -> NOTIFY received here.
+  const slowest = [];
   for (const { payload, at } of pending) {
-    const row = (await listener.query('SELECT at::float8 AS at FROM events WHERE id = $1', [payload.id])).rows[0];
-    if (row) latencies.push(at - row.at);
+    const row = (await listener.query('SELECT at::float8 AS at, type FROM events WHERE id = $1', [payload.id])).rows[0];
+    if (!row) continue;
+    latencies.push(at - row.at);
+    slowest.push({ type: row.type, ms: at - row.at });
   }
+  slowest.sort((a, b) => b.ms - a.ms);
   await listener.end();
   await stopWorkers(workers);
   return {
+    agent,
     workers: workerCount,
     runs: RUNS,
     iterations: span.n,
     seconds: Math.round((span.last - span.first) / 10) / 100,
     iterations_per_second: Math.round((span.n / ((span.last - span.first) / 1000)) * 100) / 100,
     event_latency_ms: summary(latencies),
+    slowest_events: slowest.slice(0, 5),
   };
 }
 
 const cluster = await startPgCluster();
 try {
   const result = { date: new Date().toISOString(), machine: machine(), load_average_at_start: loadavg().map((v) => Math.round(v * 100) / 100) };
-  result.takeover = await takeover(cluster);
+  if (TAKEOVER_TRIALS > 0) result.takeover = await takeover(cluster);
   result.throughput = [];
-  for (const n of [1, 2, 4]) {
-    result.throughput.push(await throughput(cluster, n));
-    process.stderr.write(`throughput ${JSON.stringify(result.throughput.at(-1))}\n`);
+  for (const agent of (process.env.BENCH_AGENTS ?? 'noop.sh,sleep1.sh').split(',')) {
+    for (const n of (process.env.BENCH_WORKERS ?? '1,2,4').split(',').map(Number)) {
+      result.throughput.push(await throughput(cluster, n, agent));
+      process.stderr.write(`throughput ${JSON.stringify(result.throughput.at(-1))}\n`);
+    }
   }
   result.load_average_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });

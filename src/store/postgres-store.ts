@@ -47,6 +47,9 @@ const ERROR_COLUMNS = 'id, run_id, iteration, kind, message, context_json AS con
 
 const INTERRUPTED_MESSAGE = 'the process driving the run ended during this iteration (crash, kill or stop)';
 
+// The open owner's heartbeat moved to $4 (a CTE beside an iteration write, run_id $1): writing a row is a sign of life.
+const TOUCH_OWNER = 'UPDATE run_owners SET heartbeat_at = GREATEST(heartbeat_at, $4) WHERE run_id = $1 AND ended_at IS NULL';
+
 const PROGRESS_COLUMNS = ['tokens_in', 'tokens_out', 'cache_read', 'cache_write', 'cost_usd', 'session_id', 'model'] as const;
 
 /** How to open a PostgreSQL store. */
@@ -201,25 +204,23 @@ export class PostgresStore implements Store, WatchableStore {
   }
 
   async startIteration(start: IterationStart): Promise<IterationRow> {
-    return this.tx('startIteration', async (db) => {
-      let row: unknown;
+    // One statement (atomic, one round trip on the per-iteration path): the row and the owner's heartbeat.
+    return this.read('startIteration', async (db) => {
       try {
-        row = (
-          await q(
-            db,
-            `INSERT INTO iterations (run_id, number, agent, status, started_at, log_path, unit_id)
-             VALUES ($1, $2, $3, 'running', $4, $5, $6) RETURNING ${ITERATION_COLUMNS}`,
-            [start.run_id, start.number, start.agent, start.started_at, start.log_path, start.unit_id ?? null],
-          )
-        ).rows[0];
+        const { rows } = await q(
+          db,
+          `WITH touched AS (${TOUCH_OWNER})
+           INSERT INTO iterations (run_id, number, agent, status, started_at, log_path, unit_id)
+           VALUES ($1, $2, $3, 'running', $4, $5, $6) RETURNING ${ITERATION_COLUMNS}`,
+          [start.run_id, start.number, start.agent, start.started_at, start.log_path, start.unit_id ?? null],
+        );
+        return iterationRowSchema.parse(rows[0]);
       } catch (error) {
         if (sqlState(error) === '23505') {
           throw new StoreError(`startIteration: run ${start.run_id} already has iteration ${start.number}`, { cause: error });
         }
         throw error;
       }
-      await touchOwner(db, start.run_id, start.started_at);
-      return iterationRowSchema.parse(row);
     });
   }
 
@@ -240,11 +241,12 @@ export class PostgresStore implements Store, WatchableStore {
   }
 
   async completeIteration(runId: string, number: number, end: IterationEnd): Promise<IterationRow> {
-    return this.tx('completeIteration', async (db) => {
+    return this.read('completeIteration', async (db) => {
       const row = (
         await q(
           db,
-          `UPDATE iterations SET status = $3, completed_at = $4, duration_ms = $5, exit_code = $6, exit_signal = $7,
+          `WITH touched AS (${TOUCH_OWNER} AND EXISTS (SELECT 1 FROM iterations WHERE run_id = $1 AND number = $2 AND status = 'running'))
+           UPDATE iterations SET status = $3, completed_at = $4, duration_ms = $5, exit_code = $6, exit_signal = $7,
              tokens_in = $8, tokens_out = $9, cache_read = $10, cache_write = $11, cost_usd = $12,
              completion_signal_found = $13, failure_signal_found = $14, error_kind = $15, error_message = $16,
              session_id = COALESCE($17, session_id), model = COALESCE($18, model)
@@ -279,7 +281,6 @@ export class PostgresStore implements Store, WatchableStore {
             : `completeIteration: run ${runId} has no iteration ${number}`,
         );
       }
-      await touchOwner(db, runId, end.completed_at);
       return iterationRowSchema.parse(row);
     });
   }
@@ -436,10 +437,6 @@ async function openOwner(db: Queryable, runId: string, owner: Owner, now: number
      SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4, $4, NULL FROM run_owners WHERE run_id = $1`,
     [runId, owner.pid, owner.host, now],
   );
-}
-
-async function touchOwner(db: Queryable, runId: string, now: number): Promise<void> {
-  await q(db, 'UPDATE run_owners SET heartbeat_at = GREATEST(heartbeat_at, $2) WHERE run_id = $1 AND ended_at IS NULL', [runId, now]);
 }
 
 /** Closes `running` iterations as interrupted at `at` (their usage, if any was recorded, is kept). */
