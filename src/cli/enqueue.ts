@@ -37,6 +37,7 @@ export async function enqueueRepositoryRun(io: CliIO, request: EnqueueRequest): 
       workspace: repository,
       branch: `ringmaster/${request.runId}`,
       status: 'pending',
+      origin: 'queue',
       owner: { pid: process.pid, host: hostname() },
       now: Date.now(),
     });

@@ -26,6 +26,7 @@ import { registerBuiltInProgramKinds } from './program-kinds.js';
 import { programForRun } from './programs.js';
 import { RunController, type Transition } from './run-controller.js';
 import { runFlagsFromRequest, type RunRequest } from './run-request.js';
+import { resolveRepositoryRun } from './repository-run.js';
 import { placeInWorktree } from './worktree-run.js';
 import { prepareWorkflowRun } from '../workflow/start.js';
 
@@ -46,6 +47,11 @@ export interface ManagerOptions {
   log?: (message: string) => void;
   /** Worker threads that run the agents (0: in this thread). Default 2 when the compiled worker is available. */
   iterationThreads?: number;
+  /**
+   * Workers drive the runs (`serve --workers external`): a run ready to start is handed to this (queued as a job)
+   * instead of being started here, and max_concurrent does not apply in this process.
+   */
+  dispatch?: (runId: string) => Promise<void>;
 }
 
 /** Seed 000's LoopManagerStats, over the active runs of every process that shares the store. */
@@ -149,7 +155,8 @@ export class LoopManager {
   /** Validates a request like `ringmaster run` and queues the run; it starts at once when a slot is free. */
   async createRun(request: RunRequest): Promise<{ id: string; status: RunStatus }> {
     if (!this.accepting) throw new ManagerError('unavailable', 'the server is shutting down');
-    const dir = request.workspace;
+    if (request.repository !== undefined) return this.createRepositoryRun(request);
+    const dir = request.workspace ?? '';
     if (!isAbsolute(dir)) throw new ManagerError('invalid_request', `workspace: expected an absolute path, got '${dir}'`);
     if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ManagerError('invalid_request', `workspace: not a directory: ${dir}`);
     const flags = runFlagsFromRequest(request);
@@ -187,6 +194,28 @@ export class LoopManager {
     await this.announce(id, [{ type: 'run_queued', time: this.now(), position: this.waitingCount(), workspace: key, agent: spec.agent.name, label: spec.label }]);
     this.pump();
     return { id, status: this.active.has(id) ? 'running' : 'pending' };
+  }
+
+  /** A run on a repository and branch (`repository` instead of `workspace`): queued for the workers, which clone it. */
+  private async createRepositoryRun(request: RunRequest): Promise<{ id: string; status: RunStatus }> {
+    if (!this.options.dispatch) throw new ManagerError('invalid_request', "repository: runs on a repository are driven by workers: start the server with '--workers external'");
+    const { spec, repository, branch } = this.guard(() => resolveRepositoryRun(this.options.env, request));
+    const id = newRunId(this.now(), Math.random);
+    await this.options.store.createRun({
+      id,
+      agent: spec.agent.name,
+      kind: 'prompt',
+      spec: { ...spec, repository: { url: repository, branch } },
+      workspace: repository,
+      branch: `ringmaster/${id}`,
+      status: 'pending',
+      origin: 'server',
+      owner: this.owner,
+      now: this.now(),
+    });
+    await this.announce(id, [{ type: 'run_queued', time: this.now(), position: 0, workspace: repository, agent: spec.agent.name, label: spec.label }]);
+    await this.options.dispatch(id);
+    return { id, status: 'pending' };
   }
 
   /**
@@ -383,9 +412,18 @@ export class LoopManager {
     for (const event of events) this.options.onEvent?.(event);
   }
 
-  /** Starts queued runs while slots are free, oldest first. */
+  /** Starts queued runs while slots are free, oldest first (with workers: hands each to them). */
   private pump(): void {
     if (!this.accepting) return;
+    const dispatch = this.options.dispatch;
+    if (dispatch) {
+      for (const [id, queued] of this.queued) {
+        if (queued.held) continue;
+        this.queued.delete(id);
+        dispatch(id).catch((error: unknown) => this.options.log?.(`run ${id}: could not queue it for the workers: ${(error as Error).message}`));
+      }
+      return;
+    }
     for (const [id, queued] of this.queued) {
       if (this.active.size >= this.options.maxConcurrent) return;
       if (queued.held) continue;

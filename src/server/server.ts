@@ -37,6 +37,8 @@ export interface ServerOptions {
   log?: (message: string) => void;
   /** WebSocket clients with more than this many bytes unsent are disconnected (default 1 MiB). */
   maxBufferedBytes?: number;
+  /** External workers drive the runs: a run ready to start is queued with this instead (serve --workers external). */
+  dispatch?: (runId: string) => Promise<void>;
 }
 
 /** A running server. */
@@ -68,6 +70,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     onEvent: (event) => hub?.publish(event),
     onActivity: (runId, activity) => hub?.activity(runId, activity),
     log,
+    ...(options.dispatch ? { dispatch: options.dispatch } : {}),
   });
   hub = new EventHub({
     store: options.store,

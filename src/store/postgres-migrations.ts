@@ -103,6 +103,7 @@ CREATE INDEX errors_by_run ON errors (run_id, id);
     sql: `
 ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'prompt';
 ALTER TABLE runs ADD COLUMN meta_json TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'cli';
 CREATE INDEX runs_by_workspace ON runs (workspace, created_at DESC);
 
 ALTER TABLE iterations ADD COLUMN unit_id TEXT;
@@ -112,7 +113,7 @@ ALTER TABLE checkpoints ADD COLUMN snapshot_json TEXT;
 CREATE TABLE control_requests (
   id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-  action TEXT NOT NULL CHECK (action IN ('pause', 'resume', 'stop')),
+  action TEXT NOT NULL CHECK (action IN ('pause', 'resume', 'stop', 'extend')),
   options_json TEXT NOT NULL DEFAULT '{}',
   requested_by TEXT,
   requested_at BIGINT NOT NULL,

@@ -6,10 +6,12 @@ import type pg from 'pg';
 import type { RunStatus, StopReason } from '../core/types.js';
 import { AmbiguousRunIdError, StoreError } from './errors.js';
 import { migratePostgres } from './postgres-migrate.js';
-import { createPool, inTransaction, query as q, redactUrl, sqlState, toStoreError } from './postgres-pool.js';
+import { createPool, inTransaction, query as q, redactUrl, toStoreError } from './postgres-pool.js';
 import type { PoolOptions, Queryable } from './postgres-pool.js';
 import { queryStats, queryTotals, queryTotalsMany } from './postgres-queries.js';
 import * as events from './postgres-events.js';
+import * as iterations from './postgres-iterations.js';
+import { ITERATION_COLUMNS, interruptRunning, readIteration } from './postgres-iterations.js';
 import { importLegacyIntoPostgres } from './postgres-import.js';
 import { listen } from './postgres-listen.js';
 import type { Channel, Subscription, WatchableStore } from './postgres-listen.js';
@@ -32,25 +34,17 @@ import type {
 } from './store.js';
 
 const RUN_SELECT = `
-SELECT r.id, r.status, r.stop_reason, r.agent, r.kind, r.spec_json AS spec, r.meta_json AS meta, r.workspace, r.worktree, r.branch,
+SELECT r.id, r.status, r.stop_reason, r.agent, r.kind, r.origin, r.spec_json AS spec, r.meta_json AS meta, r.workspace, r.worktree, r.branch,
        r.created_at, r.updated_at, r.ended_at,
        o.pid AS owner_pid, o.host AS owner_host, o.heartbeat_at AS heartbeat_at
 FROM runs r LEFT JOIN run_owners o ON o.run_id = r.id AND o.ended_at IS NULL`;
 
-const ITERATION_COLUMNS = `run_id, number, agent, status, started_at, completed_at, duration_ms, exit_code, exit_signal,
-  tokens_in, tokens_out, cache_read, cache_write, cost_usd,
-  completion_signal_found::int AS completion_signal_found, failure_signal_found::int AS failure_signal_found,
-  error_kind, error_message, session_id, model, log_path, unit_id`;
 
 const CHECKPOINT_COLUMNS = 'id, run_id, iteration, commit_sha, state, message, snapshot_json AS snapshot, created_at';
 const ERROR_COLUMNS = 'id, run_id, iteration, kind, message, context_json AS context, created_at';
 
-const INTERRUPTED_MESSAGE = 'the process driving the run ended during this iteration (crash, kill or stop)';
 
-// The open owner's heartbeat moved to $4 (a CTE beside an iteration write, run_id $1): writing a row is a sign of life.
-const TOUCH_OWNER = 'UPDATE run_owners SET heartbeat_at = GREATEST(heartbeat_at, $4) WHERE run_id = $1 AND ended_at IS NULL';
 
-const PROGRESS_COLUMNS = ['tokens_in', 'tokens_out', 'cache_read', 'cache_write', 'cost_usd', 'session_id', 'model'] as const;
 
 /** How to open a PostgreSQL store. */
 export interface PostgresStoreOptions extends PoolOptions {
@@ -82,8 +76,8 @@ export class PostgresStore implements Store, WatchableStore {
     return this.tx('createRun', async (db) => {
       await q(
         db,
-        `INSERT INTO runs (id, status, stop_reason, agent, kind, spec_json, meta_json, workspace, worktree, branch, created_at, updated_at, ended_at)
-         VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, $8, $9, $10, $10, NULL)`,
+        `INSERT INTO runs (id, status, stop_reason, agent, kind, spec_json, meta_json, workspace, worktree, branch, created_at, updated_at, ended_at, origin)
+         VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, $8, $9, $10, $10, NULL, $11)`,
         [
           run.id,
           run.status ?? 'running',
@@ -95,6 +89,7 @@ export class PostgresStore implements Store, WatchableStore {
           run.worktree ?? null,
           run.branch ?? null,
           run.now,
+          run.origin ?? 'cli',
         ],
       );
       await openOwner(db, run.id, run.owner, run.now);
@@ -132,6 +127,13 @@ export class PostgresStore implements Store, WatchableStore {
     const { where, values } = runWhere(filter);
     const { rows } = await this.read('countRuns', (db) => q<{ n: number }>(db, `SELECT COUNT(*) AS n FROM runs r ${where}`, values));
     return rows[0]?.n ?? 0;
+  }
+
+  async updateRunSpec(id: string, spec: unknown, now: number): Promise<void> {
+    const { rowCount } = await this.read('updateRunSpec', (db) =>
+      q(db, 'UPDATE runs SET spec_json = $2, updated_at = $3 WHERE id = $1', [id, JSON.stringify(spec ?? null), now]),
+    );
+    if (rowCount === 0) throw new StoreError(`updateRunSpec: no run ${id}`);
   }
 
   async updateRunMeta(id: string, meta: Record<string, unknown>, now: number): Promise<void> {
@@ -204,85 +206,15 @@ export class PostgresStore implements Store, WatchableStore {
   }
 
   async startIteration(start: IterationStart): Promise<IterationRow> {
-    // One statement (atomic, one round trip on the per-iteration path): the row and the owner's heartbeat.
-    return this.read('startIteration', async (db) => {
-      try {
-        const { rows } = await q(
-          db,
-          `WITH touched AS (${TOUCH_OWNER})
-           INSERT INTO iterations (run_id, number, agent, status, started_at, log_path, unit_id)
-           VALUES ($1, $2, $3, 'running', $4, $5, $6) RETURNING ${ITERATION_COLUMNS}`,
-          [start.run_id, start.number, start.agent, start.started_at, start.log_path, start.unit_id ?? null],
-        );
-        return iterationRowSchema.parse(rows[0]);
-      } catch (error) {
-        if (sqlState(error) === '23505') {
-          throw new StoreError(`startIteration: run ${start.run_id} already has iteration ${start.number}`, { cause: error });
-        }
-        throw error;
-      }
-    });
+    return this.read('startIteration', (db) => iterations.startIteration(db, start));
   }
 
   async updateIteration(runId: string, number: number, progress: IterationProgress): Promise<void> {
-    const values: unknown[] = [runId, number];
-    const sets: string[] = [];
-    for (const column of PROGRESS_COLUMNS) {
-      const value = progress[column];
-      if (value === undefined) continue;
-      values.push(value);
-      sets.push(`${column} = $${values.length}`);
-    }
-    if (sets.length === 0) return;
-    const { rowCount } = await this.read('updateIteration', (db) =>
-      q(db, `UPDATE iterations SET ${sets.join(', ')} WHERE run_id = $1 AND number = $2 AND status = 'running'`, values),
-    );
-    if (rowCount === 0) throw new StoreError(`updateIteration: iteration ${number} of run ${runId} is not running`);
+    await this.read('updateIteration', (db) => iterations.updateIteration(db, runId, number, progress));
   }
 
   async completeIteration(runId: string, number: number, end: IterationEnd): Promise<IterationRow> {
-    return this.read('completeIteration', async (db) => {
-      const row = (
-        await q(
-          db,
-          `WITH touched AS (${TOUCH_OWNER} AND EXISTS (SELECT 1 FROM iterations WHERE run_id = $1 AND number = $2 AND status = 'running'))
-           UPDATE iterations SET status = $3, completed_at = $4, duration_ms = $5, exit_code = $6, exit_signal = $7,
-             tokens_in = $8, tokens_out = $9, cache_read = $10, cache_write = $11, cost_usd = $12,
-             completion_signal_found = $13, failure_signal_found = $14, error_kind = $15, error_message = $16,
-             session_id = COALESCE($17, session_id), model = COALESCE($18, model)
-           WHERE run_id = $1 AND number = $2 AND status = 'running' RETURNING ${ITERATION_COLUMNS}`,
-          [
-            runId,
-            number,
-            end.status,
-            end.completed_at,
-            Math.max(0, Math.round(end.duration_ms)),
-            end.exit_code,
-            end.exit_signal ?? null,
-            end.tokens_in ?? null,
-            end.tokens_out ?? null,
-            end.cache_read ?? null,
-            end.cache_write ?? null,
-            end.cost_usd ?? null,
-            end.completion_signal_found,
-            end.failure_signal_found ?? false,
-            end.error_kind,
-            end.error_message,
-            end.session_id ?? null,
-            end.model ?? null,
-          ],
-        )
-      ).rows[0];
-      if (row === undefined) {
-        const existing = await readIteration(db, runId, number);
-        throw new StoreError(
-          existing
-            ? `completeIteration: iteration ${number} of run ${runId} is already ${existing.status}`
-            : `completeIteration: run ${runId} has no iteration ${number}`,
-        );
-      }
-      return iterationRowSchema.parse(row);
-    });
+    return this.read('completeIteration', (db) => iterations.completeIteration(db, runId, number, end));
   }
 
   async getIteration(runId: string, number: number): Promise<IterationRow | null> {
@@ -425,10 +357,6 @@ async function mustGetRun(db: Queryable, id: string): Promise<RunRow> {
   return run;
 }
 
-async function readIteration(db: Queryable, runId: string, number: number): Promise<IterationRow | null> {
-  const row = (await q(db, `SELECT ${ITERATION_COLUMNS} FROM iterations WHERE run_id = $1 AND number = $2`, [runId, number])).rows[0];
-  return row === undefined ? null : iterationRowSchema.parse(row);
-}
 
 async function openOwner(db: Queryable, runId: string, owner: Owner, now: number): Promise<void> {
   await q(
@@ -439,15 +367,3 @@ async function openOwner(db: Queryable, runId: string, owner: Owner, now: number
   );
 }
 
-/** Closes `running` iterations as interrupted at `at` (their usage, if any was recorded, is kept). */
-async function interruptRunning(db: Queryable, runId: string, at: number): Promise<number[]> {
-  const { rows } = await q<{ number: number }>(
-    db,
-    `UPDATE iterations SET status = 'interrupted', completed_at = GREATEST(started_at, $2),
-       duration_ms = GREATEST(started_at, $2) - started_at, error_kind = 'interrupted',
-       error_message = COALESCE(error_message, $3)
-     WHERE run_id = $1 AND status = 'running' RETURNING number`,
-    [runId, at, INTERRUPTED_MESSAGE],
-  );
-  return rows.map((r) => r.number).sort((a, b) => a - b);
-}

@@ -1,32 +1,20 @@
 // The real CLI on a shared PostgreSQL store (RINGMASTER_DATABASE_URL or `database.url`): runs recorded in the
 // database, seen and controlled from "another machine" (another process with its own data directory and no
 // SQLite store), the password never printed.
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { databasePath } from '../../src/store/paths.js';
-import { removeDir, tempRepo } from '../git/git-repo.js';
+import { tempRepo } from '../git/git-repo.js';
 import { cleanEnv, normalise, planAgent, runCli, startCli } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { useScratch } from '../helpers/scratch.js';
 import { until } from '../helpers/until.js';
 
 const pg = usePostgres();
-const dirs: string[] = [];
-const live: ChildProcess[] = [];
-afterAll(() => {
-  // A test that failed half-way leaves no CLI (nor, through its SIGTERM handling, its agent) behind.
-  for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  for (const dir of dirs) removeDir(dir);
-});
-
-function temp(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
+const scratch = useScratch();
+const temp = (prefix: string): string => scratch.temp(prefix);
 
 /** A machine: its own data directory (logs, locks) and config dir, the shared database by env. */
 function machine(url: string): Record<string, string> {
@@ -35,7 +23,7 @@ function machine(url: string): Record<string, string> {
 
 function repo(): string {
   const dir = tempRepo({ 'README.md': 'hello\n' });
-  dirs.push(dir);
+  scratch.adopt(dir);
   return dir;
 }
 
@@ -78,7 +66,7 @@ describe('the CLI on a PostgreSQL store', () => {
     const b = machine(url);
     const dir = repo();
     const running = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('gate,gate,gate,complete'), '--max-iterations', '6', '--checkpoint-interval', '0'], { cwd: dir, env: a });
-    live.push(running.child);
+    scratch.track(running.child);
     const run = await until('the run row', () => withStore(url, async (store) => (await store.listRuns())[0] ?? null));
     await until('iteration 1', () => agentCount(dir) === 1);
 
@@ -99,7 +87,7 @@ describe('the CLI on a PostgreSQL store', () => {
 
     // The other machine resumes the stopped run: it continues with iteration 3 in the same workspace.
     const resuming = startCli(['resume', run.id], { cwd: dir, env: b });
-    live.push(resuming.child);
+    scratch.track(resuming.child);
     await until('iteration 3', () => agentCount(dir) === 3);
     writeFileSync(join(dir, '.gate-3'), '');
     const resumed = await resuming.done;

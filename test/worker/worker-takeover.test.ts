@@ -3,32 +3,21 @@
 // mid-iteration; another worker takes the run over from the last pushed checkpoint with the next iteration
 // number, the interrupted iteration recorded as interrupted, totals intact.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { agentPidPath } from '../../src/store/paths.js';
-import { gitEnv, removeDir, tempRepo } from '../git/git-repo.js';
+import { gitEnv, tempRepo } from '../git/git-repo.js';
 import { cleanEnv, planAgent, runCli, startCli, type CliResult } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { useScratch } from '../helpers/scratch.js';
 import { until } from '../helpers/until.js';
 import type { ChildProcess } from 'node:child_process';
 
 const pg = usePostgres();
-const dirs: string[] = [];
-const children: ChildProcess[] = [];
-afterAll(() => {
-  // SIGTERM: a worker interrupts its runs and kills their agents before it exits.
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  for (const dir of dirs) removeDir(dir);
-});
-
-function temp(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
+const scratch = useScratch();
+const temp = (prefix: string): string => scratch.temp(prefix);
 
 interface WorkerProc {
   name: string;
@@ -46,14 +35,14 @@ function startWorker(url: string, name: string): WorkerProc {
   const home = temp(`rm-worker-${name}-`);
   const workdir = join(home, 'work');
   const { child, done } = startCli(['worker', '--workdir', workdir], { cwd: home, env: machineEnv(url, home) });
-  children.push(child);
+  scratch.track(child);
   return { name, home, workdir, child, done };
 }
 
 /** A bare remote with one commit on main. */
 function remote(): string {
   const src = tempRepo({ 'README.md': 'hello\n' });
-  dirs.push(src);
+  scratch.adopt(src);
   const bare = temp('rm-remote-');
   execFileSync('git', ['clone', '--quiet', '--bare', src, join(bare, 'repo.git')], { env: gitEnv() });
   return join(bare, 'repo.git');

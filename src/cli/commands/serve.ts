@@ -6,6 +6,8 @@ import { EXIT, UsageError } from '../../core/errors.js';
 import { isLoopbackHost } from '../../server/auth.js';
 import { startServer } from '../../server/server.js';
 import { resolveServerToken, tokenFilePath } from '../../server/token.js';
+import { configuredDatabaseUrl } from '../../config/database.js';
+import { redactUrl } from '../../core/url.js';
 import { dataDir, openStore } from '../../store/index.js';
 import { VERSION } from '../../version.js';
 import type { CliIO, Command } from '../command.js';
@@ -16,6 +18,7 @@ const OPTIONS = {
   'max-concurrent': { type: 'string' },
   'no-resume': { type: 'boolean' },
   'new-token': { type: 'boolean' },
+  workers: { type: 'string' },
 } as const;
 
 async function serveCommand(args: string[], io: CliIO): Promise<number> {
@@ -36,7 +39,17 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const loopback = isLoopbackHost(host);
   const home = dataDir(io.env);
   const token = resolveServerToken(io.env, home, !loopback, values['new-token'] === true);
-  const store = await openStore({ env: io.env });
+  if (values.workers !== undefined && values.workers !== 'local' && values.workers !== 'external') {
+    throw new UsageError(`--workers: expected 'local' or 'external', got '${values.workers}'`);
+  }
+  const databaseUrl = configuredDatabaseUrl(io.cwd, io.env);
+  if (values.workers === 'external' && databaseUrl === null) {
+    throw new UsageError("--workers external: workers take runs from the shared database: set database.url or RINGMASTER_DATABASE_URL");
+  }
+  const store = await openStore({ env: io.env, databaseUrl });
+  // With external workers, runs are queued as jobs (pg-boss) that `ringmaster worker` processes take.
+  const queue = values.workers === 'external' && databaseUrl !== null ? await (await import('../../worker/queue.js')).openQueue(databaseUrl) : null;
+  const dispatch = queue ? async (runId: string): Promise<void> => void (await (await import('../../worker/queue.js')).enqueueRun(queue, runId)) : undefined;
   const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${message}\n`);
   let server;
   try {
@@ -49,10 +62,13 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
       maxConcurrent: get<number>('manager.max_concurrent'),
       iterationThreads: get<number>('manager.iteration_threads'),
       resumeOnStart: values['no-resume'] === true ? false : get<boolean>('manager.resume_on_start'),
+      storeKind: databaseUrl === null ? 'sqlite' : 'postgresql',
+      ...(dispatch ? { dispatch } : {}),
       version: VERSION,
       log,
     });
   } catch (error) {
+    await queue?.stop({ graceful: false, timeout: 5000 });
     await store.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is in use (another 'ringmaster serve'?); choose one with --port`);
@@ -60,7 +76,11 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
     throw error;
   }
   io.stdout.write(`Ringmaster ${VERSION} serving on ${server.url}  (dashboard /, API /api, WebSocket /api/ws)\n`);
-  io.stdout.write(`  up to ${server.manager.maxConcurrent} runs at once; data directory ${home}\n`);
+  io.stdout.write(
+    queue
+      ? `  runs are driven by external workers ('ringmaster worker'); database ${redactUrl(databaseUrl ?? '')}\n`
+      : `  up to ${server.manager.maxConcurrent} runs at once; data directory ${home}\n`,
+  );
   if (token.generated !== null) {
     io.stdout.write(`  token (shown once, stored hashed in ${tokenFilePath(home)}): ${token.generated}\n`);
     io.stdout.write(`  open ${server.url}/?token=<token> in a browser, or send 'Authorization: Bearer <token>'\n`);
@@ -76,6 +96,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const signal = await stopped;
   io.stdout.write(`Received ${signal}: interrupting the runs (each can be resumed) and stopping...\n`);
   await server.close();
+  await queue?.stop({ graceful: false, timeout: 5000 });
   await store.close();
   io.stdout.write('Stopped.\n');
   return EXIT.success;
@@ -84,7 +105,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
 /** The `serve` command. */
 export const serveCliCommand: Command = {
   name: 'serve',
-  usage: `Usage: ringmaster serve [--host ADDR] [--port N] [--max-concurrent N] [--no-resume] [--new-token]
+  usage: `Usage: ringmaster serve [--host ADDR] [--port N] [--max-concurrent N] [--no-resume] [--new-token] [--workers local|external]
 
 Runs the loop manager: many runs in this process (at most --max-concurrent at once, the rest pending, first in
 first out), a REST API under /api, a WebSocket at /api/ws and the dashboard at /. It also shows and controls the
@@ -97,6 +118,8 @@ runs that 'ringmaster run' drives in terminals (same store). After a restart it 
   --no-resume          after a restart, mark the runs this server was driving stopped (interrupted) instead of
                        resuming them (manager.resume_on_start: false)
   --new-token          generate a new token (the old one stops working)
+  --workers external   with a shared database (database.url): runs are queued for 'ringmaster worker' processes
+                       instead of driven here; POST /api/runs also takes repository + branch instead of workspace
 
 SIGINT/SIGTERM stop accepting work, interrupt every run (resumable) and exit within a few seconds.
 `,

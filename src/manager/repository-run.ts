@@ -1,0 +1,22 @@
+// A run request on a repository and branch (POST /api/runs with `repository` instead of `workspace`, for
+// `serve --workers external`): validated and resolved like any run, with no workspace on this machine.
+import { getAdapter } from '../agents/registry.js';
+import { UserError } from '../core/errors.js';
+import { resolveRun } from '../config/resolve.js';
+import { composePrompt } from '../prompt/compose.js';
+import type { RunSpec } from '../runner/spec.js';
+import { dataDir } from '../store/paths.js';
+import { runFlagsFromRequest, type RunRequest } from './run-request.js';
+
+/** The spec of a repository run; throws UserError naming the request field that is wrong. */
+export function resolveRepositoryRun(env: Readonly<Record<string, string | undefined>>, request: RunRequest): { spec: RunSpec; repository: string; branch: string } {
+  if (request.workspace !== undefined || request.worktree) throw new UserError('repository: give either workspace or repository (with branch), and no worktree');
+  if (request.repository === undefined) throw new UserError('repository: required');
+  if (request.branch === undefined) throw new UserError('branch: required with repository');
+  // Config comes from the server's data directory; a prompt file is read from the same path in the run's clone
+  // (the worker re-roots it), so it is not looked for here.
+  const { spec } = resolveRun(dataDir(env), env, runFlagsFromRequest(request), { defaults: 'manager' });
+  getAdapter({ name: spec.agent.name, command: spec.agent.command });
+  if (spec.prompt.kind !== 'file') composePrompt(spec.prompt, spec.context);
+  return { spec, repository: request.repository, branch: request.branch };
+}
