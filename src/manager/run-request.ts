@@ -32,6 +32,10 @@ export const runRequestSchema = z
     checkpoint_interval: z.number().int().nonnegative().optional(),
     worktree: z.boolean().optional(),
   })
+  .refine((body) => body.workspace !== undefined || body.repository !== undefined, {
+    path: ['workspace'],
+    message: 'required (or repository and branch, with serve --workers external)',
+  })
   .meta({ id: 'RunRequest' });
 
 /** A validated run request. */

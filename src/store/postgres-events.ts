@@ -29,7 +29,13 @@ export async function appendEvent(pool: pg.Pool, event: NewEvent): Promise<Event
       );
       return eventRowSchema.parse(rows[0]);
     } catch (error) {
-      if (sqlState(error) === '23505') throw new StoreError(`appendEvent: run ${event.run_id} already has event ${event.seq}`, { cause: error });
+      if (sqlState(error) === '23505') {
+        // The same event written by an earlier attempt whose answer was lost (a retry after a dropped connection).
+        const { rows } = await query(pool, `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = $1 AND seq = $2`, [event.run_id, event.seq]);
+        const existing = rows[0] === undefined ? null : eventRowSchema.parse(rows[0]);
+        if (existing && existing.type === event.type && existing.at === event.at) return existing;
+        throw new StoreError(`appendEvent: run ${event.run_id} already has event ${event.seq}`, { cause: error });
+      }
       if (sqlState(error) === '23503') throw new StoreError(`appendEvent: no run ${event.run_id}`, { cause: error });
       throw error;
     }

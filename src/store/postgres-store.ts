@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { RunStatus, StopReason } from '../core/types.js';
 import { AmbiguousRunIdError, StoreError } from './errors.js';
 import { migratePostgres } from './postgres-migrate.js';
-import { createPool, inTransaction, query as q, redactUrl, toStoreError } from './postgres-pool.js';
+import { createPool, inTransaction, isUnavailable, query as q, redactUrl, toStoreError } from './postgres-pool.js';
 import type { PoolOptions, Queryable } from './postgres-pool.js';
 import { queryStats, queryTotals, queryTotalsMany } from './postgres-queries.js';
 import * as events from './postgres-events.js';
@@ -49,15 +49,27 @@ const ERROR_COLUMNS = 'id, run_id, iteration, kind, message, context_json AS con
 /** How to open a PostgreSQL store. */
 export interface PostgresStoreOptions extends PoolOptions {
   now?: () => number;
+  /**
+   * How long an operation keeps retrying while the database is unreachable (a restart, a failover) before it
+   * fails with StoreUnavailableError; default 15 s, 0 = fail at once. Writes are retried in order, so a run's
+   * rows and events survive a short outage without a gap.
+   */
+  retryUnavailableMs?: number;
 }
+
+/** Default of PostgresStoreOptions.retryUnavailableMs. */
+export const DEFAULT_RETRY_UNAVAILABLE_MS = 15_000;
 
 /** PostgreSQL implementation of Store on one database (`postgres://user:pass@host:port/db`). */
 export class PostgresStore implements Store, WatchableStore {
   private readonly subscriptions = new Set<Subscription>();
 
+  private closed = false;
+
   private constructor(
     private readonly pool: pg.Pool,
     private readonly url: string,
+    private readonly retryUnavailableMs: number,
   ) {}
 
   /** Connects to `url` and applies pending migrations (safe when several processes open it at once). */
@@ -69,7 +81,7 @@ export class PostgresStore implements Store, WatchableStore {
       await pool.end();
       throw toStoreError(error, `opening the PostgreSQL store ${redactUrl(url)}`);
     }
-    return new PostgresStore(pool, url);
+    return new PostgresStore(pool, url, options.retryUnavailableMs ?? DEFAULT_RETRY_UNAVAILABLE_MS);
   }
 
   async createRun(run: NewRun): Promise<RunRow> {
@@ -322,6 +334,7 @@ export class PostgresStore implements Store, WatchableStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     this.subscriptions.clear();
     if (!this.pool.ended) await this.pool.end();
@@ -329,19 +342,24 @@ export class PostgresStore implements Store, WatchableStore {
 
   /** One statement (or a few reads) on the pool; driver errors become StoreErrors. */
   private async read<T>(what: string, fn: (db: Queryable) => Promise<T>): Promise<T> {
-    try {
-      return await fn(this.pool);
-    } catch (error) {
-      throw toStoreError(error, what);
-    }
+    return this.retrying(what, () => fn(this.pool));
   }
 
   /** `fn` in one transaction; driver errors become StoreErrors. */
   private async tx<T>(what: string, fn: (db: Queryable) => Promise<T>): Promise<T> {
-    try {
-      return await inTransaction(this.pool, fn);
-    } catch (error) {
-      throw toStoreError(error, what);
+    return this.retrying(what, () => inTransaction(this.pool, fn));
+  }
+
+  /** Runs `attempt`, again (0.1 s doubling to 1 s apart) while the database is unreachable, up to the retry budget. */
+  private async retrying<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.retryUnavailableMs;
+    for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!isUnavailable(error) || this.closed || Date.now() + delay > deadline) throw toStoreError(error, what);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
   }
 }

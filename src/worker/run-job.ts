@@ -37,6 +37,11 @@ export type JobOutcome = 'finished' | 'lost' | 'interrupted';
 
 const ACTIVE = new Set(['pending', 'running', 'waiting', 'paused']);
 
+/** A run a worker continues: active, or stopped because its process was interrupted (never a user's stop). */
+function continuable(run: RunRow | null): run is RunRow {
+  return run !== null && (ACTIVE.has(run.status) || (run.status === 'stopped' && run.stop_reason === 'interrupted'));
+}
+
 /** The repository of a run, if it is a repository run. */
 export function repositoryOf(run: RunRow): RepositorySource | null {
   const source = (run.spec as { repository?: RepositorySource } | null)?.repository;
@@ -47,13 +52,13 @@ export function repositoryOf(run: RunRow): RepositorySource | null {
 export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal): Promise<JobOutcome> {
   const { store } = ctx;
   let run = await store.getRun(runId);
-  if (!run || !ACTIVE.has(run.status)) return 'finished';
+  if (!continuable(run)) return 'finished';
   // The fence: a run with a live owner is not taken before its lease has run out (a pending run has none).
   while (run.status !== 'pending' && run.owner_pid !== null && run.heartbeat_at !== null && ctx.now() - run.heartbeat_at < ctx.leaseMs) {
     if (signal.aborted) return 'interrupted';
     await sleep(Math.min(1000, ctx.leaseMs - (ctx.now() - run.heartbeat_at) + 50));
     run = await store.getRun(runId);
-    if (!run || !ACTIVE.has(run.status)) return 'finished';
+    if (!continuable(run)) return 'finished';
   }
   const spec = structuredClone(run.spec) as RunSpec & { repository?: RepositorySource };
   const repository = repositoryOf(run);
@@ -115,14 +120,17 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
   function startRenewing(): void {
     lastRenewed = ctx.now();
     renew = setInterval(() => {
+      // Checked on every tick, not only when a renewal fails: the store may keep retrying while the database is down.
+      if (ctx.now() - lastRenewed > ctx.leaseMs / 2) {
+        stop('interrupted');
+        return;
+      }
       store.heartbeat(runId, ctx.owner, ctx.now()).then(
         (stillOurs) => {
           if (stillOurs) lastRenewed = ctx.now();
           else stop('lost');
         },
-        () => {
-          if (ctx.now() - lastRenewed > ctx.leaseMs / 2) stop('interrupted');
-        },
+        () => undefined,
       );
     }, ctx.renewMs);
   }

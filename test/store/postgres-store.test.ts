@@ -169,13 +169,33 @@ describe('PostgreSQL store specifics', () => {
     expect(error.message).not.toContain('s3cret-pass');
   });
 
-  it('survives a database restart: unavailable while down, working again once it is back', () =>
+  it('survives a database restart: unavailable while down (without retries), working again once it is back', async () => {
+    const { url, drop } = await freshDatabase();
+    const store = await PostgresStore.open(url, { retryUnavailableMs: 0 });
+    try {
+      await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+      await fixture.cluster.stop('immediate');
+      await expect(store.heartbeat('r1', OWNER, 5)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await fixture.cluster.start();
+      expect(await store.heartbeat('r1', OWNER, 6)).toBe(true);
+      expect((await store.getRun('r1'))?.heartbeat_at).toBe(6);
+    } finally {
+      await store.close();
+      await drop();
+    }
+  });
+
+  it('retries while the database restarts: a write made during the outage lands once it is back, once', () =>
     withStore(async (store) => {
-    await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
-    await fixture.cluster.stop('immediate');
-    await expect(store.heartbeat('r1', OWNER, 5)).rejects.toBeInstanceOf(StoreUnavailableError);
-    await fixture.cluster.start();
-    expect(await store.heartbeat('r1', OWNER, 6)).toBe(true);
-    expect((await store.getRun('r1'))?.heartbeat_at).toBe(6);
+      await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+      await store.appendEvent({ run_id: 'r1', seq: 1, type: 'run_started', payload: {}, at: 2 });
+      await fixture.cluster.stop('immediate');
+      const during = store.appendEvent({ run_id: 'r1', seq: 2, type: 'iteration_started', payload: {}, at: 3, iteration: 1 });
+      await new Promise((r) => setTimeout(r, 1000));
+      await fixture.cluster.start();
+      expect(await during).toMatchObject({ seq: 2, type: 'iteration_started' });
+      expect((await store.appendEvent({ run_id: 'r1', seq: 2, type: 'iteration_started', payload: {}, at: 3, iteration: 1 })).seq).toBe(2);
+      await expect(store.appendEvent({ run_id: 'r1', seq: 2, type: 'other', payload: {}, at: 9 })).rejects.toThrow('appendEvent: run r1 already has event 2');
+      expect((await store.listEvents('r1')).map((e) => e.seq)).toEqual([1, 2]);
     }));
 });
