@@ -74,7 +74,7 @@ describe('errors name the file, the key and the problem, exit 64, no stack trace
     ['unknown key', 'loop:\n  max_iteratons: 3\n', 'loop.max_iteratons: unknown key (see README.md#configuration for the list)'],
     ['bad duration', 'loop:\n  max_runtime: forever\n', `loop.max_runtime: expected a duration like 90s, 5m or 4h (or 'none'), got "forever"`],
     ['bad number', 'loop:\n  failure_threshold: 0\n', 'loop.failure_threshold: must be at least 1, got 0'],
-    ['unknown section', 'loops:\n  cooldown: 1s\n', 'loops: unknown section (expected one of: loop, agent, tasks, manager, server, procedures, prices, hooks)'],
+    ['unknown section', 'loops:\n  cooldown: 1s\n', 'loops: unknown section (expected one of: loop, agent, tasks, manager, server, database, procedures, prices, hooks)'],
     ['procedure missing a phase', 'procedures:\n  x:\n    observe: a.md\n    orient: b.md\n    decide: c.md\n', 'procedures.x.act: Invalid input: expected string, received undefined'],
     ['invalid YAML', 'loop: [\n', 'line 2: invalid YAML:'],
   ];
