@@ -7,9 +7,11 @@ export { SqliteStore } from './sqlite-store.js';
 // 'src/store/postgres-store.js'), so SQLite users never load the driver.
 export type { PostgresStore, PostgresStoreOptions } from './postgres-store.js';
 export { StoreUnavailableError } from './unavailable.js';
+export { isWatchable, CHANNELS } from './watchable.js';
+export type { Channel, Subscription, WatchableStore } from './watchable.js';
 export { openStore } from './open-store.js';
 export type { OpenStoreOptions } from './open-store.js';
-export { StoreError, StoreVersionError, RunNotFoundError, AmbiguousRunIdError, NoStoreError } from './errors.js';
+export { StoreError, StoreVersionError, RunNotFoundError, AmbiguousRunIdError, NoStoreError, OwnershipLostError, RunBusyError } from './errors.js';
 export { agentPidPath, dataDir, databasePath, ensurePrivateDir, iterationLogPath, runDir, workspaceKey, workspaceLockPath, RINGMASTER_DIR } from './paths.js';
 export { displayStatus, isOrphaned, ACTIVE_STATUSES, DEFAULT_STALE_AFTER_MS, HEARTBEAT_INTERVAL_MS } from './liveness.js';
 export type { DisplayStatus, LivenessProbe } from './liveness.js';

@@ -1,11 +1,12 @@
 // Iteration rows of the PostgreSQL store: each write on the per-iteration path is one statement (one round trip),
 // the owner's heartbeat moved with it; the same checks and messages as the SQLite store.
-import { StoreError } from './errors.js';
+import { OwnershipLostError, StoreError } from './errors.js';
+import { DB_NOW, holdsRun } from './postgres-fence.js';
 import { query as q, sqlState } from './postgres-pool.js';
 import type { Queryable } from './postgres-pool.js';
 import { iterationRowSchema } from './rows.js';
 import type { IterationRow } from './rows.js';
-import type { IterationEnd, IterationProgress, IterationStart } from './store.js';
+import type { Fence, IterationEnd, IterationProgress, IterationStart } from './store.js';
 
 /** The iteration columns as the row schema reads them (booleans as 0/1). */
 export const ITERATION_COLUMNS = `run_id, number, agent, status, started_at, completed_at, duration_ms, exit_code, exit_signal,
@@ -15,21 +16,27 @@ export const ITERATION_COLUMNS = `run_id, number, agent, status, started_at, com
 
 const INTERRUPTED_MESSAGE = 'the process driving the run ended during this iteration (crash, kill or stop)';
 
-// The open owner's heartbeat moved to $4 (a CTE beside an iteration write, run_id $1): writing a row is a sign of life.
-const TOUCH_OWNER = 'UPDATE run_owners SET heartbeat_at = GREATEST(heartbeat_at, $4) WHERE run_id = $1 AND ended_at IS NULL';
+// A CTE beside an iteration write (run_id $1): the open owner's heartbeat moves to $4, since writing a row is a sign of
+// life. Fenced ($pid not null): only the row of that owner, whose lease is renewed; the write happens only if it did.
+function touchOwner(pid: string, host: string): string {
+  return `owner AS (UPDATE run_owners SET heartbeat_at = GREATEST(heartbeat_at, $4),
+    renewed_at = CASE WHEN ${pid}::int IS NULL THEN renewed_at ELSE ${DB_NOW} END
+    WHERE run_id = $1 AND ended_at IS NULL AND (${pid}::int IS NULL OR (pid = ${pid} AND host = ${host})) RETURNING 1)`;
+}
 
 const PROGRESS_COLUMNS = ['tokens_in', 'tokens_out', 'cache_read', 'cache_write', 'cost_usd', 'session_id', 'model'] as const;
 
 /** Writes a running iteration row (a duplicate number is a StoreError). */
-export async function startIteration(db: Queryable, start: IterationStart): Promise<IterationRow> {
+export async function startIteration(db: Queryable, start: IterationStart, fence?: Fence): Promise<IterationRow> {
   try {
     const { rows } = await q(
       db,
-      `WITH touched AS (${TOUCH_OWNER})
+      `WITH ${touchOwner('$7', '$8')}
        INSERT INTO iterations (run_id, number, agent, status, started_at, log_path, unit_id)
-       VALUES ($1, $2, $3, 'running', $4, $5, $6) RETURNING ${ITERATION_COLUMNS}`,
-      [start.run_id, start.number, start.agent, start.started_at, start.log_path, start.unit_id ?? null],
+       SELECT $1, $2, $3, 'running', $4, $5, $6 WHERE $7::int IS NULL OR EXISTS (SELECT 1 FROM owner) RETURNING ${ITERATION_COLUMNS}`,
+      [start.run_id, start.number, start.agent, start.started_at, start.log_path, start.unit_id ?? null, fence?.pid ?? null, fence?.host ?? null],
     );
+    if (rows[0] === undefined && fence) throw new OwnershipLostError(start.run_id, fence, 'startIteration');
     return iterationRowSchema.parse(rows[0]);
   } catch (error) {
     if (sqlState(error) === '23505') {
@@ -40,7 +47,7 @@ export async function startIteration(db: Queryable, start: IterationStart): Prom
 }
 
 /** Records usage seen so far in a running iteration. */
-export async function updateIteration(db: Queryable, runId: string, number: number, progress: IterationProgress): Promise<void> {
+export async function updateIteration(db: Queryable, runId: string, number: number, progress: IterationProgress, fence?: Fence): Promise<void> {
   const values: unknown[] = [runId, number];
   const sets: string[] = [];
   for (const column of PROGRESS_COLUMNS) {
@@ -51,20 +58,23 @@ export async function updateIteration(db: Queryable, runId: string, number: numb
   }
   if (sets.length === 0) return;
   const { rowCount } = await q(db, `UPDATE iterations SET ${sets.join(', ')} WHERE run_id = $1 AND number = $2 AND status = 'running'`, values);
-  if (rowCount === 0) throw new StoreError(`updateIteration: iteration ${number} of run ${runId} is not running`);
+  if (rowCount === 0) {
+    if (fence && !(await holdsRun(db, runId, fence))) throw new OwnershipLostError(runId, fence, 'updateIteration');
+    throw new StoreError(`updateIteration: iteration ${number} of run ${runId} is not running`);
+  }
 }
 
 /** Completes a running iteration row. */
-export async function completeIteration(db: Queryable, runId: string, number: number, end: IterationEnd): Promise<IterationRow> {
+export async function completeIteration(db: Queryable, runId: string, number: number, end: IterationEnd, fence?: Fence): Promise<IterationRow> {
   const row = (
     await q(
       db,
-      `WITH touched AS (${TOUCH_OWNER} AND EXISTS (SELECT 1 FROM iterations WHERE run_id = $1 AND number = $2 AND status = 'running'))
+      `WITH ${touchOwner('$19', '$20')}
        UPDATE iterations SET status = $3, completed_at = $4, duration_ms = $5, exit_code = $6, exit_signal = $7,
          tokens_in = $8, tokens_out = $9, cache_read = $10, cache_write = $11, cost_usd = $12,
          completion_signal_found = $13, failure_signal_found = $14, error_kind = $15, error_message = $16,
          session_id = COALESCE($17, session_id), model = COALESCE($18, model)
-       WHERE run_id = $1 AND number = $2 AND status = 'running' RETURNING ${ITERATION_COLUMNS}`,
+       WHERE run_id = $1 AND number = $2 AND status = 'running' AND ($19::int IS NULL OR EXISTS (SELECT 1 FROM owner)) RETURNING ${ITERATION_COLUMNS}`,
       [
         runId,
         number,
@@ -84,10 +94,13 @@ export async function completeIteration(db: Queryable, runId: string, number: nu
         end.error_message,
         end.session_id ?? null,
         end.model ?? null,
+        fence?.pid ?? null,
+        fence?.host ?? null,
       ],
     )
   ).rows[0];
   if (row === undefined) {
+    if (fence && !(await holdsRun(db, runId, fence))) throw new OwnershipLostError(runId, fence, 'completeIteration');
     const existing = await readIteration(db, runId, number);
     throw new StoreError(
       existing

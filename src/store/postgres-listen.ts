@@ -2,28 +2,8 @@
 // connection that reconnects by itself. After every (re)connection `onReady` runs, so a consumer catches up
 // by reading the store (a notification sent while disconnected is lost; the rows are not).
 import pg from 'pg';
-
-/** The store's notification channels. */
-export const CHANNELS = { events: 'ringmaster_events', control: 'ringmaster_control' } as const;
-
-/** A channel name of CHANNELS. */
-export type Channel = keyof typeof CHANNELS;
-
-/** A running subscription. */
-export interface Subscription {
-  close(): Promise<void>;
-}
-
-/** A store that can announce new rows (PostgreSQL); SQLite users poll instead. */
-export interface WatchableStore {
-  /** Calls `onNotice` with each notification's JSON payload; `onReady` after each (re)connection. */
-  watch(channel: Channel, onNotice: (payload: unknown) => void, onReady?: () => void): Promise<Subscription>;
-}
-
-/** True when `store` can announce new rows. */
-export function isWatchable(store: object): store is WatchableStore {
-  return typeof (store as Partial<WatchableStore>).watch === 'function';
-}
+import { CHANNELS } from './watchable.js';
+import type { Channel, Subscription } from './watchable.js';
 
 /** Listens on `channel` at `url` until closed, reconnecting after 0.25, 0.5, 1, 2 s... (at most 5 s). */
 export async function listen(url: string, channel: Channel, onNotice: (payload: unknown) => void, onReady?: () => void): Promise<Subscription> {

@@ -150,4 +150,24 @@ END $$;
 CREATE TRIGGER control_requests_notify AFTER INSERT ON control_requests FOR EACH ROW EXECUTE FUNCTION ringmaster_notify_control();
 `,
   },
+  {
+    version: 3,
+    name: 'owner lease renewals by the database clock, shared settings',
+    sql: `
+-- The database server's clock in epoch milliseconds: leases are renewed and judged by it alone, so the clocks of
+-- the machines that run servers and workers are never compared.
+CREATE FUNCTION ringmaster_now_ms() RETURNS BIGINT LANGUAGE sql VOLATILE AS $$
+  SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT
+$$;
+-- When the owner last renewed its lease (heartbeat or fenced write), by ringmaster_now_ms().
+ALTER TABLE run_owners ADD COLUMN renewed_at BIGINT;
+
+-- Settings every server and worker of this database shares (e.g. queue.max_concurrent, the global limit).
+CREATE TABLE settings (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+`,
+  },
 ];

@@ -4,7 +4,8 @@
 // errors raised as StoreError (StoreUnavailableError when the database cannot be reached).
 import type pg from 'pg';
 import type { RunStatus, StopReason } from '../core/types.js';
-import { AmbiguousRunIdError, StoreError } from './errors.js';
+import { AmbiguousRunIdError, RunBusyError, StoreError } from './errors.js';
+import { checkFence, DB_NOW, lockRunRow } from './postgres-fence.js';
 import { migratePostgres } from './postgres-migrate.js';
 import { createPool, inTransaction, isUnavailable, query as q, redactUrl, toStoreError } from './postgres-pool.js';
 import type { PoolOptions, Queryable } from './postgres-pool.js';
@@ -14,12 +15,14 @@ import * as iterations from './postgres-iterations.js';
 import { ITERATION_COLUMNS, interruptRunning, readIteration } from './postgres-iterations.js';
 import { importLegacyIntoPostgres } from './postgres-import.js';
 import { listen } from './postgres-listen.js';
-import type { Channel, Subscription, WatchableStore } from './postgres-listen.js';
+import type { Channel, Subscription, WatchableStore } from './watchable.js';
 import { runWhere } from './postgres-run-filter.js';
 import { checkpointRowSchema, errorRowSchema, iterationRowSchema, runRowSchema } from './rows.js';
 import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, IterationRow, RunRow, RunTotals, RunWithTotals, StoreStats } from './rows.js';
 import type {
+  ClaimOptions,
   ClaimResult,
+  Fence,
   IterationEnd,
   IterationProgress,
   IterationStart,
@@ -104,7 +107,7 @@ export class PostgresStore implements Store, WatchableStore {
           run.origin ?? 'cli',
         ],
       );
-      await openOwner(db, run.id, run.owner, run.now);
+      if (run.owner !== null) await openOwner(db, run.id, run.owner, run.now);
       return mustGetRun(db, run.id);
     });
   }
@@ -141,35 +144,23 @@ export class PostgresStore implements Store, WatchableStore {
     return rows[0]?.n ?? 0;
   }
 
-  async updateRunSpec(id: string, spec: unknown, now: number): Promise<void> {
-    const { rowCount } = await this.read('updateRunSpec', (db) =>
-      q(db, 'UPDATE runs SET spec_json = $2, updated_at = $3 WHERE id = $1', [id, JSON.stringify(spec ?? null), now]),
-    );
-    if (rowCount === 0) throw new StoreError(`updateRunSpec: no run ${id}`);
+  async updateRunSpec(id: string, spec: unknown, now: number, fence?: Fence): Promise<void> {
+    await this.updateRun('updateRunSpec', id, fence, 'spec_json', JSON.stringify(spec ?? null), now);
   }
 
-  async updateRunMeta(id: string, meta: Record<string, unknown>, now: number): Promise<void> {
-    const { rowCount } = await this.read('updateRunMeta', (db) =>
-      q(db, 'UPDATE runs SET meta_json = $2, updated_at = $3 WHERE id = $1', [id, JSON.stringify(meta), now]),
-    );
-    if (rowCount === 0) throw new StoreError(`updateRunMeta: no run ${id}`);
+  async updateRunMeta(id: string, meta: Record<string, unknown>, now: number, fence?: Fence): Promise<void> {
+    await this.updateRun('updateRunMeta', id, fence, 'meta_json', JSON.stringify(meta), now);
   }
 
-  async updateRunStatus(id: string, status: RunStatus, now: number): Promise<void> {
-    const { rowCount } = await this.read('updateRunStatus', (db) =>
-      q(db, 'UPDATE runs SET status = $2, updated_at = $3 WHERE id = $1', [id, status, now]),
-    );
-    if (rowCount === 0) throw new StoreError(`updateRunStatus: no run ${id}`);
+  async updateRunStatus(id: string, status: RunStatus, now: number, fence?: Fence): Promise<void> {
+    await this.updateRun('updateRunStatus', id, fence, 'status', status, now);
   }
 
-  async finishRun(id: string, end: { status: RunStatus; stop_reason: StopReason | null; now: number }): Promise<RunRow> {
+  async finishRun(id: string, end: { status: RunStatus; stop_reason: StopReason | null; now: number }, fence?: Fence): Promise<RunRow> {
     return this.tx('finishRun', async (db) => {
-      const { rowCount } = await q(
-        db,
-        'UPDATE runs SET status = $2, stop_reason = $3, ended_at = $4, updated_at = $4 WHERE id = $1',
-        [id, end.status, end.stop_reason, end.now],
-      );
-      if (rowCount === 0) throw new StoreError(`finishRun: no run ${id}`);
+      if (!(await lockRunRow(db, id))) throw new StoreError(`finishRun: no run ${id}`);
+      await checkFence(db, id, fence, 'finishRun');
+      await q(db, 'UPDATE runs SET status = $2, stop_reason = $3, ended_at = $4, updated_at = $4 WHERE id = $1', [id, end.status, end.stop_reason, end.now]);
       await interruptRunning(db, id, end.now);
       await q(db, 'UPDATE run_owners SET ended_at = $2, heartbeat_at = GREATEST(heartbeat_at, $2) WHERE run_id = $1 AND ended_at IS NULL', [
         id,
@@ -179,24 +170,26 @@ export class PostgresStore implements Store, WatchableStore {
     });
   }
 
-  async claimRun(id: string, owner: Owner, now: number, status: RunStatus = 'running'): Promise<ClaimResult> {
+  async claimRun(id: string, owner: Owner, now: number, options: ClaimOptions = {}): Promise<ClaimResult> {
     return this.tx('claimRun', async (db) => {
       // The run row lock serializes claims of one run (two takeovers at once: the second sees the first's owner).
-      const locked = await q(db, 'SELECT id FROM runs WHERE id = $1 FOR NO KEY UPDATE', [id]);
-      if (locked.rowCount === 0) throw new StoreError(`claimRun: no run ${id}`);
+      if (!(await lockRunRow(db, id))) throw new StoreError(`claimRun: no run ${id}`);
+      // The owner row is locked too before its lease is judged: a renewal in flight commits first and counts.
       const prev = (
-        await q<{ pid: number; host: string; heartbeat_at: number }>(
+        await q<{ pid: number; host: string; heartbeat_at: number; idle: number }>(
           db,
-          'SELECT pid, host, heartbeat_at FROM run_owners WHERE run_id = $1 AND ended_at IS NULL',
+          `SELECT pid, host, heartbeat_at, ${DB_NOW} - COALESCE(renewed_at, heartbeat_at) AS idle
+           FROM run_owners WHERE run_id = $1 AND ended_at IS NULL FOR UPDATE`,
           [id],
         )
       ).rows[0];
+      if (prev && options.ifIdleMs !== undefined && prev.idle < options.ifIdleMs) throw new RunBusyError(id, prev, Math.max(0, prev.idle));
       // A dead owner's runtime ends at its last heartbeat: that is the last moment it was known alive.
       const lastAlive = prev ? Math.min(prev.heartbeat_at, now) : now;
       if (prev) await q(db, 'UPDATE run_owners SET ended_at = heartbeat_at WHERE run_id = $1 AND ended_at IS NULL', [id]);
       const interrupted = await interruptRunning(db, id, lastAlive);
       await openOwner(db, id, owner, now);
-      await q(db, 'UPDATE runs SET status = $2, stop_reason = NULL, ended_at = NULL, updated_at = $3 WHERE id = $1', [id, status, now]);
+      await q(db, 'UPDATE runs SET status = $2, stop_reason = NULL, ended_at = NULL, updated_at = $3 WHERE id = $1', [id, options.status ?? 'running', now]);
       return {
         run: await mustGetRun(db, id),
         interrupted,
@@ -205,11 +198,11 @@ export class PostgresStore implements Store, WatchableStore {
     });
   }
 
-  async heartbeat(id: string, owner: Owner, now: number): Promise<boolean> {
-    const { rowCount } = await this.read('heartbeat', (db) =>
+  async releaseRun(id: string, owner: Owner, now: number): Promise<boolean> {
+    const { rowCount } = await this.read('releaseRun', (db) =>
       q(
         db,
-        `UPDATE run_owners SET heartbeat_at = GREATEST(heartbeat_at, $4)
+        `UPDATE run_owners SET ended_at = GREATEST(heartbeat_at, $4), heartbeat_at = GREATEST(heartbeat_at, $4)
          WHERE run_id = $1 AND pid = $2 AND host = $3 AND ended_at IS NULL`,
         [id, owner.pid, owner.host, now],
       ),
@@ -217,16 +210,28 @@ export class PostgresStore implements Store, WatchableStore {
     return (rowCount ?? 0) > 0;
   }
 
-  async startIteration(start: IterationStart): Promise<IterationRow> {
-    return this.read('startIteration', (db) => iterations.startIteration(db, start));
+  async heartbeat(id: string, owner: Owner, now: number): Promise<boolean> {
+    const { rowCount } = await this.read('heartbeat', (db) =>
+      q(
+        db,
+        `UPDATE run_owners SET heartbeat_at = GREATEST(heartbeat_at, $4), renewed_at = ${DB_NOW}
+         WHERE run_id = $1 AND pid = $2 AND host = $3 AND ended_at IS NULL`,
+        [id, owner.pid, owner.host, now],
+      ),
+    );
+    return (rowCount ?? 0) > 0;
   }
 
-  async updateIteration(runId: string, number: number, progress: IterationProgress): Promise<void> {
-    await this.read('updateIteration', (db) => iterations.updateIteration(db, runId, number, progress));
+  async startIteration(start: IterationStart, fence?: Fence): Promise<IterationRow> {
+    return this.read('startIteration', (db) => iterations.startIteration(db, start, fence));
   }
 
-  async completeIteration(runId: string, number: number, end: IterationEnd): Promise<IterationRow> {
-    return this.read('completeIteration', (db) => iterations.completeIteration(db, runId, number, end));
+  async updateIteration(runId: string, number: number, progress: IterationProgress, fence?: Fence): Promise<void> {
+    await this.read('updateIteration', (db) => iterations.updateIteration(db, runId, number, progress, fence));
+  }
+
+  async completeIteration(runId: string, number: number, end: IterationEnd, fence?: Fence): Promise<IterationRow> {
+    return this.read('completeIteration', (db) => iterations.completeIteration(db, runId, number, end, fence));
   }
 
   async getIteration(runId: string, number: number): Promise<IterationRow | null> {
@@ -244,8 +249,12 @@ export class PostgresStore implements Store, WatchableStore {
     return this.read('runTotals', (db) => queryTotals(db, runId));
   }
 
-  async appendEvent(event: NewEvent): Promise<EventRow> {
-    return this.read('appendEvent', () => events.appendEvent(this.pool, event));
+  async appendEvent(event: NewEvent, fence?: Fence): Promise<EventRow> {
+    return (await this.appendEvents([event], fence))[0] as EventRow;
+  }
+
+  async appendEvents(list: readonly NewEvent[], fence?: Fence): Promise<EventRow[]> {
+    return this.read('appendEvent', () => events.appendEvents(this.pool, list, fence));
   }
 
   async listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<EventRow[]> {
@@ -284,8 +293,8 @@ export class PostgresStore implements Store, WatchableStore {
     return this.read('importDatabase', () => importLegacyIntoPostgres(this.pool, path, now, workspace));
   }
 
-  async recordCheckpoint(c: NewCheckpoint): Promise<CheckpointRow> {
-    const { rows } = await this.read('recordCheckpoint', (db) =>
+  async recordCheckpoint(c: NewCheckpoint, fence?: Fence): Promise<CheckpointRow> {
+    const { rows } = await this.fenced('recordCheckpoint', c.run_id, fence, (db) =>
       q(
         db,
         `INSERT INTO checkpoints (run_id, iteration, commit_sha, state, message, snapshot_json, created_at)
@@ -301,8 +310,8 @@ export class PostgresStore implements Store, WatchableStore {
     return rows.map((row) => checkpointRowSchema.parse(row));
   }
 
-  async recordError(e: NewError): Promise<ErrorRow> {
-    const { rows } = await this.read('recordError', (db) =>
+  async recordError(e: NewError, fence?: Fence): Promise<ErrorRow> {
+    const { rows } = await this.fenced('recordError', e.run_id, fence, (db) =>
       q(
         db,
         `INSERT INTO errors (run_id, iteration, kind, message, context_json, created_at)
@@ -338,6 +347,29 @@ export class PostgresStore implements Store, WatchableStore {
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     this.subscriptions.clear();
     if (!this.pool.ended) await this.pool.end();
+  }
+
+  /** Sets one column of the run row (and updated_at), behind the fence when given. */
+  private async updateRun(what: string, id: string, fence: Fence | undefined, column: string, value: string, now: number): Promise<void> {
+    const write = async (db: Queryable): Promise<void> => {
+      const { rowCount } = await q(db, `UPDATE runs SET ${column} = $2, updated_at = $3 WHERE id = $1`, [id, value, now]);
+      if (rowCount === 0) throw new StoreError(`${what}: no run ${id}`);
+    };
+    if (fence === undefined) return this.read(what, write);
+    return this.tx(what, async (db) => {
+      if (!(await lockRunRow(db, id))) throw new StoreError(`${what}: no run ${id}`);
+      await checkFence(db, id, fence, what);
+      await write(db);
+    });
+  }
+
+  /** `fn` behind the fence (in a transaction), or on the pool without one. */
+  private async fenced<T>(what: string, runId: string, fence: Fence | undefined, fn: (db: Queryable) => Promise<T>): Promise<T> {
+    if (fence === undefined) return this.read(what, fn);
+    return this.tx(what, async (db) => {
+      await checkFence(db, runId, fence, what);
+      return fn(db);
+    });
   }
 
   /** One statement (or a few reads) on the pool; driver errors become StoreErrors. */
@@ -379,8 +411,8 @@ async function mustGetRun(db: Queryable, id: string): Promise<RunRow> {
 async function openOwner(db: Queryable, runId: string, owner: Owner, now: number): Promise<void> {
   await q(
     db,
-    `INSERT INTO run_owners (run_id, seq, pid, host, started_at, heartbeat_at, ended_at)
-     SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4, $4, NULL FROM run_owners WHERE run_id = $1`,
+    `INSERT INTO run_owners (run_id, seq, pid, host, started_at, heartbeat_at, renewed_at, ended_at)
+     SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4, $4, ${DB_NOW}, NULL FROM run_owners WHERE run_id = $1`,
     [runId, owner.pid, owner.host, now],
   );
 }

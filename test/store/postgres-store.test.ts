@@ -3,12 +3,13 @@
 // with the password never shown, a database restart under a live store.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { StoreError, StoreVersionError } from '../../src/store/errors.js';
+import { OwnershipLostError, StoreError, StoreVersionError } from '../../src/store/errors.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-migrations.js';
 import { StoreUnavailableError } from '../../src/store/postgres-pool.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import type { Owner } from '../../src/store/store.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { until } from '../helpers/until.js';
 import { storeContract } from './store-contract.js';
 
 const fixture = usePostgres();
@@ -110,6 +111,33 @@ describe('PostgreSQL store specifics', () => {
       await drop();
     }
   });
+
+  it('lets no write of a fenced-out owner land after the claim that took its run, even while it writes as fast as it can', () =>
+    withStore(async (store, url) => {
+      const other = await PostgresStore.open(url);
+      try {
+        await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+        let written = 0;
+        const writer = (async () => {
+          for (let seq = 1; ; seq++) {
+            try {
+              await store.appendEvents([{ run_id: 'r1', seq, type: 'tick', payload: {}, at: seq }], OWNER);
+              written = seq;
+            } catch (error) {
+              return error;
+            }
+          }
+        })();
+        await until('a few writes', () => written >= 5);
+        await other.claimRun('r1', { pid: 2, host: 'worker-b' }, 100);
+        const seenAtClaim = await other.lastEventSeq('r1');
+        expect(await writer).toBeInstanceOf(OwnershipLostError);
+        expect(written).toBe(seenAtClaim);
+        expect((await other.listEvents('r1')).map((e) => e.seq)).toEqual(Array.from({ length: written }, (_, i) => i + 1));
+      } finally {
+        await other.close();
+      }
+    }));
 
   it('refuses a second open owner row at the database level', () =>
     withStore(async (store, url) => {
