@@ -4,7 +4,10 @@ import { getAdapter } from '../agents/registry.js';
 import { UserError } from '../core/errors.js';
 import { resolveRun } from '../config/resolve.js';
 import { composePrompt } from '../prompt/compose.js';
+import type { RunEvent } from '../runner/events.js';
 import type { RunSpec } from '../runner/spec.js';
+import { appendEventBodies } from '../runner/standalone-events.js';
+import type { Store } from '../store/index.js';
 import { dataDir } from '../store/paths.js';
 import { runFlagsFromRequest, type RunRequest } from './run-request.js';
 
@@ -19,4 +22,24 @@ export function resolveRepositoryRun(env: Readonly<Record<string, string | undef
   getAdapter({ name: spec.agent.name, command: spec.agent.command });
   if (spec.prompt.kind !== 'file') composePrompt(spec.prompt, spec.context);
   return { spec, repository: request.repository, branch: request.branch };
+}
+
+/**
+ * Records a run for the workers (before its job is sent): `pending`, no owner until a worker claims it, origin
+ * `queue`, the repository in its spec, and its `run_queued` event. Returns the stamped events.
+ */
+export async function recordQueuedRun(store: Store, run: { id: string; spec: RunSpec; repository: string; branch: string; now: number }): Promise<RunEvent[]> {
+  await store.createRun({
+    id: run.id,
+    agent: run.spec.agent.name,
+    kind: 'prompt',
+    spec: { ...run.spec, repository: { url: run.repository, branch: run.branch } },
+    workspace: run.repository,
+    branch: `ringmaster/${run.id}`,
+    status: 'pending',
+    origin: 'queue',
+    owner: null,
+    now: run.now,
+  });
+  return appendEventBodies(store, run.id, [{ type: 'run_queued', time: run.now, position: 0, workspace: run.repository, agent: run.spec.agent.name, label: run.spec.label }]);
 }

@@ -1,6 +1,7 @@
 // Wires a run to the Store and git: iteration rows before the agent starts, every stamped event with its seq,
-// run status changes, heartbeats, program metadata, and checkpoints (with a snapshot of the loop state) every
-// N iterations and at the end. The loop stays ignorant of both.
+// run status changes, program metadata, and checkpoints (with a snapshot of the loop state) every N iterations
+// and at the end. The loop stays ignorant of both. Every write is fenced by the run's owner: once another
+// process has taken the run over, nothing more is written and the owner is told to stop.
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loopSnapshot } from '../core/snapshot.js';
@@ -8,7 +9,7 @@ import type { IterationOutcome, LoopState, RunStatus } from '../core/types.js';
 import { checkpoint, clearStaleIndexLock } from '../git/index.js';
 import { agentPidPath, ensurePrivateDir } from '../store/paths.js';
 import type { IterationStatus, NewEvent, Owner, Store } from '../store/index.js';
-import { HEARTBEAT_INTERVAL_MS } from '../store/index.js';
+import { OwnershipLostError } from '../store/index.js';
 import type { RunEvent, RunEventBody } from './events.js';
 import type { RunDeps } from './run-loop.js';
 
@@ -28,7 +29,7 @@ export interface RecorderOptions {
   emit: (event: RunEventBody) => void;
   /** A store write failed: shown, never stored (storing it could fail the same way, again and again). */
   onStoreError: (message: string) => void;
-  /** Called when a heartbeat finds that another process now owns the run. */
+  /** Called (once) when a write finds that another process now owns the run. */
   onLostOwnership?: () => void;
 }
 
@@ -39,7 +40,7 @@ export interface Recorder {
   record(event: RunEvent): void;
   /** Events recorded but not written to the store yet (in order), so a replay can include them. */
   unstored(): RunEvent[];
-  /** Waits for pending writes and stops the heartbeat. */
+  /** Waits for pending writes. */
   close(): Promise<void>;
 }
 
@@ -75,26 +76,39 @@ export function createRecorder(options: RecorderOptions): Recorder {
   let status: RunStatus = 'running';
   let lastMeta = '';
 
-  const enqueue = (what: string, work: () => Promise<unknown>): void => {
-    chain = chain.then(work).then(
+  const owner = options.owner;
+  // Another process owns the run now: nothing more is written (its rows are not ours to touch).
+  let lost = false;
+  // finishRun closed our owner row: the run's last events are written after it, without the fence.
+  let finished = false;
+  const enqueue = (what: string, work: () => Promise<unknown>, settled?: () => void): void => {
+    chain = chain.then(() => (lost ? undefined : work())).finally(settled).then(
       () => undefined,
       (error: unknown) => {
+        if (error instanceof OwnershipLostError) return loseOwnership();
         options.onStoreError(`store: ${what}: ${(error as Error).message}`);
       },
     );
   };
+  const loseOwnership = (): void => {
+    if (lost) return;
+    lost = true;
+    options.onLostOwnership?.();
+  };
 
   // Events are written on the next turn of the event loop, i.e. while the next agent already runs: they stay
-  // in order but off the critical path between two iterations. Rows (the truth for totals) are not deferred.
+  // in order but off the critical path between two iterations, as one batch. Rows (the truth for totals) are
+  // not deferred, so when an event is stored, the rows it reports are too.
   const eventQueue: NewEvent[] = [];
   // Recorded and not yet confirmed written (queued or in flight), oldest first: writes complete in order.
   const unwritten: RunEvent[] = [];
   let eventsScheduled: NodeJS.Immediate | null = null;
   const flushEvents = (): void => {
     eventsScheduled = null;
-    for (const event of eventQueue.splice(0)) {
-      enqueue(`event ${event.seq ?? ''} ${event.type}`, () => store.appendEvent(event).finally(() => unwritten.shift()));
-    }
+    const batch = eventQueue.splice(0);
+    if (batch.length === 0) return;
+    const what = batch.length === 1 ? `event ${batch[0]?.seq ?? ''} ${batch[0]?.type ?? ''}` : `events ${batch[0]?.seq ?? ''}-${batch.at(-1)?.seq ?? ''}`;
+    enqueue(what, () => store.appendEvents(batch, finished ? undefined : owner), () => unwritten.splice(0, batch.length));
   };
 
   const pidPath = agentPidPath(options.dataDir, runId);
@@ -102,15 +116,6 @@ export function createRecorder(options: RecorderOptions): Recorder {
   // One descriptor for the whole run, overwritten in place with a fixed-width line: one pwrite per iteration
   // (creating a file per iteration cost more than the rest of the iteration's bookkeeping).
   const pidFd = openSync(pidPath, 'w', 0o600);
-  const heartbeat = setInterval(
-    () =>
-      enqueue('heartbeat', async () => {
-        // Another process took the run over (it judged us dead): two drivers must never share a run.
-        if (!(await store.heartbeat(runId, options.owner, options.now()))) options.onLostOwnership?.();
-      }),
-    HEARTBEAT_INTERVAL_MS,
-  );
-  heartbeat.unref();
 
   const record = (e: RunEvent): void => {
     unwritten.push(e);
@@ -120,7 +125,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     const next = statusAfter(e, status);
     if (next !== null && next !== status) {
       status = next;
-      enqueue('status', () => store.updateRunStatus(runId, next, e.time));
+      enqueue('status', () => store.updateRunStatus(runId, next, e.time, owner));
     }
     switch (e.type) {
       case 'iteration_completed':
@@ -142,16 +147,19 @@ export function createRecorder(options: RecorderOptions): Recorder {
             error_kind: e.error_kind,
             error_message: e.error_message,
             completed_at: e.time,
-          }),
+          }, owner),
         );
         if (e.error_kind !== 'none' && e.error_message) {
           const message = e.error_message;
           const context = { iteration: e.iteration, consecutive_failures: e.consecutive_failures, exit_code: e.exit_code, agent: e.agent };
-          enqueue('error', () => store.recordError({ run_id: runId, iteration: e.iteration, kind: e.error_kind, message, context, created_at: e.time }));
+          enqueue('error', () => store.recordError({ run_id: runId, iteration: e.iteration, kind: e.error_kind, message, context, created_at: e.time }, owner));
         }
         break;
       case 'run_finished':
-        enqueue('finish', () => store.finishRun(runId, { status: e.status, stop_reason: e.stop_reason, now: e.time }));
+        enqueue('finish', async () => {
+          await store.finishRun(runId, { status: e.status, stop_reason: e.stop_reason, now: e.time }, owner);
+          finished = true;
+        });
         break;
       default:
         break;
@@ -159,7 +167,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
   };
 
   const doCheckpoint = async (iteration: number, state: LoopState, runStatus: RunStatus): Promise<void> => {
-    if (!options.gitEnabled || iteration === lastCheckpoint) return;
+    if (!options.gitEnabled || iteration === lastCheckpoint || lost) return;
     lastCheckpoint = iteration;
     const at = options.now();
     const snapshot = loopSnapshot(state, runStatus, at);
@@ -174,10 +182,11 @@ export function createRecorder(options: RecorderOptions): Recorder {
         result = await checkpoint(options.agentDir, runId, iteration);
       }
       const outcome = result.committed ? 'committed' : 'unchanged';
-      await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: result.sha, state: outcome, message: result.message, snapshot, created_at: at });
+      await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: result.sha, state: outcome, message: result.message, snapshot, created_at: at }, owner);
       options.emit({ type: 'checkpoint_created', time: options.now(), iteration, commit_sha: result.sha, state: outcome });
     } catch (error) {
-      await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: null, state: 'failed', message: (error as Error).message, snapshot, created_at: at });
+      if (error instanceof OwnershipLostError) return loseOwnership();
+      await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: null, state: 'failed', message: (error as Error).message, snapshot, created_at: at }, owner);
       options.emit({ type: 'checkpoint_created', time: options.now(), iteration, commit_sha: null, state: 'failed' });
       throw error;
     }
@@ -189,7 +198,14 @@ export function createRecorder(options: RecorderOptions): Recorder {
     deps: {
       async beforeIteration(_runId, iteration, agent, logPath, unitId) {
         await chain;
-        await store.startIteration({ run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath, unit_id: unitId });
+        if (lost) return;
+        try {
+          await store.startIteration({ run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath, unit_id: unitId }, owner);
+        } catch (error) {
+          // Taken over: the owner is told to stop (the loop sees its interrupt before starting the agent).
+          if (!(error instanceof OwnershipLostError)) throw error;
+          loseOwnership();
+        }
       },
       onAgentSpawn(_runId, _iteration, pid) {
         writeSync(pidFd, `${String(pid).padEnd(11)}\n`, 0);
@@ -202,7 +218,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
         const text = JSON.stringify(meta);
         if (text === lastMeta) return;
         lastMeta = text;
-        enqueue('metadata', () => store.updateRunMeta(runId, meta, options.now()));
+        enqueue('metadata', () => store.updateRunMeta(runId, meta, options.now(), owner));
       },
       async beforeFinish(_runId, state, finalStatus) {
         await chain;
@@ -210,7 +226,6 @@ export function createRecorder(options: RecorderOptions): Recorder {
       },
     },
     async close() {
-      clearInterval(heartbeat);
       if (eventsScheduled) clearImmediate(eventsScheduled);
       flushEvents();
       await chain;

@@ -39,6 +39,8 @@ export interface RunDeps {
   wakeSignal?(): AbortSignal;
   /** Pause requests; without it the run cannot be paused. */
   pause?: PauseControl;
+  /** Checked at every boundary: true ends the loop there without ending the run (a worker hands it to its next job). */
+  handOver?(): boolean;
   /** Warnings known before the loop starts (e.g. no git repository), reported right after run_started. */
   startWarnings?: readonly string[];
   /** What the run runs; default: the spec's prompt (promptProgram). */
@@ -73,6 +75,8 @@ export interface RunSummary {
   stopReason: StopReason;
   state: LoopState;
   message: string | null;
+  /** The loop stopped at a boundary to hand the run over (status still running; nothing terminal was emitted). */
+  handedOver?: boolean;
 }
 
 /** Default sleep: a timer that an AbortSignal cuts short. */
@@ -158,6 +162,12 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     }
     final = limitReached(state, limits, deps.now(), stopRequested()) as Stop | null;
     if (final) break;
+    if (deps.handOver?.()) {
+      await Promise.all(openLogs);
+      // The next owner starts from this state: the last checkpoint (pushed by a worker) holds the work so far.
+      await finishHook(state, 'running', 'interrupted');
+      return { runId, status: 'running', stopReason: 'interrupted', state, message: null, handedOver: true };
+    }
     if (waitUntil !== null && waitUntil > deps.now()) {
       emit({ type: 'waiting', time: deps.now(), iteration: state.iteration, until: waitUntil, reason: waitReason });
       if (!(await sleepAwake(waitUntil - deps.now()))) continue;
@@ -185,6 +195,11 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     const logPath = logPathOf(iteration);
     emit({ type: 'iteration_started', time: deps.now(), iteration, max_iterations: displayMax(), agent: adapter.name, log_path: logPath, unit: eventUnit(step.unit) });
     if (deps.beforeIteration) await deps.beforeIteration(runId, iteration, adapter.name, logPath, step.unit?.id ?? null);
+    // Interrupted while the row was written (e.g. the run was taken over): no agent starts.
+    if (deps.signal.aborted) {
+      final = INTERRUPTED;
+      break;
+    }
     const resumeId = !step.freshSession && adapter.supportsResume && lastSession?.agent === adapter.name ? lastSession.id : null;
     const onActivity = deps.onActivity ?? null;
     const observe = program.observe ? program.observe.bind(program) : null;
@@ -276,13 +291,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   // An interrupt that a stop request caused is a user stop, not a crash-like interruption.
   await Promise.all(openLogs);
   const end: Stop | ProgramStop = final.reason === 'interrupted' && stopRequested() ? { kind: 'stop', reason: 'user_stop', status: 'stopped' } : final;
-  if (deps.beforeFinish) {
-    try {
-      await deps.beforeFinish(runId, state, end.status, end.reason);
-    } catch (error) {
-      emit({ type: 'warning', time: deps.now(), message: `finishing the run: ${(error as Error).message}` });
-    }
-  }
+  await finishHook(state, end.status, end.reason);
   const time = deps.now();
   if (end.status === 'completed') emit({ type: 'completed', time, stop_reason: end.reason });
   else if (end.status === 'failed') emit({ type: 'failed', time, stop_reason: end.reason, message });
@@ -309,6 +318,15 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     // An interrupted iteration is not the program's to judge: the run ends as interrupted.
     if (result.errorKind === 'interrupted') return { result, completionEnds: 'run' as const, stop: null, events: [] };
     return program.settle(context(), { iteration, step, result, text, logPath });
+  }
+
+  async function finishHook(at: LoopState, status: RunStatus, reason: StopReason): Promise<void> {
+    if (!deps.beforeFinish) return;
+    try {
+      await deps.beforeFinish(runId, at, status, reason);
+    } catch (error) {
+      emit({ type: 'warning', time: deps.now(), message: `finishing the run: ${(error as Error).message}` });
+    }
   }
 
   async function pauseHere(by: string | null): Promise<void> {

@@ -39,6 +39,8 @@ export interface ServerOptions {
   maxBufferedBytes?: number;
   /** External workers drive the runs: a run ready to start is queued with this instead (serve --workers external). */
   dispatch?: (runId: string) => Promise<void>;
+  /** The origin of the runs this server creates and resumes after a restart (default `server`). */
+  origin?: string;
 }
 
 /** A running server. */
@@ -71,6 +73,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     onActivity: (runId, activity) => hub?.activity(runId, activity),
     log,
     ...(options.dispatch ? { dispatch: options.dispatch } : {}),
+    ...(options.origin ? { origin: options.origin } : {}),
   });
   hub = new EventHub({
     store: options.store,
@@ -121,7 +124,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      watcher.stop();
+      await watcher.stop();
       await manager.shutdown();
       eventHub.close();
       wss.close();

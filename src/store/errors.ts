@@ -67,3 +67,13 @@ export class RunBusyError extends StoreError {
     this.idleMs = idleMs;
   }
 }
+
+/** A claim that may only continue a run (onlyIfResumable) found it ended for good (completed, failed, stopped by a user). */
+export class RunEndedError extends StoreError {
+  readonly runId: string;
+  constructor(runId: string, status: string, reason: string | null) {
+    super(`claimRun: run ${runId} has ended (${status}${reason ? `, ${reason}` : ''})`);
+    this.name = 'RunEndedError';
+    this.runId = runId;
+  }
+}

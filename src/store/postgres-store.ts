@@ -4,7 +4,8 @@
 // errors raised as StoreError (StoreUnavailableError when the database cannot be reached).
 import type pg from 'pg';
 import type { RunStatus, StopReason } from '../core/types.js';
-import { AmbiguousRunIdError, RunBusyError, StoreError } from './errors.js';
+import { AmbiguousRunIdError, RunBusyError, RunEndedError, StoreError } from './errors.js';
+import { resumable } from './liveness.js';
 import { checkFence, DB_NOW, lockRunRow } from './postgres-fence.js';
 import { migratePostgres } from './postgres-migrate.js';
 import { createPool, inTransaction, isUnavailable, query as q, redactUrl, toStoreError } from './postgres-pool.js';
@@ -174,6 +175,10 @@ export class PostgresStore implements Store, WatchableStore {
     return this.tx('claimRun', async (db) => {
       // The run row lock serializes claims of one run (two takeovers at once: the second sees the first's owner).
       if (!(await lockRunRow(db, id))) throw new StoreError(`claimRun: no run ${id}`);
+      if (options.onlyIfResumable) {
+        const run = await mustGetRun(db, id);
+        if (!resumable(run)) throw new RunEndedError(id, run.status, run.stop_reason);
+      }
       // The owner row is locked too before its lease is judged: a renewal in flight commits first and counts.
       const prev = (
         await q<{ pid: number; host: string; heartbeat_at: number; idle: number }>(

@@ -4,7 +4,8 @@
    answers synchronously, and `async` keeps every thrown StoreError a rejected promise as the contract says. */
 import { DatabaseSync } from 'node:sqlite';
 import type { RunStatus, StopReason } from '../core/types.js';
-import { AmbiguousRunIdError, RunBusyError, StoreError } from './errors.js';
+import { AmbiguousRunIdError, RunBusyError, RunEndedError, StoreError } from './errors.js';
+import { resumable } from './liveness.js';
 import { checkpointRowSchema, errorRowSchema, runRowSchema } from './rows.js';
 import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, IterationRow, RunRow, RunTotals, RunWithTotals, StoreStats } from './rows.js';
 import { SqliteDb } from './sqlite-db.js';
@@ -146,7 +147,9 @@ export class SqliteStore implements Store {
 
   async claimRun(id: string, owner: Owner, now: number, options: ClaimOptions = {}): Promise<ClaimResult> {
     return this.s.tx(() => {
-      if (!this.readRun(id)) throw new StoreError(`claimRun: no run ${id}`);
+      const run = this.readRun(id);
+      if (!run) throw new StoreError(`claimRun: no run ${id}`);
+      if (options.onlyIfResumable && !resumable(run)) throw new RunEndedError(id, run.status, run.stop_reason);
       const prev = this.s.q('SELECT pid, host, heartbeat_at, COALESCE(renewed_at, heartbeat_at) AS renewed_at FROM run_owners WHERE run_id = :id AND ended_at IS NULL')
         .get({ id }) as { pid: number; host: string; heartbeat_at: number; renewed_at: number } | undefined;
       if (prev && options.ifIdleMs !== undefined) {

@@ -142,6 +142,12 @@ export interface ClaimOptions {
    * never compared; otherwise RunBusyError (with how long the owner has been silent).
    */
   ifIdleMs?: number;
+  /**
+   * Only take a run that can go on: active (pending, running, waiting, paused), or stopped because its process
+   * went away (`interrupted`); otherwise RunEndedError. Checked under the same lock as the claim, so a stop that
+   * lands first is never undone by a worker that fetched the run's job a moment before.
+   */
+  onlyIfResumable?: boolean;
 }
 
 /** Filters of listRuns / countRuns. */

@@ -1,8 +1,8 @@
 // A store that announces new rows (PostgreSQL's LISTEN/NOTIFY) so that watchers wake at once instead of waiting
 // for their next poll. Kept apart from the driver: checking for it never loads the PostgreSQL driver.
 
-/** The store's notification channels and their names in the database. */
-export const CHANNELS = { events: 'ringmaster_events', control: 'ringmaster_control' } as const;
+/** The store's notification channels and their names in the database (`queue`: a run job was queued for the workers). */
+export const CHANNELS = { events: 'ringmaster_events', control: 'ringmaster_control', queue: 'ringmaster_queue' } as const;
 
 /** A channel name of CHANNELS. */
 export type Channel = keyof typeof CHANNELS;

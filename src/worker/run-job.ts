@@ -1,14 +1,17 @@
-// One run job on a worker: checks that nobody else drives the run (the owner record is the fence), prepares
-// its workspace, drives it with an ordinary RunController, renews its lease every couple of seconds and stops
-// the agent as soon as the lease cannot be confirmed, and pushes each checkpoint of a repository run.
-import { relative } from 'node:path';
+// One run job on a worker: claims the run once nobody else drives it (the owner record is the fence, its lease
+// judged by the database's clock), prepares its workspace, drives it with an ordinary RunController, renews its
+// lease every couple of seconds and stops the agent as soon as the lease cannot be confirmed, pushes each
+// checkpoint of a repository run, and hands the run over to a new job before the queue's job cap.
+import { join, relative } from 'node:path';
 import type { ControlPoller } from '../manager/control-poller.js';
+import { closeOrphanedRun } from '../manager/orphans.js';
 import { programForRun } from '../manager/programs.js';
-import { RunController } from '../manager/run-controller.js';
+import { ClaimInterruptedError, RunController } from '../manager/run-controller.js';
 import type { RunEvent } from '../runner/events.js';
 import type { RunSpec } from '../runner/spec.js';
+import { resumable, RunEndedError } from '../store/index.js';
 import type { Owner, RunRow, Store } from '../store/index.js';
-import { prepareRepoWorkspace, pushCheckpoint } from './git-workspace.js';
+import { prepareRepoWorkspace, pushCheckpoint, type RepoWorkspace } from './git-workspace.js';
 
 /** A repository run's source, stored in its spec. */
 export interface RepositorySource {
@@ -22,25 +25,24 @@ export interface JobContext {
   env: Readonly<Record<string, string | undefined>>;
   workdir: string;
   owner: Owner;
-  /** A run whose owner has not renewed for this long may be taken over (and its owner stops itself at half). */
+  /** A run whose owner has not renewed for this long (database clock) may be taken over; its owner stops itself at half. */
   leaseMs: number;
   /** How often the owner renews its lease. */
   renewMs: number;
+  /** After this long in one job (this worker's clock), the run is handed to a new job at an iteration boundary. */
+  handOverAfterMs: number;
   now: () => number;
   log: (line: string) => void;
   /** Delivers pause / resume / stop requested from any machine to the runs of this worker. */
   controls: ControlPoller;
 }
 
-/** How a job ended: the run finished (or was never ours to run), it was taken over, or it was interrupted here. */
-export type JobOutcome = 'finished' | 'lost' | 'interrupted';
-
-const ACTIVE = new Set(['pending', 'running', 'waiting', 'paused']);
-
-/** A run a worker continues: active, or stopped because its process was interrupted (never a user's stop). */
-function continuable(run: RunRow | null): run is RunRow {
-  return run !== null && (ACTIVE.has(run.status) || (run.status === 'stopped' && run.stop_reason === 'interrupted'));
-}
+/**
+ * How a job ended: the run finished (or was never ours to run); it was interrupted here (shutdown, lost database,
+ * taken over: the job is given back for a retry, a no-op if its attempt has lapsed); or it was handed over to a
+ * continuation job.
+ */
+export type JobOutcome = 'finished' | 'interrupted' | 'handed_over';
 
 /** The repository of a run, if it is a repository run. */
 export function repositoryOf(run: RunRow): RepositorySource | null {
@@ -48,43 +50,26 @@ export function repositoryOf(run: RunRow): RepositorySource | null {
   return source && typeof source.url === 'string' && typeof source.branch === 'string' ? source : null;
 }
 
-/** Drives run `runId` until it ends, is lost to another owner, or `signal` aborts (shutdown, job cancelled). */
+/** A run a worker continues: one that can go on, and not one held in the queue by a pause. */
+function runnable(run: RunRow | null): run is RunRow {
+  return run !== null && resumable(run) && !(run.status === 'paused' && run.owner_pid === null);
+}
+
+/** Drives run `runId` until it ends, is lost to another owner, is handed over, or `signal` aborts (shutdown, job lost). */
 export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal): Promise<JobOutcome> {
   const { store } = ctx;
-  let run = await store.getRun(runId);
-  if (!continuable(run)) return 'finished';
-  // The fence: a run with a live owner is not taken before its lease has run out (a pending run has none).
-  while (run.status !== 'pending' && run.owner_pid !== null && run.heartbeat_at !== null && ctx.now() - run.heartbeat_at < ctx.leaseMs) {
-    if (signal.aborted) return 'interrupted';
-    await sleep(Math.min(1000, ctx.leaseMs - (ctx.now() - run.heartbeat_at) + 50));
-    run = await store.getRun(runId);
-    if (!continuable(run)) return 'finished';
-  }
+  const run = await store.getRun(runId);
+  if (!runnable(run)) return 'finished';
   const spec = structuredClone(run.spec) as RunSpec & { repository?: RepositorySource };
   const repository = repositoryOf(run);
-  let push: ((sha: string | null) => void) | null = null;
+  const startedAt = performance.now();
   let outcome: JobOutcome = 'finished';
-  let lastRenewed = ctx.now();
-  let pushes = Promise.resolve();
-  if (repository) {
-    const ws = await prepareRepoWorkspace(ctx.workdir, repository.url, repository.branch, runId);
-    rerootPrompt(spec, ws.dir);
-    let expected = ws.remoteSha;
-    push = () => {
-      // Decided when the checkpoint is made, by the lease: while it is ours (never refused, renewed within half
-      // of it), nobody else may have claimed the run. The push itself runs after, in order, off the loop's path;
-      // --force-with-lease refuses it if the branch moved anyway.
-      if (outcome !== 'finished' || ctx.now() - lastRenewed > ctx.leaseMs / 2) return;
-      pushes = pushes.then(async () => {
-        try {
-          expected = await pushCheckpoint(ws.dir, ws.branch, expected);
-        } catch (error) {
-          ctx.log(`run ${runId}: push of the checkpoint failed: ${(error as Error).message}`);
-        }
-      });
-    };
-  }
-  const program = await programForRun(run, spec);
+  let lastRenewed = performance.now();
+  // Set once the clone is prepared (a repository run).
+  const git: { pusher: CheckpointPusher | null } = { pusher: null };
+  const leaseOurs = (): boolean => outcome === 'finished' && performance.now() - lastRenewed <= ctx.leaseMs / 2;
+  const original = spec.workspace;
+  if (repository) spec.workspace = join(ctx.workdir, 'runs', runId);
   const controller = new RunController({
     store,
     env: ctx.env,
@@ -92,71 +77,113 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
     spec,
     workspace: spec.workspace,
     mode: 'claim',
+    // Taken over only once its owner's lease has run out (database clock), and never if it ended meanwhile.
+    claim: { ifIdleMs: ctx.leaseMs, onlyIfResumable: true },
+    heartbeatMs: ctx.renewMs,
+    onRenewed: (sentAt) => (lastRenewed = Math.max(lastRenewed, sentAt)),
     owner: ctx.owner,
     now: ctx.now,
-    ...(program ? { program } : {}),
+    // After the claim: the clone starts from what the previous owner pushed, and nobody pushes after us; the
+    // program (a task list, a workflow) is made from the prepared workspace.
+    prepare: async () => {
+      if (repository) {
+        const ws = await prepareRepoWorkspace(ctx.workdir, repository.url, repository.branch, runId);
+        rerootPrompt(spec, original, ws.dir);
+        git.pusher = checkpointPusher(ws, leaseOurs, (message) => ctx.log(`run ${runId}: ${message}`));
+      }
+      return programForRun(run, spec);
+    },
     onEvent: (event: RunEvent) => {
-      if (event.type === 'checkpoint_created' && event.state === 'committed') push?.(event.commit_sha);
+      if (event.type === 'checkpoint_created' && event.state === 'committed') git.pusher?.push();
+      if (event.type === 'iteration_completed' && performance.now() - startedAt > ctx.handOverAfterMs) controller.requestHandOver();
     },
     onStoreError: (message) => ctx.log(`run ${runId}: ${message}`),
     onClaim: (info) => {
+      lastRenewed = performance.now();
       const interrupted = info.interrupted.length ? `, iteration ${info.interrupted.join(', ')} recorded as interrupted` : '';
       ctx.log(`run ${runId}: driving it from iteration ${info.iterations + 1}${interrupted}`);
-      startRenewing();
     },
   });
+  // A paused run taken over stays paused.
+  if (run.status === 'paused') controller.requestPause('takeover');
   let ended = false;
-  const stop = (why: JobOutcome): void => {
+  const stop = (): void => {
     if (ended) return;
-    if (outcome === 'finished') outcome = why;
+    outcome = 'interrupted';
     controller.interrupt();
   };
-  const onAbort = (): void => stop('interrupted');
+  const onAbort = (): void => stop();
   const unregister = ctx.controls.register(controller);
   signal.addEventListener('abort', onAbort, { once: true });
-  let renew: NodeJS.Timeout | null = null;
-  // The lease, renewed from the claim on: a `false` means another worker owns the run now; an unreachable
-  // database stops the agent before anyone may take the run over (at the full lease).
-  function startRenewing(): void {
-    lastRenewed = ctx.now();
-    renew = setInterval(() => {
-      // Checked on every tick, not only when a renewal fails: the store may keep retrying while the database is down.
-      if (ctx.now() - lastRenewed > ctx.leaseMs / 2) {
-        stop('interrupted');
-        return;
-      }
-      store.heartbeat(runId, ctx.owner, ctx.now()).then(
-        (stillOurs) => {
-          if (stillOurs) lastRenewed = ctx.now();
-          else stop('lost');
-        },
-        () => undefined,
-      );
-    }, ctx.renewMs);
-  }
+  if (signal.aborted) onAbort();
+  // Self-fencing: a worker that could not renew for half the lease (a partition, the database down) stops its
+  // agent before anyone may take the run over (at the full lease, by the database's clock).
+  const fence = setInterval(() => {
+    if (performance.now() - lastRenewed > ctx.leaseMs / 2) stop();
+  }, Math.min(1000, ctx.renewMs));
   try {
     const summary = await controller.run();
     ended = true;
+    if (summary.handedOver) {
+      ctx.log(`run ${runId}: handed over to a new job after ${summary.state.iteration} iteration(s)`);
+      return 'handed_over';
+    }
     ctx.log(`run ${runId}: ${summary.status} (${summary.stopReason}) after ${summary.state.iteration} iteration(s)`);
+    // Taken over by another process (the controller stopped itself): the run goes on elsewhere.
+    if (summary.status === 'stopped' && summary.stopReason === 'interrupted') outcome = 'interrupted';
+  } catch (error) {
+    ended = true;
+    if (error instanceof ClaimInterruptedError) return 'interrupted';
+    if (error instanceof RunEndedError) return 'finished';
+    // It could not start (a bad repository, a workspace that cannot be prepared): the run ends failed, with why.
+    const message = (error as Error).message;
+    ctx.log(`run ${runId}: could not start: ${message}`);
+    const now = await store.getRun(runId);
+    if (now && resumable(now) && (now.owner_pid === null || (now.owner_pid === ctx.owner.pid && now.owner_host === ctx.owner.host))) {
+      await closeOrphanedRun(store, ctx.env, now, ctx.owner, ctx.now(), 'fatal_error', undefined, message);
+    }
+    return 'finished';
   } finally {
+    clearInterval(fence);
     unregister();
-    if (renew) clearInterval(renew);
     signal.removeEventListener('abort', onAbort);
-    await pushes;
+    await git.pusher?.done();
   }
   return outcome;
 }
 
+/** Pushes the checkpoints of a repository run, in order, off the loop's path. */
+interface CheckpointPusher {
+  push(): void;
+  /** Resolves when every push asked for so far has been tried. */
+  done(): Promise<void>;
+}
+
+function checkpointPusher(ws: RepoWorkspace, leaseOurs: () => boolean, log: (message: string) => void): CheckpointPusher {
+  let expected = ws.remoteSha;
+  let pushes = Promise.resolve();
+  return {
+    push() {
+      // Decided when the checkpoint is made, by the lease: while it is ours (never refused, renewed within half of
+      // it), nobody else may have claimed the run. --force-with-lease refuses the push if the branch moved anyway.
+      if (!leaseOurs()) return;
+      pushes = pushes.then(async () => {
+        try {
+          expected = await pushCheckpoint(ws.dir, ws.branch, expected);
+        } catch (error) {
+          log(`push of the checkpoint failed: ${(error as Error).message}`);
+        }
+      });
+    },
+    done: () => pushes,
+  };
+}
+
 /** A prompt file inside the enqueuing workspace is read from the same place in the run's clone. */
-function rerootPrompt(spec: RunSpec, dir: string): void {
-  const from = spec.workspace;
+function rerootPrompt(spec: RunSpec, from: string, dir: string): void {
   if (spec.prompt.kind === 'file') {
     const rel = relative(from, spec.prompt.path);
     if (!rel.startsWith('..')) spec.prompt = { kind: 'file', path: `${dir}/${rel}` };
   }
   spec.workspace = dir;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }

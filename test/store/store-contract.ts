@@ -1,6 +1,6 @@
 // The Store contract suite: every Store implementation (SQLite today, PostgreSQL later) runs it unchanged.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AmbiguousRunIdError, OwnershipLostError, RunBusyError, StoreError } from '../../src/store/errors.js';
+import { AmbiguousRunIdError, OwnershipLostError, RunBusyError, RunEndedError, StoreError } from '../../src/store/errors.js';
 import type { IterationEnd, Owner, Store } from '../../src/store/store.js';
 
 /** A fresh, empty store and how to dispose of it. */
@@ -347,6 +347,18 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
       expect(claim.previous).toBeNull();
       expect(claim.run).toMatchObject({ status: 'running', owner_pid: 4242, heartbeat_at: T0 + 5 });
       expect((await store.runTotals('q1')).runtime_ms).toBe(0);
+    });
+
+    it('claims only a run that can go on when asked: active, or stopped because its process went away', async () => {
+      await newRun('stopped');
+      await store.finishRun('stopped', { status: 'stopped', stop_reason: 'user_stop', now: T0 + 1 });
+      await expect(store.claimRun('stopped', OWNER, T0 + 2, { onlyIfResumable: true })).rejects.toBeInstanceOf(RunEndedError);
+      expect(await store.getRun('stopped')).toMatchObject({ status: 'stopped', stop_reason: 'user_stop', owner_pid: null });
+      await newRun('crashed');
+      await store.finishRun('crashed', { status: 'stopped', stop_reason: 'interrupted', now: T0 + 1 });
+      expect((await store.claimRun('crashed', OWNER, T0 + 2, { onlyIfResumable: true })).run).toMatchObject({ status: 'running', stop_reason: null, ended_at: null });
+      // Without the option a claim reopens any run (ringmaster resume of a limit-ended run).
+      expect((await store.claimRun('stopped', OWNER, T0 + 3)).run.status).toBe('running');
     });
 
     it('fences writes made for an owner that lost the run: they fail and change nothing; the new owner writes', async () => {

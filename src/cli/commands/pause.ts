@@ -2,7 +2,8 @@
 // the next iteration boundary, through the store.
 import { EXIT, UserError } from '../../core/errors.js';
 import type { CliIO, Command } from '../command.js';
-import { awaitControl, findControllableRun, hasLiveOwner, notActive, requestControl } from './control-common.js';
+import { isQueued } from '../../store/liveness.js';
+import { awaitControl, findControllableRun, hasLiveOwner, notActive, requestControl, requestOfQueued } from './control-common.js';
 import { HISTORY_OPTIONS, openWorkspaceStore, parseHistoryArgs, runIdArgument } from './history-common.js';
 
 /** How long to wait for the owner to answer (it polls every 250 ms). */
@@ -14,6 +15,7 @@ async function pause(args: string[], io: CliIO): Promise<number> {
   const { workspace, store } = await openWorkspaceStore(values.cwd, io);
   try {
     const run = await findControllableRun(store, id, workspace);
+    if (isQueued(run)) return await requestOfQueued(store, run, 'pause', io);
     if (run.status === 'paused' && hasLiveOwner(run)) {
       io.stdout.write(`run ${run.id} is already paused\n`);
       return EXIT.success;

@@ -1,5 +1,6 @@
 // `ringmaster serve`: the loop manager behind a REST API, a WebSocket and the dashboard. Binds 127.0.0.1 unless
 // told otherwise; any other address needs a token. SIGINT/SIGTERM interrupt every run (resumable) and exit.
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfig, applyFlag } from '../../config/load.js';
 import { EXIT, UsageError } from '../../core/errors.js';
@@ -47,10 +48,13 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
     throw new UsageError("--workers external: workers take runs from the shared database: set database.url or RINGMASTER_DATABASE_URL");
   }
   const store = await openStore({ env: io.env, databaseUrl });
-  // With external workers, runs are queued as jobs (pg-boss) that `ringmaster worker` processes take.
-  const queue = values.workers === 'external' && databaseUrl !== null ? await (await import('../../worker/queue.js')).openQueue(databaseUrl) : null;
-  const dispatch = queue ? async (runId: string): Promise<void> => void (await (await import('../../worker/queue.js')).enqueueRun(queue, runId)) : undefined;
   const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${message}\n`);
+  const maxConcurrent = get<number>('manager.max_concurrent');
+  // With external workers, runs are queued as jobs (pg-boss) that `ringmaster worker` processes take, at most
+  // max_concurrent at once across all of them (the limit is stored in the database for every worker).
+  const queue = values.workers === 'external' && databaseUrl !== null ? await (await import('../../worker/queue.js')).RunQueue.open(databaseUrl, { onError: (e) => log(`queue: ${e.message}`) }) : null;
+  await queue?.setMaxConcurrent(maxConcurrent);
+  const dispatch = queue ? async (runId: string): Promise<void> => void (await queue.enqueue(runId)) : undefined;
   let server;
   try {
     server = await startServer({
@@ -59,16 +63,18 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
       host,
       port,
       access: { tokenHash: token.hash, loopback },
-      maxConcurrent: get<number>('manager.max_concurrent'),
+      maxConcurrent,
       iterationThreads: get<number>('manager.iteration_threads'),
       resumeOnStart: values['no-resume'] === true ? false : get<boolean>('manager.resume_on_start'),
       storeKind: databaseUrl === null ? 'sqlite' : 'postgresql',
+      // Servers sharing one database each resume only the runs they created.
+      ...(databaseUrl !== null ? { origin: `server@${hostname()}` } : {}),
       ...(dispatch ? { dispatch } : {}),
       version: VERSION,
       log,
     });
   } catch (error) {
-    await queue?.stop({ graceful: false, timeout: 5000 });
+    await queue?.close();
     await store.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is in use (another 'ringmaster serve'?); choose one with --port`);
@@ -78,7 +84,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   io.stdout.write(`Ringmaster ${VERSION} serving on ${server.url}  (dashboard /, API /api, WebSocket /api/ws)\n`);
   io.stdout.write(
     queue
-      ? `  runs are driven by external workers ('ringmaster worker'); database ${redactUrl(databaseUrl ?? '')}\n`
+      ? `  runs are driven by external workers ('ringmaster worker'), up to ${maxConcurrent} at once across them; database ${redactUrl(databaseUrl ?? '')}\n`
       : `  up to ${server.manager.maxConcurrent} runs at once; data directory ${home}\n`,
   );
   if (token.generated !== null) {
@@ -96,7 +102,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const signal = await stopped;
   io.stdout.write(`Received ${signal}: interrupting the runs (each can be resumed) and stopping...\n`);
   await server.close();
-  await queue?.stop({ graceful: false, timeout: 5000 });
+  await queue?.close();
   await store.close();
   io.stdout.write('Stopped.\n');
   return EXIT.success;
