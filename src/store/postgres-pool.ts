@@ -22,6 +22,13 @@ export interface PoolOptions {
   applicationName?: string;
 }
 
+/**
+ * The server ends a session that sits in an open transaction this long: a process cut off from the database in
+ * the middle of a transaction (a network partition) would otherwise keep its row locks (and the event-order
+ * lock) until TCP gives up, hours later, and block the worker that takes its run over. Half the workers' lease.
+ */
+export const IDLE_IN_TRANSACTION_MS = 5_000;
+
 const INT8 = 20;
 const NUMERIC = 1700;
 
@@ -42,6 +49,7 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
     application_name: options.applicationName ?? 'ringmaster',
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
     types,
   });
   // An idle client whose server went away emits 'error' on the pool; unhandled, it would end the process.
@@ -57,8 +65,9 @@ export function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (UNAVAILABLE_CODES.has(code)) return true;
-    // 08: connection exception; 57P01-3: admin/crash shutdown, cannot connect now; 53300: too many connections.
-    if (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+    // 08: connection exception; 57P01-3: admin/crash shutdown, cannot connect now; 53300: too many connections;
+    // 25P03: the session was ended in an idle transaction (rolled back: the whole transaction can be retried).
+    if (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300', '25P03'].includes(code)) return true;
   }
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(error.message);
 }
@@ -100,6 +109,10 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: Queryable) =>
   for (let attempt = 1; ; attempt++) {
     const client: PoolClient = await pool.connect();
     let broken: Error | undefined;
+    // The server may end the session between two statements (e.g. after IDLE_IN_TRANSACTION_MS): the client
+    // emits that as an 'error' event, which unheard would end the process. The next statement fails with it.
+    const onError = (error: Error): void => void (broken ??= error);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await fn(client);
@@ -115,6 +128,7 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: Queryable) =>
       if (attempt < 4 && RETRYABLE.has(sqlState(error) ?? '')) continue;
       throw error;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }

@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import type { Job } from 'pg-boss';
+import { IDLE_IN_TRANSACTION_MS } from '../store/postgres-pool.js';
 import { CHANNELS } from '../store/watchable.js';
 
 /** The queue of runs to drive. */
@@ -23,6 +24,9 @@ export const MAX_CONCURRENT_KEY = 'queue.max_concurrent';
 
 /** Advisory lock ('RING', 3) that serializes fetches, so the global limit is never overshot by a race. */
 const FETCH_LOCK: readonly [number, number] = [0x52494e47, 3];
+
+/** Sessions of the queue end an open transaction left idle (e.g. a fetch holding the fetch lock, cut off). */
+const POOL_SESSION: pg.PoolConfig = { idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS };
 
 /** The data of a run job. */
 export interface RunJobData {
@@ -60,6 +64,8 @@ export class RunQueue {
       connectionString: url,
       max: options.max ?? 4,
       application_name: 'ringmaster-queue',
+      // Passed on to node-postgres' pool (pg-boss hands it its whole configuration).
+      ...POOL_SESSION,
       // Every instance supervises: a worker killed with its job is noticed within a second of its heartbeat expiring.
       superviseIntervalSeconds: 1,
       monitorIntervalSeconds: 1,
@@ -82,7 +88,7 @@ export class RunQueue {
           if (!(await boss.getQueue(RUN_QUEUE))) throw error;
         });
     }
-    const pool = new pg.Pool({ connectionString: url, max: 2, application_name: 'ringmaster-queue' });
+    const pool = new pg.Pool({ connectionString: url, max: 2, application_name: 'ringmaster-queue', ...POOL_SESSION });
     pool.on('error', () => undefined);
     return new RunQueue(boss, pool);
   }
@@ -164,6 +170,9 @@ export class RunQueue {
   private async transaction<T>(fn: (db: TxDb) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
+    // The server ending the session mid-transaction is an 'error' event of the client (fatal unheard).
+    const onError = (error: Error): void => void (broken ??= error);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await fn({ executeSql: (text, values) => client.query(text, values) });
@@ -175,6 +184,7 @@ export class RunQueue {
       });
       throw error;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }
