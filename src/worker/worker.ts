@@ -70,7 +70,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     const touch = setInterval(() => {
       queue.touch(job).then(
         (held) => {
-          if (!held) {
+          if (!held && !lapsed.signal.aborted) {
             options.log(`run ${job.runId}: its job was given to another worker; stopping here`);
             lapsed.abort();
           }

@@ -2,73 +2,28 @@
 // a repository run queued from the CLI, driven by one worker, that worker (and its agent) killed with SIGKILL
 // mid-iteration; another worker takes the run over from the last pushed checkpoint with the next iteration
 // number, the interrupted iteration recorded as interrupted, totals intact.
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres-store.js';
-import { agentPidPath } from '../../src/store/paths.js';
-import { gitEnv, tempRepo } from '../git/git-repo.js';
-import { cleanEnv, planAgent, runCli, startCli, type CliResult } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { useScratch } from '../helpers/scratch.js';
 import { until } from '../helpers/until.js';
-import type { ChildProcess } from 'node:child_process';
+import { agentGroup, bareRemote, groupAlive, killGroup, machineEnv, pushedCheckpoints, queueRepositoryRun, startWorkerProc } from './machines.js';
 
 const pg = usePostgres();
 const scratch = useScratch();
 const temp = (prefix: string): string => scratch.temp(prefix);
-
-interface WorkerProc {
-  name: string;
-  home: string;
-  workdir: string;
-  child: ChildProcess;
-  done: Promise<CliResult>;
-}
-
-function machineEnv(url: string, home: string): Record<string, string> {
-  return cleanEnv({ RINGMASTER_HOME: home, RINGMASTER_DATABASE_URL: url, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
-}
-
-function startWorker(url: string, name: string): WorkerProc {
-  const home = temp(`rm-worker-${name}-`);
-  const workdir = join(home, 'work');
-  const { child, done } = startCli(['worker', '--workdir', workdir], { cwd: home, env: machineEnv(url, home) });
-  scratch.track(child);
-  return { name, home, workdir, child, done };
-}
-
-/** A bare remote with one commit on main. */
-function remote(): string {
-  const src = tempRepo({ 'README.md': 'hello\n' });
-  scratch.adopt(src);
-  const bare = temp('rm-remote-');
-  execFileSync('git', ['clone', '--quiet', '--bare', src, join(bare, 'repo.git')], { env: gitEnv() });
-  return join(bare, 'repo.git');
-}
-
-function killGroupOf(pidFile: string): void {
-  if (!existsSync(pidFile)) return;
-  const pgid = Number(readFileSync(pidFile, 'utf8').trim());
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
+const startWorker = (url: string, name: string): ReturnType<typeof startWorkerProc> => startWorkerProc(scratch, url, name);
+const remote = (): string => bareRemote(scratch);
 
 describe('ringmaster worker', () => {
   it('a run survives kill -9 of its worker: another worker continues it from the pushed checkpoint', async () => {
     const url = await pg.cluster.createDatabase();
     const repo = remote();
     const workers = [startWorker(url, 'a'), startWorker(url, 'b')];
-    const queued = await runCli(
-      ['run', '--repository', repo, '--branch', 'main', '--prompt', 'work', '--agent-command', planAgent('ok,gate,complete'), '--max-iterations', '6', '--checkpoint-interval', '1', '--json'],
-      { cwd: temp('rm-enqueue-'), env: machineEnv(url, temp('rm-enqueuer-')) },
-    );
-    expect(queued.code, queued.stderr).toBe(0);
-    const { id } = JSON.parse(queued.stdout) as { id: string };
+    const id = await queueRepositoryRun(scratch, url, repo, 'ok,gate,complete');
     const store = await PostgresStore.open(url);
     try {
       // Iteration 2 is running (waiting at its gate) on one of the workers; iteration 1's checkpoint is pushed.
@@ -80,19 +35,14 @@ describe('ringmaster worker', () => {
       const first = workers.find((w) => w.child.pid === owner?.owner_pid);
       const other = workers.find((w) => w !== first);
       expect(first).toBeDefined();
-      const pushed = (): string => {
-        try {
-          return execFileSync('git', ['--git-dir', repo, 'log', '--format=%s', `refs/heads/ringmaster/${id}`, '--'], { encoding: 'utf8', env: gitEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
-        } catch {
-          return ''; // not pushed yet
-        }
-      };
+      const pushed = (): string => pushedCheckpoints(repo, id).join('\n');
       await until('the first checkpoint on the remote', () => pushed().includes(`iteration 1`));
 
       // The machine disappears: the worker and its agent die at once.
       const killedAt = Date.now();
       first!.child.kill('SIGKILL');
-      killGroupOf(agentPidPath(first!.home, id));
+      const group = agentGroup(first!.home, id);
+      if (group !== null) killGroup(group);
       await first!.done;
 
       const clone = join(other!.workdir, 'runs', id);
@@ -109,7 +59,7 @@ describe('ringmaster worker', () => {
       expect(seqs).toEqual(seqs.map((_, i) => i + 1));
       // Every iteration that finished was committed and pushed to the run's branch, on top of main.
       await until('the last checkpoint on the remote', () => pushed().includes('iteration 4'));
-      expect(pushed().split('\n').filter(Boolean).slice(0, 3)).toEqual([
+      expect(pushedCheckpoints(repo, id).slice(0, 3)).toEqual([
         `[ringmaster] checkpoint run ${id} iteration 4`,
         `[ringmaster] checkpoint run ${id} iteration 3`,
         `[ringmaster] checkpoint run ${id} iteration 1`,
@@ -128,11 +78,7 @@ describe('ringmaster worker', () => {
     const repo = remote();
     const worker = startWorker(url, 'c');
     const elsewhere = machineEnv(url, temp('rm-elsewhere-'));
-    const queued = await runCli(
-      ['run', '--repository', repo, '--branch', 'main', '--prompt', 'work', '--agent-command', planAgent('gate,gate,gate,complete'), '--max-iterations', '6', '--checkpoint-interval', '1', '--json'],
-      { cwd: temp('rm-enqueue-'), env: elsewhere },
-    );
-    const { id } = JSON.parse(queued.stdout) as { id: string };
+    const id = await queueRepositoryRun(scratch, url, repo, 'gate,gate,gate,complete', 6);
     const clone = join(worker.workdir, 'runs', id);
     const store = await PostgresStore.open(url);
     try {
@@ -158,11 +104,7 @@ describe('ringmaster worker', () => {
     const url = await pg.cluster.createDatabase();
     const repo = remote();
     const worker = startWorker(url, 'd');
-    const queued = await runCli(
-      ['run', '--repository', repo, '--branch', 'main', '--prompt', 'work', '--agent-command', planAgent('gate,gate,complete'), '--max-iterations', '6', '--checkpoint-interval', '1', '--json'],
-      { cwd: temp('rm-enqueue-'), env: machineEnv(url, temp('rm-enqueuer-')) },
-    );
-    const { id } = JSON.parse(queued.stdout) as { id: string };
+    const id = await queueRepositoryRun(scratch, url, repo, 'gate,gate,complete', 6);
     const clone = join(worker.workdir, 'runs', id);
     let store = await PostgresStore.open(url);
     try {
@@ -190,28 +132,17 @@ describe('ringmaster worker', () => {
     const url = await pg.cluster.createDatabase();
     const repo = remote();
     const worker = startWorker(url, 'e');
-    const queued = await runCli(
-      ['run', '--repository', repo, '--branch', 'main', '--prompt', 'work', '--agent-command', planAgent('gate,gate,complete'), '--max-iterations', '8', '--checkpoint-interval', '1', '--json'],
-      { cwd: temp('rm-enqueue-'), env: machineEnv(url, temp('rm-enqueuer-')) },
-    );
-    const { id } = JSON.parse(queued.stdout) as { id: string };
+    const id = await queueRepositoryRun(scratch, url, repo, 'gate,gate,complete', 8);
     const clone = join(worker.workdir, 'runs', id);
     let store = await PostgresStore.open(url);
     let gates: NodeJS.Timeout | null = null;
     try {
       await until('iteration 1 on the worker', async () => (await store.getIteration(id, 1))?.status === 'running');
-      const agentPid = Number(readFileSync(agentPidPath(worker.home, id), 'utf8').trim());
+      const agentPid = agentGroup(worker.home, id) ?? 0;
       await store.close();
       await pg.cluster.stop('immediate');
       // Half the lease (5 s) without renewal: the worker stops the agent while the database is still down.
-      await until('the agent to be stopped', () => {
-        try {
-          process.kill(-agentPid, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      }, 30_000);
+      await until('the agent to be stopped', () => !groupAlive(agentPid), 30_000);
       await pg.cluster.start();
       store = await PostgresStore.open(url);
       // From now on every gate is open: the run goes to its end.
