@@ -8,15 +8,20 @@ import { gitEnv, tempRepo } from '../git/git-repo.js';
 import { cleanEnv, planAgent, runCli, startCli, type CliResult } from '../helpers/cli.js';
 import type { Scratch } from '../helpers/scratch.js';
 
-/** A `ringmaster worker` process. */
-export interface WorkerProc {
+/** A CLI process on a machine of its own. */
+export interface MachineProc {
   name: string;
+  /** Its data directory. */
   home: string;
-  workdir: string;
   child: ChildProcess;
   done: Promise<CliResult>;
   /** What it printed so far. */
   out(): string;
+}
+
+/** A `ringmaster worker` process. */
+export interface WorkerProc extends MachineProc {
+  workdir: string;
 }
 
 /** The environment of a machine with data directory `home` on database `url`. */
@@ -24,15 +29,20 @@ export function machineEnv(url: string, home: string): Record<string, string> {
   return cleanEnv({ RINGMASTER_HOME: home, RINGMASTER_DATABASE_URL: url, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
 }
 
-/** Starts `ringmaster worker` on a new machine (ended after the file's tests if a test leaves it running). */
-export function startWorkerProc(scratch: Scratch, url: string, name: string, args: string[] = []): WorkerProc {
-  const home = scratch.temp(`rm-worker-${name}-`);
-  const workdir = join(home, 'work');
-  const { child, done } = startCli(['worker', '--workdir', workdir, ...args], { cwd: home, env: machineEnv(url, home) });
+/** Starts `ringmaster <args>` on a new machine (ended after the file's tests if a test leaves it running). */
+export function startOnMachine(scratch: Scratch, url: string, name: string, args: (home: string) => string[]): MachineProc {
+  const home = scratch.temp(`rm-${name}-`);
+  const { child, done } = startCli(args(home), { cwd: home, env: machineEnv(url, home) });
   scratch.track(child);
   let out = '';
   child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  return { name, home, workdir, child, done, out: () => out };
+  return { name, home, child, done, out: () => out };
+}
+
+/** Starts `ringmaster worker` on a new machine. */
+export function startWorkerProc(scratch: Scratch, url: string, name: string, args: string[] = []): WorkerProc {
+  const proc = startOnMachine(scratch, url, `worker-${name}`, (home) => ['worker', '--workdir', join(home, 'work'), ...args]);
+  return { ...proc, workdir: join(proc.home, 'work') };
 }
 
 /** A bare remote with one commit on main. */

@@ -1,30 +1,27 @@
 // `ringmaster serve --workers external` with separate `ringmaster worker` processes on one PostgreSQL database
 // and a bare git remote: runs created through the API (repository + branch) are queued, driven by the workers,
 // shown and controlled by the server.
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gitEnv, tempRepo } from '../git/git-repo.js';
-import { cleanEnv, planAgent, startCli, type CliResult } from '../helpers/cli.js';
+import { gitEnv } from '../git/git-repo.js';
+import { planAgent } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { useScratch } from '../helpers/scratch.js';
 import { until } from '../helpers/until.js';
+import type { ServerMessage } from '../../src/server/schemas.js';
+import { connect } from '../server/harness.js';
+import { bareRemote, startOnMachine, startWorkerProc, type MachineProc } from './machines.js';
+
+type EventMessage = Extract<ServerMessage, { type: 'event' }>;
+const isEvent = (m: ServerMessage): m is EventMessage => m.type === 'event';
 
 const pg = usePostgres();
 const scratch = useScratch();
-const temp = (prefix: string): string => scratch.temp(prefix);
 
-function env(url: string, home: string): Record<string, string> {
-  return cleanEnv({ RINGMASTER_HOME: home, RINGMASTER_DATABASE_URL: url, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
-}
-
-function start(args: string[], url: string): { home: string; done: Promise<CliResult>; child: ChildProcess; out: () => string } {
-  const home = temp('rm-ext-');
-  const cli = startCli(args, { cwd: home, env: env(url, home) });
-  scratch.track(cli.child);
-  let out = '';
-  cli.child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  return { home, done: cli.done, child: cli.child, out: () => out };
+function start(args: string[], url: string): MachineProc {
+  return startOnMachine(scratch, url, 'server', () => args);
 }
 
 async function api(base: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
@@ -37,14 +34,11 @@ interface Detail { run: { status: string; stop_reason: string | null; iterations
 describe('serve --workers external', () => {
   it('queues API runs on a repository for three workers, shows them live, stops one that a worker drives', async () => {
     const url = await pg.cluster.createDatabase();
-    const src = tempRepo({ 'README.md': 'hello\n' });
-    scratch.adopt(src);
-    const repo = join(temp('rm-remote-'), 'repo.git');
-    execFileSync('git', ['clone', '--quiet', '--bare', src, repo], { env: gitEnv() });
+    const repo = bareRemote(scratch);
     const server = start(['serve', '--port', '0', '--workers', 'external'], url);
     const base = await until('the server address', () => /serving on (http:\/\/\S+)/.exec(server.out())?.[1] ?? null);
     expect(server.out()).toContain("runs are driven by external workers ('ringmaster worker')");
-    const workers = [0, 1, 2].map(() => start(['worker', '--concurrency', '2'], url));
+    const workers = [0, 1, 2].map((n) => startWorkerProc(scratch, url, String(n), ['--concurrency', '2']));
 
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
@@ -82,4 +76,43 @@ describe('serve --workers external', () => {
     for (const w of [...workers, server]) w.child.kill('SIGTERM');
     await Promise.all([...workers, server].map((w) => w.done));
   }, 240_000);
+
+  it('keeps showing a worker\'s run live across a database restart: every event once, in order, and the API answers again', async () => {
+    const url = await pg.cluster.createDatabase();
+    const repo = bareRemote(scratch);
+    const server = start(['serve', '--port', '0', '--workers', 'external'], url);
+    const base = await until('the server address', () => /serving on (http:\/\/\S+)/.exec(server.out())?.[1] ?? null);
+    const worker = startWorkerProc(scratch, url, 'r');
+    const client = await connect(base);
+    try {
+      client.send({ type: 'subscribe', runs: '*' });
+      await client.waitFor((m): m is Extract<ServerMessage, { type: 'subscribed' }> => m.type === 'subscribed', 'subscribed');
+      const created = await api(base, '/api/runs', { repository: repo, branch: 'main', prompt: 'work', agent_command: planAgent('gate,gate,complete'), checkpoint_interval: 1, max_iterations: 5 });
+      const id = (created.json as { id: string }).id;
+      const clone = join(worker.workdir, 'runs', id);
+      const live = (): EventMessage[] => client.messages.filter(isEvent).filter((m) => m.run_id === id);
+      await until('iteration 1 seen live', () => live().some((m) => m.event.type === 'iteration_started'));
+
+      await pg.cluster.stop('immediate');
+      // While the database is away the agent works on, and its iteration ends.
+      writeFileSync(join(clone, '.gate-1'), '');
+      await new Promise((r) => setTimeout(r, 2000));
+      await pg.cluster.start();
+      await until('iteration 2 seen live', () => live().some((m) => m.event.type === 'iteration_started' && m.event.iteration === 2), 60_000);
+      writeFileSync(join(clone, '.gate-2'), '');
+      await client.waitFor((m): m is EventMessage => isEvent(m) && m.run_id === id && m.event.type === 'run_finished', 'the end of the run');
+
+      const seqs = live().map((m) => m.seq);
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+      const stored = (await api(base, `/api/runs/${id}/events?after_seq=0`)).json as { events: Array<{ seq: number; type: string }> };
+      expect(live().map((m) => [m.seq, m.event.type])).toEqual(stored.events.map((e) => [e.seq, e.type]));
+      const detail = (await api(base, `/api/runs/${id}`)).json as Detail;
+      expect(detail.run).toMatchObject({ status: 'completed', iterations: 3 });
+      expect(detail.iterations.map((it) => it.status)).toEqual(['success', 'success', 'complete']);
+    } finally {
+      await client.close();
+      for (const p of [worker, server]) p.child.kill('SIGTERM');
+      await Promise.all([worker.done, server.done]);
+    }
+  }, 180_000);
 });
