@@ -37,7 +37,8 @@ function watchPeak(child, viaTime) {
 
 async function ringmasterRun(cwd, bytes) {
   // Its own data directory in the temporary workspace: the 1 GiB log never lands in the user's data directory.
-  const env = { ...process.env, BENCH_BYTES: String(bytes), RINGMASTER_HOME: join(cwd, '.ringmaster-home') };
+  // No log cap: the benchmark checks that the log holds every byte (the cap would keep 100 MiB of 1 GiB).
+  const env = { ...process.env, BENCH_BYTES: String(bytes), RINGMASTER_HOME: join(cwd, '.ringmaster-home'), RINGMASTER_LOOP_MAX_LOG_SIZE: 'none' };
   const viaTime = existsSync(TIME);
   const timeFile = join(cwd, 'time.txt');
   const cli = [CLI, 'run', '--agent-command', AGENT, '--max-iterations', '1', '--prompt-file', join(cwd, 'PROMPT.md'), '--cwd', cwd, '--checkpoint-interval', '0', '--json'];

@@ -9,7 +9,7 @@ import { startServer } from '../dist/server/server.js';
 import { openStore } from '../dist/store/index.js';
 
 const env = process.env;
-const store = await openStore({ env });
+const store = await openStore({ env, backgroundCheckpoints: true });
 const slow = [];
 if (env.BENCH_SLOW_STORE) {
   for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(store))) {

@@ -1,9 +1,10 @@
 // Runs the benchmarks (all, or those named as arguments), writes bench/results/<name>.json and RESULTS.md.
-// Usage: npm run bench [-- overhead big-output stop-latency]; sizes via BENCH_* env (see bench/README.md).
+// Usage: npm run bench [-- overhead big-output stop-latency dashboard]; sizes via BENCH_* env (see bench/README.md).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchBigOutput } from './big-output.js';
+import { benchDashboard } from './dashboard.js';
 import { benchManager } from './manager.js';
 import { benchOverhead } from './overhead.js';
 import { ROOT, machine } from './lib/proc.js';
@@ -18,6 +19,15 @@ const BENCHES = {
   'big-output': () => benchBigOutput({ rounds: int('BENCH_BIG_ROUNDS', 3), bytes: int('BENCH_BYTES', 1024 ** 3) }),
   manager: () => benchManager({ loops: int('BENCH_LOOPS', 500), seconds: int('BENCH_SECONDS', 60) }),
   'stop-latency': () => benchStopLatency({ honourRuns: int('BENCH_STOP_RUNS', 10), ignoreRuns: int('BENCH_STOP_IGNORE_RUNS', 5), ignoreGraceMs: int('BENCH_STOP_GRACE_MS', 500) }),
+  dashboard: () =>
+    benchDashboard({
+      boardRuns: int('BENCH_BOARD_RUNS', 500),
+      lines: int('BENCH_OUTPUT_LINES', 100_000),
+      rounds: int('BENCH_DASHBOARD_ROUNDS', 5),
+      liveRuns: int('BENCH_LIVE_RUNS', 20),
+      liveIterations: int('BENCH_LIVE_ITERATIONS', 60),
+      linesPerIteration: int('BENCH_LIVE_LINES', 600),
+    }),
 };
 
 const wanted = process.argv.slice(2);

@@ -4,15 +4,15 @@ import { z } from 'zod';
 import type { Usage } from '../core/types.js';
 import { defaultDeps, type AdapterDeps } from './adapter-deps.js';
 import { classifiedEvent, classifyOutputTail, classifyText, errorEvent, shortMessage, type Classified } from './classify.js';
-import { contentText, count, jsonlParser } from './jsonl.js';
+import { contentText, count, figure, jsonlParser } from './jsonl.js';
 import { resetAtFromEpochSeconds } from './reset-time.js';
 import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions, StreamParser } from './types.js';
 
 const usageSchema = z.looseObject({
-  input_tokens: z.number().nullish(),
-  output_tokens: z.number().nullish(),
-  cache_creation_input_tokens: z.number().nullish(),
-  cache_read_input_tokens: z.number().nullish(),
+  input_tokens: figure(),
+  output_tokens: figure(),
+  cache_creation_input_tokens: figure(),
+  cache_read_input_tokens: figure(),
 });
 
 const blockSchema = z.looseObject({
@@ -53,7 +53,7 @@ const claudeLineSchema = z.looseObject({
   is_error: z.boolean().optional(),
   result: z.string().optional(),
   errors: z.array(z.string()).optional(),
-  total_cost_usd: z.number().nullish(),
+  total_cost_usd: figure(),
   usage: usageSchema.nullish(),
   modelUsage: z.record(z.string(), z.unknown()).optional(),
   error_status: z.number().nullish(),

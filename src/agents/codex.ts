@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { defaultDeps, type AdapterDeps } from './adapter-deps.js';
 import { classifyOutputTail, classifyText, classifiedEvent, errorEvent, shortMessage } from './classify.js';
-import { count, jsonlParser } from './jsonl.js';
+import { count, figure, jsonlParser } from './jsonl.js';
 import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions, StreamParser } from './types.js';
 
 const itemSchema = z.looseObject({
@@ -34,11 +34,11 @@ const codexLineSchema = z.looseObject({
   item: itemSchema.optional(),
   usage: z
     .looseObject({
-      input_tokens: z.number().nullish(),
-      cached_input_tokens: z.number().nullish(),
-      cache_write_input_tokens: z.number().nullish(),
-      output_tokens: z.number().nullish(),
-      reasoning_output_tokens: z.number().nullish(),
+      input_tokens: figure(),
+      cached_input_tokens: figure(),
+      cache_write_input_tokens: figure(),
+      output_tokens: figure(),
+      reasoning_output_tokens: figure(),
     })
     .optional(),
   error: z.union([z.looseObject({ message: z.string().optional() }), z.string()]).nullish(),

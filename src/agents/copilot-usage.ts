@@ -3,17 +3,17 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Usage } from '../core/types.js';
-import { count } from './jsonl.js';
+import { count, figure } from './jsonl.js';
 
 const metricsSchema = z.record(
   z.string(),
   z.looseObject({
     usage: z
       .looseObject({
-        inputTokens: z.number().nullish(),
-        outputTokens: z.number().nullish(),
-        cacheReadTokens: z.number().nullish(),
-        cacheWriteTokens: z.number().nullish(),
+        inputTokens: figure(),
+        outputTokens: figure(),
+        cacheReadTokens: figure(),
+        cacheWriteTokens: figure(),
       })
       .nullish(),
   }),

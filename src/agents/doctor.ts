@@ -1,9 +1,9 @@
-// `ringmaster doctor`'s checks: per agent CLI, is the binary there (PATH or this package's node_modules/.bin),
+// `ringmaster doctor`'s checks: per agent CLI, is the binary there (on PATH, where `ringmaster run` looks),
 // which version, which credentials it would use (names only, never values), and how to install it.
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** What doctor knows about one agent CLI. */
@@ -126,7 +126,7 @@ export interface AgentReport {
 export interface DoctorEnv {
   env: Readonly<Record<string, string | undefined>>;
   isRoot: boolean;
-  /** Extra directories searched after PATH (this package's node_modules/.bin by default). */
+  /** Directories where a copy `run` does not use may be (this package's node_modules/.bin): reported in a note. */
   extraBinDirs: readonly string[];
 }
 
@@ -179,7 +179,10 @@ function authPathsPresent(cli: AgentCli, env: Readonly<Record<string, string | u
 
 /** Diagnoses one agent CLI. */
 export async function diagnoseAgent(cli: AgentCli, world: DoctorEnv): Promise<AgentReport> {
-  const path = findBinary(cli.binary, world.env, world.extraBinDirs);
+  // Found means what `ringmaster run` finds: the agent is started by name, from PATH. A copy in this package's
+  // own node_modules/.bin (its development dependencies) is reported, not counted.
+  const path = findBinary(cli.binary, world.env, []);
+  const unused = path === null ? findBinary(cli.binary, {}, world.extraBinDirs) : null;
   const version = path === null ? null : await readVersion(path, world.env);
   const authEnv = cli.authEnv.filter((name) => (world.env[name] ?? '') !== '');
   const authFiles = authPathsPresent(cli, world.env);
@@ -190,6 +193,9 @@ export async function diagnoseAgent(cli: AgentCli, world: DoctorEnv): Promise<Ag
         ? `login/config in ${authFiles.join(', ')}`
         : `none found: ${cli.loginHint}`;
   const notes: string[] = [];
+  if (unused !== null) {
+    notes.push(`not on PATH, so 'ringmaster run' will not find it; a copy is in ${unused} (Ringmaster's own dependencies): put ${dirname(unused)} on PATH to use it, or install it`);
+  }
   if (cli.name === 'claude' && world.isRoot) {
     notes.push(
       world.env.IS_SANDBOX === '1'

@@ -4,15 +4,15 @@ import { z } from 'zod';
 import type { ErrorKind, Usage } from '../core/types.js';
 import { defaultDeps, type AdapterDeps } from './adapter-deps.js';
 import { classifiedEvent, classifyOutputTail, classifyText, errorEvent, shortMessage } from './classify.js';
-import { count, jsonlParser } from './jsonl.js';
+import { count, figure, jsonlParser } from './jsonl.js';
 import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions, StreamParser } from './types.js';
 
 const statsSchema = z.looseObject({
-  total_tokens: z.number().nullish(),
-  input_tokens: z.number().nullish(),
-  output_tokens: z.number().nullish(),
-  cached: z.number().nullish(),
-  input: z.number().nullish(),
+  total_tokens: figure(),
+  input_tokens: figure(),
+  output_tokens: figure(),
+  cached: figure(),
+  input: figure(),
   models: z.record(z.string(), z.unknown()).nullish(),
 });
 

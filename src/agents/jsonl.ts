@@ -1,6 +1,6 @@
 // Shared helpers for JSON-lines agent streams: validate each line against a schema at the boundary, and
 // turn a bad line into a `malformed` event (counted and logged by the runner), never an exception.
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { AgentEvent, StreamParser } from './types.js';
 
 /** Result of reading one line: the validated value, nothing (blank line), or a malformed event. */
@@ -46,9 +46,19 @@ export function jsonlParser<T>(
   };
 }
 
-/** A number or 0: token fields are sometimes missing or null in agent output. */
+/**
+ * A usage or cost figure as an agent printed it: any number, even an odd one (fractional, negative, huge or
+ * non-finite: JSON's 1e999 is Infinity), goes through as it is, to be normalised and reported by the runner
+ * (usage-guard.ts); anything that is not a number counts as absent, and never makes the whole line malformed
+ * (which would lose the line's cost with it).
+ */
+export function figure() {
+  return z.unknown().transform((value): number | null => (typeof value === 'number' ? value : null)).optional();
+}
+
+/** A figure or 0: token fields are sometimes missing or null in agent output. Odd numbers are kept for the runner to judge. */
 export function count(value: number | null | undefined): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+  return typeof value === 'number' ? value : 0;
 }
 
 /** Text of a tool result's content, which agents send as a string or as a list of text blocks. */

@@ -4,15 +4,15 @@ import { z } from 'zod';
 import type { Usage } from '../core/types.js';
 import { defaultDeps, type AdapterDeps } from './adapter-deps.js';
 import { classifiedEvent, classifyOutputTail, errorEvent, shortMessage } from './classify.js';
-import { count, jsonlParser } from './jsonl.js';
+import { count, figure, jsonlParser } from './jsonl.js';
 import { parseResetTime } from './reset-time.js';
 import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions, StreamParser } from './types.js';
 
 const tokensSchema = z.looseObject({
-  input: z.number().nullish(),
-  output: z.number().nullish(),
-  reasoning: z.number().nullish(),
-  cache: z.looseObject({ read: z.number().nullish(), write: z.number().nullish() }).nullish(),
+  input: figure(),
+  output: figure(),
+  reasoning: figure(),
+  cache: z.looseObject({ read: figure(), write: figure() }).nullish(),
 });
 
 const partSchema = z.looseObject({
@@ -28,7 +28,7 @@ const partSchema = z.looseObject({
     })
     .optional(),
   tokens: tokensSchema.nullish(),
-  cost: z.number().nullish(),
+  cost: figure(),
 });
 
 const errorSchema = z.looseObject({
@@ -104,7 +104,7 @@ export function createOpencodeParser(deps: AdapterDeps = defaultDeps()): StreamP
           events.push({ type: 'usage', usage, model: null, cumulative: false });
           const anyTokens = usage.tokensIn + usage.tokensOut + usage.cacheRead + usage.cacheWrite > 0;
           const cost = part.cost;
-          if (typeof cost === 'number' && Number.isFinite(cost) && (cost > 0 || !anyTokens)) {
+          if (typeof cost === 'number' && (cost !== 0 || !anyTokens)) {
             events.push({ type: 'cost', usd: cost, cumulative: false });
           }
         }

@@ -2,24 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Usage } from '../core/types.js';
+import { priceSchema, type ModelPrice, type PriceTable } from './price-schema.js';
 
-const priceSchema = z.object({
-  input: z.number().nonnegative(),
-  output: z.number().nonnegative(),
-  cache_write: z.number().nonnegative().nullable(),
-  cache_read: z.number().nonnegative().nullable(),
-});
-
-/** Prices of one model in USD per million tokens; null cache prices fall back to the input price. */
-export type ModelPrice = z.infer<typeof priceSchema>;
-
-/** Model name -> price. */
-export type PriceTable = Record<string, ModelPrice>;
+/** Price shapes (pure, shared with the config schemas). */
+export { priceOverridesSchema, type ModelPrice, type PriceTable } from './price-schema.js';
 
 const fileSchema = z.object({ as_of: z.string(), models: z.record(z.string(), priceSchema) });
-
-/** Schema for price overrides in config (`prices.<model>`). */
-export const priceOverridesSchema = z.record(z.string(), priceSchema.partial({ cache_write: true, cache_read: true }));
 
 let builtIn: { asOf: string; table: PriceTable } | undefined;
 

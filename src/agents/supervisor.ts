@@ -1,14 +1,21 @@
 // Runs one agent process: own process group, prompt on stdin, output to a log file with backpressure,
 // idle and hard timeouts, abort, and the whole group killed at the end whatever happened.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { killGroup } from './process-group.js';
+import { idleTimer, timerAfter, timerAt, type IdleTimer, type SafeTimer } from '../os/timers.js';
+import { byteStreamRedactor, redactorOf, secretsOfProcess } from '../core/redact.js';
+import { killGroup, signalGroup } from '../os/process-group.js';
+import { fsProblem } from '../os/fs-errors.js';
+import { ensurePrivateDir } from '../os/private-files.js';
+import { AGENT_TAG_VARIABLE, findTagged, killTagged, signalTagged, treeRoot, type TaggedProcess } from '../os/process-tag.js';
+import { ByteTail, CappedLog } from './capped-log.js';
+import type { SuspendSignal } from './suspend-signal.js';
 import type { Invocation } from './types.js';
 
 /** Why a supervised process ended. */
-export type ExitReason = 'exited' | 'idle_timeout' | 'iteration_timeout' | 'deadline' | 'aborted' | 'spawn_failed';
+export type ExitReason = 'exited' | 'idle_timeout' | 'iteration_timeout' | 'deadline' | 'aborted' | 'spawn_failed' | 'log_failed';
 
 /** Options of one supervised run. */
 export interface SuperviseOptions {
@@ -26,14 +33,26 @@ export interface SuperviseOptions {
   killGraceMs: number;
   /** Bytes of recent output kept in memory for error messages. */
   tailBytes: number;
+  /** Largest log file: past it the log keeps its head and tail around a marker; null = no cap. */
+  maxLogBytes: number | null;
   /** Aborts the process (SIGINT/SIGTERM of ringmaster, user stop). */
   signal?: AbortSignal;
+  /**
+   * Suspends the process (`pause --now`): SIGSTOP to its group and its escaped processes, timers held (the
+   * hard timeout and the deadline move by the time suspended); SIGCONT and timers re-armed when it goes back.
+   */
+  suspend?: SuspendSignal;
   /** Decoded stdout text, in order. */
   onStdout(text: string, offset: number): void;
   /** Decoded stderr text, in order. */
   onStderr?(text: string, offset: number): void;
   /** Called once the process is started, with its pid (= process group id). */
   onSpawn?(pid: number): void;
+  /**
+   * Tag put in the agent's environment (RINGMASTER_AGENT_TAG), inherited by everything it starts: processes
+   * that left its process group (a `setsid` daemon) are found by it and ended too. Default: a random one.
+   */
+  tag?: string;
 }
 
 /** How a supervised process ended. */
@@ -41,51 +60,71 @@ export interface SupervisedExit {
   reason: ExitReason;
   exitCode: number | null;
   exitSignal: string | null;
+  /** Time the agent ran, time suspended left out. */
   durationMs: number;
+  /** Time spent suspended (`pause --now`). */
+  suspendedMs: number;
   /** Last `tailBytes` of output (stdout and stderr interleaved). */
   tail: string;
   /** Spawn error message (e.g. ENOENT) when reason is spawn_failed. */
   spawnError: string | null;
   bytesOut: number;
+  /** Bytes of output left out of the log by its cap (0 when it was not reached). */
+  logOmittedBytes: number;
   /** Settles once the log file is flushed and closed (not awaited here: it is off the iteration's critical path). */
   logClosed: Promise<void>;
-}
-
-/** Keeps the last N bytes of a byte stream. */
-class Tail {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  constructor(private readonly max: number) {}
-  push(chunk: Buffer): void {
-    if (this.max <= 0) return;
-    const piece = chunk.length > this.max ? chunk.subarray(chunk.length - this.max) : chunk;
-    this.chunks.push(piece);
-    this.size += piece.length;
-    while (this.size - (this.chunks[0]?.length ?? 0) >= this.max) {
-      this.size -= this.chunks.shift()?.length ?? 0;
-    }
-  }
-  text(): string {
-    const all = Buffer.concat(this.chunks);
-    return all.subarray(Math.max(0, all.length - this.max)).toString('utf8');
-  }
+  /** Why the log could not be written (reason `log_failed`: the agent was stopped), else null. */
+  logError: string | null;
 }
 
 /** Runs the invocation to completion and returns how it ended. Never throws for process failures. */
 export async function supervise(options: SuperviseOptions): Promise<SupervisedExit> {
   const started = Date.now();
-  mkdirSync(dirname(options.logPath), { recursive: true });
+  // 0700 and 0600: an agent may print anything, and its log is nobody else's business.
+  try {
+    ensurePrivateDir(dirname(options.logPath));
+  } catch (error) {
+    // Nowhere to record what the agent would do (a full disk...): it does not start.
+    const logError = `cannot write ${options.logPath}: ${fsProblem(error)}`;
+    return { reason: 'log_failed', exitCode: null, exitSignal: null, durationMs: 0, suspendedMs: 0, tail: '', spawnError: null, bytesOut: 0, logOmittedBytes: 0, logClosed: Promise.resolve(), logError };
+  }
+  // An agent whose output cannot be recorded must not go on unrecorded: it is stopped, and the run told why.
+  let logError: string | null = null;
+  const onLogError = (error: NodeJS.ErrnoException): void => {
+    logError = `cannot write ${options.logPath}: ${fsProblem(error)}`;
+    terminate('log_failed');
+  };
   // Opened asynchronously: the agent starts while the file is being created (writes are buffered until then).
-  const log = createWriteStream(options.logPath, { flags: 'a' });
-  const tail = new Tail(options.tailBytes);
+  const log = new CappedLog(options.logPath, options.maxLogBytes, (error) => onLogError(error));
+  // Secrets of the agent's environment and command line (API keys, tokens) never reach the log nor the live
+  // output, even split across chunks: each stream is redacted as it arrives, and what is delivered is what the log
+  // holds (so a live chunk's offset is its place in the log).
+  const secrets = secretsOfProcess([options.invocation.command, ...options.invocation.args], options.invocation.env);
+  const redactText = redactorOf(secrets);
+  const tail = new ByteTail(options.tailBytes);
+  let swept: Promise<unknown> = Promise.resolve();
+  let bytesOut = 0;
+  let logBytes = 0;
+  /** Writes redacted bytes to the log; returns where they start in it and whether the log wants more now. */
+  const toLog = (safe: Buffer): { offset: number; more: boolean } => {
+    const offset = logBytes;
+    logBytes += safe.length;
+    return { offset, more: safe.length === 0 || log.write(safe) };
+  };
+  const flushers: Array<(deliverToo: boolean) => void> = [];
   let closeLog: () => void = () => undefined;
   const logClosed = new Promise<void>((resolve) => {
-    closeLog = () => log.end(resolve);
+    closeLog = () => {
+      // A stream that never ended (held open by an escaped process): what its redactor held back goes to the log.
+      for (const flush of flushers) flush(false);
+      void Promise.all([log.end(), swept]).then(() => resolve());
+    };
   });
-  let bytesOut = 0;
 
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.invocation.env)) if (v !== undefined) env[k] = v;
+  const tag = options.tag ?? randomUUID();
+  env[AGENT_TAG_VARIABLE] = tag;
 
   const child = spawn(options.invocation.command, options.invocation.args, {
     cwd: options.cwd,
@@ -97,7 +136,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   let reason: ExitReason = 'exited';
   let spawnError: string | null = null;
   let killing: Promise<void> | null = null;
-  const timers: NodeJS.Timeout[] = [];
+  let timers: SafeTimer[] = [];
 
   const terminate = (why: ExitReason): void => {
     if (killing || child.pid === undefined) return;
@@ -105,11 +144,10 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     killing = killGroup(child.pid, options.killGraceMs);
   };
 
-  let idleTimer: NodeJS.Timeout | null = null;
+  // Any length is safe here (os/timers.ts): a 600h limit must not fire after 1 ms like a raw setTimeout would.
+  let idle: IdleTimer | null = null;
   const touch = (): void => {
-    if (options.idleTimeoutMs === null) return;
-    if (idleTimer) idleTimer.refresh();
-    else idleTimer = setTimeout(() => terminate('idle_timeout'), options.idleTimeoutMs);
+    idle?.touch();
   };
 
   const onAbort = (): void => terminate('aborted');
@@ -117,22 +155,32 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   const pipeStream = (stream: NodeJS.ReadableStream, deliver: (text: string, offset: number) => void): Promise<void> =>
     new Promise((resolve) => {
       const decoder = new StringDecoder('utf8');
+      const redact = byteStreamRedactor(secrets);
+      let ended = false;
+      const flush = (deliverToo: boolean): void => {
+        if (ended) return;
+        ended = true;
+        const rest = redact.end();
+        const { offset } = toLog(rest);
+        const text = decoder.write(rest) + decoder.end();
+        if (text !== '' && deliverToo) deliver(text, offset);
+      };
+      flushers.push(flush);
       stream.on('data', (chunk: Buffer) => {
-        // Where this chunk starts in the log (stdout and stderr share it, in arrival order).
-        const offset = bytesOut;
         bytesOut += chunk.length;
         tail.push(chunk);
         touch();
-        if (!log.write(chunk)) {
+        const safe = redact.push(chunk);
+        const { offset, more } = toLog(safe);
+        if (!more) {
           stream.pause();
           log.once('drain', () => stream.resume());
         }
-        const text = decoder.write(chunk);
+        const text = decoder.write(safe);
         if (text !== '') deliver(text, offset);
       });
       stream.on('end', () => {
-        const rest = decoder.end();
-        if (rest !== '') deliver(rest, bytesOut);
+        flush(true);
         resolve();
       });
       stream.on('error', () => resolve());
@@ -151,11 +199,56 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   const stdoutDone = pipeStream(child.stdout, (text, offset) => options.onStdout(text, offset));
   const stderrDone = pipeStream(child.stderr, (text, offset) => options.onStderr?.(text, offset));
 
+  const root = child.pid !== undefined ? treeRoot(child.pid, started) : null;
+
+  // Suspension (`pause --now`): the clock of the hard timeout stops, the deadline moves by the time suspended.
+  let hardLeftMs = options.hardTimeoutMs;
+  let activeSince = started;
+  let suspendedAt: number | null = null;
+  let suspendedTotal = 0;
+  let stoppedOutside: TaggedProcess[] = [];
+  const arm = (): void => {
+    if (options.idleTimeoutMs !== null) idle = idleTimer(options.idleTimeoutMs, () => terminate('idle_timeout'));
+    if (hardLeftMs !== null) timers.push(timerAfter(hardLeftMs, () => terminate('iteration_timeout')));
+    if (options.deadlineMs !== null) timers.push(timerAt(options.deadlineMs + suspendedTotal, () => terminate('deadline')));
+  };
+  const disarm = (): void => {
+    for (const t of timers) t.cancel();
+    timers = [];
+    idle?.cancel();
+    idle = null;
+  };
+  const onSuspend = (suspended: boolean): void => {
+    const pid = child.pid;
+    if (pid === undefined || killing) return;
+    const at = Date.now();
+    if (suspended && suspendedAt === null) {
+      suspendedAt = at;
+      if (hardLeftMs !== null) hardLeftMs = Math.max(0, hardLeftMs - (at - activeSince));
+      disarm();
+      signalGroup(pid, 'SIGSTOP');
+      // What left the group (a `setsid` daemon) is stopped too, by its tag.
+      stoppedOutside = findTagged((t) => t === tag, root).filter((p) => p.pid !== pid);
+      for (const p of stoppedOutside) signalTagged(p, 'SIGSTOP');
+    } else if (!suspended && suspendedAt !== null) {
+      suspendedTotal += at - suspendedAt;
+      suspendedAt = null;
+      activeSince = at;
+      for (const p of stoppedOutside) signalTagged(p, 'SIGCONT');
+      stoppedOutside = [];
+      signalGroup(pid, 'SIGCONT');
+      arm();
+    }
+  };
+  let unsubscribeSuspend: () => void = () => undefined;
+
   if (child.pid !== undefined) {
     options.onSpawn?.(child.pid);
-    touch();
-    if (options.hardTimeoutMs !== null) timers.push(setTimeout(() => terminate('iteration_timeout'), options.hardTimeoutMs));
-    if (options.deadlineMs !== null) timers.push(setTimeout(() => terminate('deadline'), Math.max(0, options.deadlineMs - Date.now())));
+    arm();
+    if (options.suspend) {
+      unsubscribeSuspend = options.suspend.subscribe(onSuspend);
+      if (options.suspend.suspended) onSuspend(true);
+    }
     if (options.signal?.aborted) terminate('aborted');
     else options.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdin.on('error', () => undefined); // EPIPE when the agent does not read stdin
@@ -170,23 +263,39 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
       if (!killing) killing = killGroup(child.pid, options.killGraceMs);
     }
     await killing;
-    // A process that escaped the group could hold the pipes open: do not wait for them forever.
+    // A process killed while suspended: its stopped escapees are swept below (killTagged continues them).
+    if (suspendedAt !== null) {
+      suspendedTotal += Date.now() - suspendedAt;
+      suspendedAt = null;
+    }
+    // Whatever left the group (a `setsid` daemon) still carries the tag: ended in the background, off the
+    // critical path between iterations (the run awaits it with the log before it reports its end).
+    swept = root !== null ? killTagged((t) => t === tag, options.killGraceMs, root).catch(() => []) : Promise.resolve([]);
+    // An escaped process may hold the pipes open: wait for the sweep then, and never more than 2 s after it.
+    let pipesClosed = false;
+    const pipes = Promise.all([stdoutDone, stderrDone]).then(() => {
+      pipesClosed = true;
+    });
     let pipeTimer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all([stdoutDone, stderrDone]), new Promise((r) => (pipeTimer = setTimeout(r, 2000)))]);
+    const afterSweep = swept.then(() => (pipesClosed ? undefined : new Promise((r) => (pipeTimer = setTimeout(r, 2000)))));
+    await Promise.race([pipes, afterSweep]);
     clearTimeout(pipeTimer);
     return {
       reason,
       exitCode: code,
       exitSignal: signal,
-      durationMs: Date.now() - started,
-      tail: tail.text(),
+      durationMs: Math.max(0, Date.now() - started - suspendedTotal),
+      suspendedMs: suspendedTotal,
+      tail: redactText(tail.bytes().toString('utf8')),
       spawnError,
       bytesOut,
+      logOmittedBytes: log.omittedBytes,
       logClosed,
+      logError,
     };
   } finally {
-    for (const t of timers) clearTimeout(t);
-    if (idleTimer) clearTimeout(idleTimer);
+    unsubscribeSuspend();
+    disarm();
     options.signal?.removeEventListener('abort', onAbort);
     child.stdout.destroy();
     child.stderr.destroy();

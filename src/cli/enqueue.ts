@@ -32,7 +32,7 @@ export async function enqueueRepositoryRun(io: CliIO, request: EnqueueRequest): 
   const store = await openStore({ env: io.env, databaseUrl: url });
   try {
     const repository = repositoryLocation(request.workspace, request.repository);
-    await recordQueuedRun(store, { id: request.runId, spec: request.spec, repository, branch: request.branch, now: Date.now() });
+    await recordQueuedRun(store, io.env, { id: request.runId, spec: request.spec, repository, branch: request.branch, now: Date.now() });
     await withQueue(url, (queue) => queue.enqueue(request.runId));
     io.stdout.write(
       request.json

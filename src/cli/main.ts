@@ -1,5 +1,6 @@
 // CLI entry: dispatches `ringmaster <command>` and is the one place errors become text and exit codes.
 import { EXIT, UserError } from '../core/errors.js';
+import { storeErrorFrom } from '../store/errors.js';
 import type { CliIO } from './command.js';
 import { COMMANDS, type CommandEntry } from './commands/index.js';
 import { VERSION } from '../version.js';
@@ -47,6 +48,19 @@ function helpText(commands: readonly CommandEntry[]): string {
   ].join('\n');
 }
 
+/** Errors of the machine (a file that cannot be read or written, a damaged database) that are not bugs. */
+const SYSTEM_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EIO', 'EISDIR', 'ENOTDIR', 'EMFILE', 'ENFILE', 'ENAMETOOLONG', 'ELOOP']);
+
+/** One line for an error the user can act on although no command expected it, or null (a bug: stack shown). */
+function explain(error: unknown): UserError | null {
+  const store = storeErrorFrom(error, null);
+  if (store) return store;
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && SYSTEM_CODES.has(error.code)) {
+    return new UserError(`${error.message} (the file system refused: check permissions, free space and the path)`, EXIT.io);
+  }
+  return null;
+}
+
 /** Runs the CLI with the given arguments and returns the exit code. */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
   const [name, ...rest] = argv;
@@ -71,9 +85,10 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   try {
     return await command.run(rest, io);
   } catch (error) {
-    if (error instanceof UserError) {
-      io.stderr.write(`ringmaster ${name}: ${error.message}\n`);
-      return error.exitCode;
+    const known = error instanceof UserError ? error : explain(error);
+    if (known) {
+      io.stderr.write(`ringmaster ${name}: ${known.message}\n`);
+      return known.exitCode;
     }
     // An unreachable database is the environment's problem, not a bug: its message, no stack.
     if (error instanceof StoreUnavailableError) {

@@ -1,6 +1,7 @@
 // Turns run events into what the terminal shows: seed 001's progress lines (a workflow's own lines come from
 // render-workflow.ts), or one JSON object per line.
 import { formatDuration, formatElapsed } from '../core/duration.js';
+import { redactor, type Redactor } from '../core/redact.js';
 import type { AgentActivitySink, RunEvent, RunEventSink } from '../runner/events.js';
 import { createWorkflowView, workflowLine, type WorkflowView } from './render-workflow.js';
 
@@ -85,27 +86,33 @@ export interface HumanOptions {
   color: boolean;
   maxRuntimeMs: number | null;
   maxCostUsd: number | null;
+  /** Replaces secrets in everything shown; default: the secrets of this process's environment. */
+  redact?: Redactor;
 }
 
 /** Renders events as the human progress lines of seed 001. */
 export function humanRenderer(target: RenderTarget, options: HumanOptions): RunEventSink {
   const c = options.color;
+  const redact = options.redact ?? redactor(process.env);
+  // Events come redacted from the run controller; what is composed here is redacted again on the way out.
+  const out = { write: (text: string): unknown => target.out.write(redact(text)), isTTY: target.out.isTTY };
+  const err = { write: (text: string): unknown => target.err.write(redact(text)) };
   // On a terminal a wait shows a live countdown on its own line, cleared by the next event.
   let countdown: NodeJS.Timeout | null = null;
   const stopCountdown = (): void => {
     if (countdown) {
       clearInterval(countdown);
       countdown = null;
-      target.out.write('\r\u001b[2K');
+      out.write('\r\u001b[2K');
     }
   };
   const line = (time: number, text: string): void => {
-    target.out.write(`${paint(c, '2', `[${clock(time)}]`)} ${text}\n`);
+    out.write(`${paint(c, '2', `[${clock(time)}]`)} ${text}\n`);
   };
   const costLine = (e: Extract<RunEvent, { type: 'run_finished' }>): void => {
     if (e.tokens_in > 0 || e.tokens_out > 0 || e.cost_usd > 0) {
       const cost = e.cost_unknown ? `$${e.cost_usd.toFixed(4)} (some iterations' cost unknown)` : `$${e.cost_usd.toFixed(4)}`;
-      target.out.write(`  cost: ${cost}, tokens: ${e.tokens_in} in / ${e.tokens_out} out\n`);
+      out.write(`  cost: ${cost}, tokens: ${e.tokens_in} in / ${e.tokens_out} out\n`);
     }
   };
   // A workflow run has its own lines (steps, the loop's iteration numbers); the rest is common.
@@ -121,7 +128,7 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
     if (own === null) return;
     if (own !== undefined) {
       line(e.time, own.color ? paint(c, own.color, own.text) : own.text);
-      if (own.detail) target.out.write(`  ${paint(c, '2', own.detail)}\n`);
+      if (own.detail) out.write(`  ${paint(c, '2', own.detail)}\n`);
       if (e.type === 'run_finished') costLine(e);
       return;
     }
@@ -139,16 +146,16 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
         const color = e.outcome === 'failure' ? '33' : e.outcome === 'complete' ? '32' : '';
         line(e.time, color ? paint(c, color, text) : text);
         if (e.outcome !== 'success' && e.outcome !== 'complete' && e.error_message) {
-          target.out.write(`  ${paint(c, '2', `reason: ${e.error_message}`)}\n`);
+          out.write(`  ${paint(c, '2', `reason: ${e.error_message}`)}\n`);
         }
         break;
       }
       case 'waiting': {
         const wait = Math.max(0, e.until - e.time);
         line(e.time, `Waiting until ${clock(e.until)} (${formatElapsed(wait)}) for the ${e.reason.replace('_', ' ')} to clear...`);
-        if (target.out.isTTY === true) {
+        if (out.isTTY === true) {
           const tick = (): void => {
-            target.out.write(`\r\u001b[2K  ${formatElapsed(Math.max(0, e.until - Date.now()))} left (Ctrl+C stops the run)`);
+            out.write(`\r\u001b[2K  ${formatElapsed(Math.max(0, e.until - Date.now()))} left (Ctrl+C stops the run)`);
           };
           tick();
           countdown = setInterval(tick, 1000);
@@ -179,13 +186,13 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
         line(e.time, `Switching agent: ${e.from} -> ${e.to} (${e.reason})`);
         break;
       case 'warning':
-        target.err.write(`${paint(c, '33', 'WARNING:')} ${e.message}\n`);
+        err.write(`${paint(c, '33', 'WARNING:')} ${e.message}\n`);
         break;
       case 'pause_requested':
-        line(e.time, `Pause requested${e.by ? ` (by ${e.by})` : ''}: pausing after the current iteration...`);
+        line(e.time, e.now ? `Pause requested${e.by ? ` (by ${e.by})` : ''}: suspending the agent now...` : `Pause requested${e.by ? ` (by ${e.by})` : ''}: pausing after the current iteration...`);
         break;
       case 'paused':
-        line(e.time, `Paused${e.by ? ` (by ${e.by})` : ''} after iteration ${e.after_iteration}`);
+        line(e.time, e.suspended ? `Paused${e.by ? ` (by ${e.by})` : ''} during iteration ${e.after_iteration + 1}: agent suspended` : `Paused${e.by ? ` (by ${e.by})` : ''} after iteration ${e.after_iteration}`);
         break;
       case 'resumed':
         line(e.time, 'Resumed');

@@ -4,6 +4,5 @@ import { loadConfig } from './load.js';
 
 /** The configured PostgreSQL URL for a command run in `cwd`, or null for the SQLite store. */
 export function configuredDatabaseUrl(cwd: string, env: Readonly<Record<string, string | undefined>>): string | null {
-  const value = loadConfig(cwd, env).values.get('database.url')?.value;
-  return typeof value === 'string' && value !== '' ? value : null;
+  return loadConfig(cwd, env).settings.database.url;
 }

@@ -1,13 +1,29 @@
-// Reads configuration layers (global file, workspace file, env) and merges them with provenance.
+// Reads configuration layers (global file, workspace file, env, flags), validates each value with its key's
+// schema where it was written (file and line, variable or flag), and merges them with provenance.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
-import { z } from 'zod';
-import { ConfigError } from '../core/errors.js';
-import { priceOverridesSchema, type PriceTable } from '../agents/pricing.js';
-import { SETTINGS, envName } from './settings.js';
-import { hooksSectionSchema, type HookCommands } from './hooks.js';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import type { z } from 'zod';
+import { closest } from '../core/closest.js';
+import { ConfigError, type ConfigPlace } from '../core/errors.js';
+import type { PriceTable } from '../agents/pricing.js';
+import { HOOK_EVENTS, type HookCommands } from './hooks.js';
+import {
+  configFileSchema,
+  envName,
+  FILE_SECTIONS,
+  isGroupKey,
+  isSectionName,
+  namesUnder,
+  OTHER_ENV_VARIABLES,
+  SECTIONS,
+  SETTINGS,
+  settingsSchema,
+  type SettingEntry,
+  type SettingKey,
+  type Settings,
+} from './settings.js';
 
 /** Where a value came from, for `config show` and error messages. */
 export type Source = string;
@@ -28,22 +44,23 @@ export interface ProcedureDef {
   source: Source;
 }
 
-/** All layers merged: scalar settings by key, procedures by name, price overrides, task loop hooks. */
+/** All layers merged: typed settings, where each came from, procedures by name, price overrides. */
 export interface LoadedConfig {
-  values: Map<string, Sourced<unknown>>;
+  settings: Settings;
+  /** Source of every setting: a file path, `env NAME`, `flag --name` or `built-in`. */
+  sources: ReadonlyMap<SettingKey, Source>;
   procedures: Map<string, ProcedureDef>;
   prices: PriceTable;
   hooks: HookCommands;
   files: string[];
 }
 
-const procedureSchema = z.strictObject({
-  observe: z.string().min(1),
-  orient: z.string().min(1),
-  decide: z.string().min(1),
-  act: z.string().min(1),
-  default_max_iterations: z.number().int().min(1).optional(),
-});
+/** A setting given on the command line: its key, the flag's name and the raw text. */
+export interface FlagSetting {
+  key: string;
+  flag: string;
+  raw: string;
+}
 
 /** Path of the global config file: $XDG_CONFIG_HOME/ringmaster/config.yml, ~/.config when unset. */
 export function globalConfigPath(env: Readonly<Record<string, string | undefined>>): string {
@@ -60,135 +77,242 @@ export function workspaceConfigPath(cwd: string): string | null {
   return null;
 }
 
-const TOP_KEYS = new Set(['loop', 'agent', 'tasks', 'manager', 'server', 'database', 'procedures', 'prices', 'hooks']);
-const SETTING_KEYS = new Map(SETTINGS.map((s) => [s.key, s]));
+const BY_KEY = new Map<string, SettingEntry>(SETTINGS.map((s) => [s.key, s]));
+const BY_ENV = new Map<string, SettingEntry>(SETTINGS.map((s) => [envName(s.key), s]));
 
-function readYamlFile(file: string): Record<string, unknown> {
+/** Raw values being merged, nested like the file (section, group, name), before the final typed parse. */
+type RawLayers = Record<string, Record<string, unknown>>;
+
+/** Sets a raw value at a setting's path, creating the groups on the way. */
+function setRaw(raw: RawLayers, entry: SettingEntry, value: unknown): void {
+  let node: Record<string, unknown> = raw;
+  for (const part of entry.path.slice(0, -1)) {
+    const next = node[part];
+    node[part] = isRecord(next) ? next : {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[entry.name] = value;
+}
+
+interface Loading {
+  raw: RawLayers;
+  sources: Map<SettingKey, Source>;
+  procedures: Map<string, ProcedureDef>;
+  prices: PriceTable;
+  hooks: HookCommands;
+  files: string[];
+}
+
+/** Validates one raw value with its key's schema; a problem becomes a ConfigError at `place`. */
+function check(entry: SettingEntry, raw: unknown, place: ConfigPlace): void {
+  const parsed = entry.schema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError({ ...place, key: entry.key }, firstMessage(parsed.error));
+}
+
+function firstMessage(error: z.ZodError): string {
+  return error.issues[0]?.message ?? 'invalid value';
+}
+
+/** A YAML file with the line of every node, for messages. */
+interface YamlFile {
+  data: Record<string, unknown>;
+  lineOf: (path: readonly PropertyKey[]) => number | null;
+}
+
+function readYamlFile(file: string): YamlFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(file, '(file)', `cannot read: ${(e as Error).message}`);
+    throw new ConfigError({ file }, `cannot read: ${(e as Error).message}`);
   }
-  const doc = parseDocument(text);
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter });
   const first = doc.errors[0];
   if (first) {
-    const line = first.linePos?.[0]?.line;
-    throw new ConfigError(file, line === undefined ? '(yaml)' : `line ${line}`, `invalid YAML: ${first.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
+    const line = first.linePos?.[0]?.line ?? null;
+    throw new ConfigError({ file, line }, `invalid YAML: ${first.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
   }
-  const data: unknown = doc.toJS();
-  if (data === null || data === undefined) return {};
-  if (typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(file, '(top level)', `expected a mapping of sections (${[...TOP_KEYS].join(', ')})`);
-  return data as Record<string, unknown>;
+  let data: unknown;
+  try {
+    // Aliases are resolved here: an unresolved one, or one that expands too much, is the file's error.
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    throw new ConfigError({ file }, `invalid YAML: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const lineOf = (path: readonly PropertyKey[]): number | null => nodeLine(doc, path, lineCounter);
+  if (data === null || data === undefined) return { data: {}, lineOf };
+  if (!isRecord(data)) throw new ConfigError({ file, line: lineOf([]) }, `expected a mapping of sections (${FILE_SECTIONS.join(', ')})`);
+  return { data, lineOf };
 }
 
-function applyFile(file: string, into: LoadedConfig): void {
-  const data = readYamlFile(file);
+/** Line (1-based) of the deepest node found along `path` (the key of a mapping entry). */
+function nodeLine(doc: Document, path: readonly PropertyKey[], counter: LineCounter): number | null {
+  let node: unknown = doc.contents;
+  let offset: number | null = isScalar(node) || isMap(node) || isSeq(node) ? (node.range?.[0] ?? null) : null;
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+      if (!pair) break;
+      if (isScalar(pair.key)) offset = pair.key.range?.[0] ?? offset;
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === 'number') {
+      const item: unknown = node.items[segment];
+      if (!(isScalar(item) || isMap(item) || isSeq(item))) break;
+      offset = item.range?.[0] ?? offset;
+      node = item;
+    } else {
+      break;
+    }
+  }
+  return offset === null ? null : counter.linePos(offset).line;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function applyFile(file: string, into: Loading): void {
+  const { data, lineOf } = readYamlFile(file);
   for (const [section, body] of Object.entries(data)) {
-    if (!TOP_KEYS.has(section)) throw new ConfigError(file, section, `unknown section (expected one of: ${[...TOP_KEYS].join(', ')})`);
+    const at = (path: readonly PropertyKey[]): ConfigPlace => ({ file, line: lineOf(path) });
+    if (!FILE_SECTIONS.includes(section)) {
+      throw new ConfigError({ ...at([section]), key: section }, `unknown section (expected one of: ${FILE_SECTIONS.join(', ')})`);
+    }
     if (body === null) continue;
-    if (typeof body !== 'object' || Array.isArray(body)) throw new ConfigError(file, section, 'expected a mapping');
-    if (section === 'procedures') {
-      for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
-        const parsed = procedureSchema.safeParse(raw);
-        if (!parsed.success) {
-          const issue = parsed.error.issues[0];
-          const path = issue?.path.length ? `.${issue.path.join('.')}` : '';
-          throw new ConfigError(file, `procedures.${name}${path}`, issue?.message ?? 'invalid procedure');
-        }
-        const base = dirname(file);
-        const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
-        into.procedures.set(name, {
-          observe: abs(parsed.data.observe),
-          orient: abs(parsed.data.orient),
-          decide: abs(parsed.data.decide),
-          act: abs(parsed.data.act),
-          defaultMaxIterations: parsed.data.default_max_iterations ?? null,
-          source: file,
-        });
-      }
+    if (!isRecord(body)) throw new ConfigError({ ...at([section]), key: section }, 'expected a mapping');
+    if (section === 'procedures' || section === 'prices' || section === 'hooks') {
+      applyTables(file, section, body, lineOf, into);
       continue;
     }
-    if (section === 'hooks') {
-      const parsed = hooksSectionSchema.safeParse(body);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const key = issue?.code === 'unrecognized_keys' ? `hooks.${issue.keys[0] ?? ''}` : `hooks.${issue?.path.join('.') ?? ''}`;
-        throw new ConfigError(file, key, issue?.code === 'unrecognized_keys' ? 'unknown hook (expected one of: task_start, iteration_start, action, iteration_end, task_end, anomaly)' : (issue?.message ?? 'invalid hook'));
-      }
-      for (const [event, command] of Object.entries(parsed.data)) {
-        if (command !== undefined) into.hooks[event as keyof HookCommands] = { command, source: file };
-      }
-      continue;
-    }
-    if (section === 'prices') {
-      const parsed = priceOverridesSchema.safeParse(body);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new ConfigError(file, `prices.${issue?.path.join('.') ?? ''}`, issue?.message ?? 'invalid price');
-      }
-      for (const [model, price] of Object.entries(parsed.data)) {
-        into.prices[model] = { cache_write: null, cache_read: null, ...price };
-      }
-      continue;
-    }
-    applyMapping(file, section, body as Record<string, unknown>, into);
+    if (!isSectionName(section)) continue;
+    applySettings(file, [section], body, lineOf, into);
   }
 }
 
-/** Applies `prefix.name` keys of a mapping; a nested mapping (e.g. manager.defaults) is a group of keys. */
-function applyMapping(file: string, prefix: string, body: Record<string, unknown>, into: LoadedConfig): void {
+/** The settings of a section or group mapping; a nested group (such as manager.defaults) is walked into. */
+function applySettings(file: string, path: readonly string[], body: Record<string, unknown>, lineOf: YamlFile['lineOf'], into: Loading): void {
   for (const [name, raw] of Object.entries(body)) {
-    const key = `${prefix}.${name}`;
-    const setting = SETTING_KEYS.get(key);
-    if (!setting) {
-      const isGroup = SETTINGS.some((s) => s.key.startsWith(`${key}.`));
-      if (isGroup && raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
-        applyMapping(file, key, raw as Record<string, unknown>, into);
-        continue;
-      }
-      throw new ConfigError(file, key, isGroup ? 'expected a mapping' : 'unknown key (see README.md#configuration for the list)');
+    const at = [...path, name];
+    const key = at.join('.');
+    const place: ConfigPlace = { file, line: lineOf(at), key };
+    if (isGroupKey(key)) {
+      if (raw === null) continue;
+      if (!isRecord(raw)) throw new ConfigError(place, `expected a mapping (of ${namesUnder(key).map((n) => `${key}.${n}`).join(', ')})`);
+      applySettings(file, at, raw, lineOf, into);
+      continue;
     }
-    const parsed = setting.parse(raw);
-    if (!parsed.ok) throw new ConfigError(file, key, parsed.problem);
-    into.values.set(key, { value: parsed.value, source: file });
+    const entry = BY_KEY.get(key);
+    if (!entry) {
+      const prefix = path.join('.');
+      const guess = closest(name, namesUnder(prefix));
+      throw new ConfigError(place, `unknown key${guess ? ` (did you mean ${prefix}.${guess}?)` : ''} (see README.md#configuration for the list)`);
+    }
+    check(entry, raw, place);
+    setRaw(into.raw, entry, raw);
+    into.sources.set(entry.key, file);
   }
 }
 
-function applyEnv(env: Readonly<Record<string, string | undefined>>, into: LoadedConfig): void {
-  for (const setting of SETTINGS) {
-    const name = envName(setting.key);
-    const raw = env[name];
-    if (raw === undefined || raw === '') continue;
-    const parsed = setting.parse(raw);
-    if (!parsed.ok) throw new ConfigError(`environment variable ${name}`, setting.key, parsed.problem);
-    into.values.set(setting.key, { value: parsed.value, source: `env ${name}` });
+/** `procedures:`, `prices:` and `hooks:` of a file, validated with the file schema's own schemas. */
+function applyTables(file: string, section: 'procedures' | 'prices' | 'hooks', body: Record<string, unknown>, lineOf: YamlFile['lineOf'], into: Loading): void {
+  const parsed = configFileSchema.safeParse({ [section]: body });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    if (section === 'hooks' && issue?.code === 'unrecognized_keys') {
+      const name = issue.keys[0] ?? '';
+      const guess = closest(name, [...HOOK_EVENTS]);
+      throw new ConfigError({ file, line: lineOf(['hooks', name]), key: `hooks.${name}` }, `unknown hook${guess ? ` (did you mean hooks.${guess}?)` : ''} (expected one of: ${HOOK_EVENTS.join(', ')})`);
+    }
+    const path = issue?.path ?? [section];
+    const key = path.map(String).join('.');
+    const problem = issue?.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : (issue?.message ?? 'invalid');
+    throw new ConfigError({ file, line: lineOf(path), key }, problem);
+  }
+  for (const [event, command] of Object.entries(parsed.data.hooks ?? {})) {
+    if (command !== undefined) into.hooks[event as keyof HookCommands] = { command, source: file };
+  }
+  const base = dirname(file);
+  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(base, p));
+  for (const [name, p] of Object.entries(parsed.data.procedures ?? {})) {
+    into.procedures.set(name, {
+      observe: abs(p.observe),
+      orient: abs(p.orient),
+      decide: abs(p.decide),
+      act: abs(p.act),
+      defaultMaxIterations: p.default_max_iterations ?? null,
+      source: file,
+    });
+  }
+  for (const [model, price] of Object.entries(parsed.data.prices ?? {})) {
+    into.prices[model] = { cache_write: null, cache_read: null, ...price };
   }
 }
 
-/** Loads built-in defaults < global file < workspace file < env. Flags are applied by the caller. */
-export function loadConfig(cwd: string, env: Readonly<Record<string, string | undefined>>): LoadedConfig {
-  const config: LoadedConfig = { values: new Map(), procedures: new Map(), prices: {}, hooks: {}, files: [] };
-  for (const setting of SETTINGS) config.values.set(setting.key, { value: setting.default, source: 'built-in' });
+function applyEnv(env: Readonly<Record<string, string | undefined>>, into: Loading): void {
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith('RINGMASTER_') || raw === undefined) continue;
+    const entry = BY_ENV.get(name);
+    if (!entry) {
+      if (OTHER_ENV_VARIABLES.has(name)) continue;
+      const guess = closest(name, [...BY_ENV.keys(), ...OTHER_ENV_VARIABLES]);
+      const setting = guess === null ? undefined : BY_ENV.get(guess);
+      const hint = guess === null ? '' : ` Did you mean ${guess}${setting ? ` (${setting.key})` : ''}?`;
+      throw new ConfigError(
+        { file: `environment variable ${name}` },
+        `not a ringmaster setting.${hint} Unset it, or see README.md#configuration for the list.`,
+      );
+    }
+    if (raw === '') continue;
+    check(entry, raw, { file: `environment variable ${name}` });
+    setRaw(into.raw, entry, raw);
+    into.sources.set(entry.key, `env ${name}`);
+  }
+}
+
+function applyFlags(flags: readonly FlagSetting[], into: Loading): void {
+  for (const { key, flag, raw } of flags) {
+    const entry = BY_KEY.get(key);
+    if (!entry) throw new Error(`no setting ${key}`);
+    check(entry, raw, { file: `flag ${flag}` });
+    setRaw(into.raw, entry, raw);
+    into.sources.set(entry.key, `flag ${flag}`);
+  }
+}
+
+/** Loads built-in defaults < global file < workspace file < env < flags, each value checked where it was written. */
+export function loadConfig(cwd: string, env: Readonly<Record<string, string | undefined>>, flags: readonly FlagSetting[] = []): LoadedConfig {
+  const loading: Loading = { raw: Object.fromEntries(Object.keys(SECTIONS).map((section) => [section, {}])), sources: new Map(), procedures: new Map(), prices: {}, hooks: {}, files: [] };
+  for (const setting of SETTINGS) loading.sources.set(setting.key, 'built-in');
   const globalPath = globalConfigPath(env);
   if (existsSync(globalPath)) {
-    applyFile(globalPath, config);
-    config.files.push(globalPath);
+    applyFile(globalPath, loading);
+    loading.files.push(globalPath);
   }
   const workspacePath = workspaceConfigPath(cwd);
   if (workspacePath) {
-    applyFile(workspacePath, config);
-    config.files.push(workspacePath);
+    applyFile(workspacePath, loading);
+    loading.files.push(workspacePath);
   }
-  applyEnv(env, config);
-  return config;
+  applyEnv(env, loading);
+  applyFlags(flags, loading);
+  const parsed = settingsSchema.safeParse(loading.raw);
+  if (!parsed.success) {
+    // Every value was checked where it was written: this names the first one anyway.
+    const issue = parsed.error.issues[0];
+    const key = (issue?.path ?? []).map(String).join('.');
+    throw new ConfigError({ file: isSettingKeyOf(key) ? (loading.sources.get(key) ?? 'config') : 'config', key }, issue?.message ?? 'invalid');
+  }
+  return { settings: parsed.data, sources: loading.sources, procedures: loading.procedures, prices: loading.prices, hooks: loading.hooks, files: loading.files };
 }
 
-/** Applies one command-line flag value to a key (highest precedence). */
-export function applyFlag(config: LoadedConfig, key: string, flag: string, raw: string): void {
-  const setting = SETTING_KEYS.get(key);
-  if (!setting) throw new Error(`no setting ${key}`);
-  const parsed = setting.parse(raw);
-  if (!parsed.ok) throw new ConfigError(`flag ${flag}`, key, parsed.problem);
-  config.values.set(key, { value: parsed.value, source: `flag ${flag}` });
+function isSettingKeyOf(key: string): key is SettingKey {
+  return BY_KEY.has(key);
+}
+
+/** The value of a setting (by its entry) with its source, for `config show` and messages. */
+export function sourced(config: LoadedConfig, entry: SettingEntry): Sourced<unknown> {
+  let value: unknown = config.settings;
+  for (const part of entry.path) value = isRecord(value) ? value[part] : undefined;
+  return { value, source: config.sources.get(entry.key) ?? 'built-in' };
 }

@@ -1,11 +1,13 @@
 // Turns loaded config + run flags into a RunSpec, with the provenance of every resolved value.
 import { resolve as resolvePath } from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { agentNames, getAdapter } from '../agents/registry.js';
+import { closest } from '../core/closest.js';
+import { ConfigError, UsageError, UserError } from '../core/errors.js';
 import type { Limits } from '../core/types.js';
 import { builtInProcedures, promptLabel, type PromptSource } from '../prompt/compose.js';
 import type { RunSpec } from '../runner/spec.js';
-import { applyFlag, loadConfig, type LoadedConfig, type Sourced } from './load.js';
-import { MANAGER_DEFAULTS, SETTINGS } from './settings.js';
+import { loadConfig, type FlagSetting, type LoadedConfig, type Sourced } from './load.js';
+import { SETTING_INFO, SETTINGS, type SettingKey } from './settings.js';
 
 /** Flags of `ringmaster run` that shape the spec (already parsed from argv as strings/booleans). */
 export interface RunFlags {
@@ -15,8 +17,8 @@ export interface RunFlags {
   context?: string;
   maxIterations?: string;
   unlimited?: boolean;
-  /** Setting flags: config key -> [flag name, raw value]. */
-  settings: Array<{ key: string; flag: string; raw: string }>;
+  /** Setting flags: config key, flag name and raw value. */
+  settings: FlagSetting[];
 }
 
 /** A resolved spec plus where each value came from (for `config show`). */
@@ -24,12 +26,6 @@ export interface Resolution {
   spec: RunSpec;
   config: LoadedConfig;
   maxIterations: Sourced<number | null>;
-}
-
-function get<T>(config: LoadedConfig, key: string): T {
-  const entry = config.values.get(key);
-  if (!entry) throw new Error(`missing setting ${key}`);
-  return entry.value as T;
 }
 
 /** Max iterations per seed 001: flag > --unlimited > procedure default > loop.default_max_iterations > 5. */
@@ -41,8 +37,7 @@ export function resolveMaxIterations(flags: RunFlags, config: LoadedConfig, proc
   }
   if (flags.unlimited) return { value: null, source: 'flag --unlimited' };
   if (procedureDefault !== null) return { value: procedureDefault, source: `procedure ${procedureName ?? ''} default_max_iterations` };
-  const entry = config.values.get('loop.default_max_iterations');
-  return { value: entry?.value as number, source: entry?.source ?? 'built-in' };
+  return { value: config.settings.loop.default_max_iterations, source: config.sources.get('loop.default_max_iterations') ?? 'built-in' };
 }
 
 /** Options of resolveRun. */
@@ -53,20 +48,19 @@ export interface ResolveOptions {
 
 /** Resolves the whole run spec for a workspace. */
 export function resolveRun(workspace: string, env: Readonly<Record<string, string | undefined>>, flags: RunFlags, options: ResolveOptions = {}): Resolution {
-  const config = loadConfig(workspace, env);
-  if (options.defaults === 'manager') {
-    for (const { key, from } of MANAGER_DEFAULTS) {
-      const current = config.values.get(key);
-      const replacement = config.values.get(from);
-      if (current?.source === 'built-in' && replacement) config.values.set(key, { value: replacement.value, source: `${from} (${replacement.source})` });
-    }
-  }
-  for (const { key, flag, raw } of flags.settings) applyFlag(config, key, flag, raw);
+  const loaded = loadConfig(workspace, env, flags.settings);
+  const sources = new Map(loaded.sources);
+  const config: LoadedConfig = { ...loaded, sources };
+  if (options.defaults === 'manager') applyManagerDefaults(config, sources);
+  const { loop, agent } = config.settings;
   // --agent-command alone means "run this command": it implies --agent command.
-  const commandSource = config.values.get('agent.command')?.source ?? '';
-  if (commandSource.startsWith('flag ') && !(config.values.get('agent.name')?.source ?? '').startsWith('flag ')) {
-    config.values.set('agent.name', { value: 'command', source: 'implied by flag --agent-command' });
+  let agentName = agent.name;
+  if ((sources.get('agent.command') ?? '').startsWith('flag ') && !(sources.get('agent.name') ?? '').startsWith('flag ')) {
+    agentName = 'command';
+    sources.set('agent.name', 'implied by flag --agent-command');
   }
+  config.settings = { ...config.settings, agent: { ...agent, name: agentName } };
+  checkAgents(config);
 
   const procedures = builtInProcedures();
   for (const [name, def] of config.procedures) procedures.set(name, def);
@@ -85,47 +79,98 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
   } else if (flags.prompt !== undefined) {
     prompt = { kind: 'text', text: flags.prompt };
   } else {
-    prompt = { kind: 'file', path: resolvePath(workspace, flags.promptFile ?? get<string>(config, 'loop.prompt_file')) };
+    prompt = { kind: 'file', path: resolvePath(workspace, flags.promptFile ?? loop.prompt_file) };
   }
 
   const maxIterations = resolveMaxIterations(flags, config, procedureDefault, flags.procedure ?? null);
   const limits: Limits = {
     maxIterations: maxIterations.value,
-    maxRuntimeMs: get(config, 'loop.max_runtime'),
-    maxCostUsd: get(config, 'loop.max_cost'),
-    failureThreshold: get(config, 'loop.failure_threshold'),
-    cooldownMs: get(config, 'loop.cooldown'),
-    backoffBaseMs: get(config, 'loop.backoff'),
-    backoffMaxMs: get(config, 'loop.backoff_max'),
+    maxRuntimeMs: loop.max_runtime,
+    maxCostUsd: loop.max_cost,
+    failureThreshold: loop.failure_threshold,
+    cooldownMs: loop.cooldown,
+    backoffBaseMs: loop.backoff,
+    backoffMaxMs: loop.backoff_max,
   };
   const spec: RunSpec = {
     workspace,
     prompt,
     context: flags.context ?? null,
-    label: prompt.kind === 'file' ? promptLabel({ kind: 'file', path: flags.promptFile ?? get<string>(config, 'loop.prompt_file') }) : promptLabel(prompt),
+    label: prompt.kind === 'file' ? promptLabel({ kind: 'file', path: flags.promptFile ?? loop.prompt_file }) : promptLabel(prompt),
     limits,
-    idleTimeoutMs: get(config, 'loop.idle_timeout'),
-    iterationTimeoutMs: get(config, 'loop.iteration_timeout'),
-    killGraceMs: get(config, 'loop.kill_grace'),
-    checkpointInterval: get(config, 'loop.checkpoint_interval'),
-    successSignals: get(config, 'loop.completion_signals'),
-    failureSignal: get(config, 'loop.failure_signal'),
-    freshContext: get(config, 'loop.fresh_context'),
+    idleTimeoutMs: loop.idle_timeout,
+    iterationTimeoutMs: loop.iteration_timeout,
+    killGraceMs: loop.kill_grace,
+    checkpointInterval: loop.checkpoint_interval,
+    successSignals: loop.completion_signals,
+    failureSignal: loop.failure_signal,
+    freshContext: loop.fresh_context,
+    maxLogBytes: loop.max_log_size,
     agent: {
-      name: get(config, 'agent.name'),
-      command: get(config, 'agent.command'),
-      model: get(config, 'agent.model'),
-      args: get(config, 'agent.args'),
-      fallback: get(config, 'agent.fallback'),
-      permissionMode: get(config, 'agent.permission_mode'),
+      name: agentName,
+      command: agent.command,
+      model: agent.model,
+      args: agent.args,
+      fallback: agent.fallback,
+      permissionMode: agent.permission_mode,
     },
     prices: config.prices,
   };
   return { spec, config, maxIterations };
 }
 
+/** Server-created runs: each loop setting still at its built-in default takes its manager.defaults.* value. */
+function applyManagerDefaults(config: LoadedConfig, sources: Map<SettingKey, string>): void {
+  const defaults = config.settings.manager.defaults;
+  const take = <T>(key: SettingKey, current: T, from: SettingKey, value: T): T => {
+    if (sources.get(key) !== 'built-in') return current;
+    sources.set(key, `${from} (${sources.get(from) ?? 'built-in'})`);
+    return value;
+  };
+  const loop = config.settings.loop;
+  config.settings = {
+    ...config.settings,
+    loop: {
+      ...loop,
+      default_max_iterations: take('loop.default_max_iterations', loop.default_max_iterations, 'manager.defaults.max_iterations', defaults.max_iterations),
+      max_runtime: take('loop.max_runtime', loop.max_runtime, 'manager.defaults.max_runtime', defaults.max_runtime),
+      max_cost: take('loop.max_cost', loop.max_cost, 'manager.defaults.max_cost', defaults.max_cost),
+      checkpoint_interval: take('loop.checkpoint_interval', loop.checkpoint_interval, 'manager.defaults.checkpoint_interval', defaults.checkpoint_interval),
+      cooldown: take('loop.cooldown', loop.cooldown, 'manager.defaults.cooldown', defaults.cooldown),
+      failure_threshold: take('loop.failure_threshold', loop.failure_threshold, 'manager.defaults.failure_threshold', defaults.failure_threshold),
+    },
+  };
+}
+
+/**
+ * Every agent the run may use (agent.name, then agent.fallback) must exist and be buildable now, not at the
+ * first usage limit hours later: an unknown name is a configuration error at the key's source.
+ */
+function checkAgents(config: LoadedConfig): void {
+  const { agent } = config.settings;
+  const known = agentNames();
+  const named: Array<{ key: SettingKey; name: string }> = [
+    { key: 'agent.name', name: agent.name },
+    ...agent.fallback.map((name) => ({ key: 'agent.fallback' as const, name })),
+  ];
+  for (const { key, name } of named) {
+    const source = config.sources.get(key) ?? 'built-in';
+    const file = source.startsWith('env ') ? `environment variable ${source.slice(4)}` : source;
+    if (!known.includes(name)) {
+      const guess = closest(name, known);
+      throw new ConfigError({ file, key }, `unknown agent '${name}'${guess ? ` (did you mean ${guess}?)` : ''} (known: ${known.join(', ')})`);
+    }
+    try {
+      getAdapter({ name, command: agent.command });
+    } catch (error) {
+      if (error instanceof UserError) throw new ConfigError({ file, key }, error.message);
+      throw error;
+    }
+  }
+}
+
 /** The flag -> config key table of `ringmaster run` (every setting that has a flag). */
-export const SETTING_FLAGS: ReadonlyArray<{ key: string; flag: string }> = SETTINGS.filter((s) => s.flag !== undefined).map((s) => ({
-  key: s.key,
-  flag: s.flag ?? '',
-}));
+export const SETTING_FLAGS: ReadonlyArray<{ key: string; flag: string }> = SETTINGS.flatMap((s) => {
+  const flag = SETTING_INFO[s.key].flag;
+  return flag === undefined ? [] : [{ key: s.key, flag }];
+});

@@ -1,185 +1,318 @@
-// Every scalar configuration key: its type, default, flag and how to read it from YAML, env or a flag.
-import { parseDuration } from '../core/duration.js';
+// Every configuration key as one zod schema (value type inferred from it), with its default, its flag and how
+// `config show` prints it. The same schemas validate YAML files, env variables and flags, and give the JSON Schema.
+import { z } from 'zod';
+import { formatByteSize } from '../core/byte-size.js';
 import { DEFAULT_FAILURE_SIGNAL, DEFAULT_SUCCESS_SIGNALS } from '../core/signals.js';
+import { priceOverridesSchema } from '../agents/price-schema.js';
+import { hooksSectionSchema } from './hooks.js';
 import { redactUrl } from '../core/url.js';
-import { splitCommandLine } from '../agents/command.js';
+import { byteSize, duration, flag, money, oneOf, optionalArgv, optionalDuration, optionalText, postgresUrl, stringList, text, wholeNumber } from './value-schemas.js';
 
-/** A parsed value, or the problem with the raw one. */
-export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+/** `loop.*`: limits and pacing of a run. Defaults are given as a user would write them. */
+export const loopSchema = z.strictObject({
+  default_max_iterations: wholeNumber(1).prefault(5).describe('iterations when neither --max-iterations, --unlimited nor the procedure says'),
+  failure_threshold: wholeNumber(1).prefault(3).describe('consecutive failed iterations before the run aborts'),
+  max_runtime: optionalDuration().prefault('none').describe("wall-clock budget of the run (after a resume: plus the time the earlier iterations ran)"),
+  max_cost: money().prefault('none').describe('cost budget of the whole run in USD (across resumes)'),
+  cooldown: duration().prefault('0s').describe('pause between iterations'),
+  backoff: duration().prefault('1s').describe('first delay after a failed iteration; doubles per consecutive failure'),
+  backoff_max: duration().prefault('60s').describe('cap of the failure backoff'),
+  idle_timeout: optionalDuration().prefault('30m').describe('kill an iteration with no output for this long'),
+  iteration_timeout: optionalDuration().prefault('none').describe('kill an iteration running longer than this'),
+  kill_grace: duration().prefault('3s').describe('time between SIGTERM and SIGKILL when stopping an agent'),
+  checkpoint_interval: wholeNumber(0).prefault(5).describe('git checkpoint every N iterations (0 = off)'),
+  completion_signals: stringList('comma').prefault([...DEFAULT_SUCCESS_SIGNALS]).describe('texts that end the run with success'),
+  failure_signal: text().prefault(DEFAULT_FAILURE_SIGNAL).describe('text that marks an iteration as failed'),
+  prompt_file: text().prefault('PROMPT.md').describe('prompt file when no --prompt or --procedure is given'),
+  fresh_context: flag().prefault(true).describe('fresh agent session every iteration (false resumes the previous session)'),
+  max_log_size: byteSize().prefault('100MiB').describe("largest iteration log: past it the log keeps its first and last bytes around a marker ('none' = no cap)"),
+});
 
-/** One configuration key. `parse` gets a YAML value, or a string when it came from env or a flag. */
-export interface SettingDef<T> {
-  key: string;
-  default: T;
-  /** Long flag of `ringmaster run` that sets it, if any. */
+/** `tasks.*`: task loops (`ringmaster tasks run`): where the tasks come from and the per-task limits. */
+export const tasksSchema = z.strictObject({
+  file: optionalText().prefault(null).describe("task file of 'tasks run' when none is named (default: the first of tasks.jsonl, prd.json, TODO.md)"),
+  command: optionalArgv().prefault(null).describe('a program that prints the task list as JSON (instead of a task file)'),
+  status_command: optionalArgv().prefault(null).describe('a program told each status change of a command source: <argv> <task id> <status>'),
+  command_timeout: duration().prefault('60s').describe('time limit of one run of tasks.command or tasks.status_command'),
+  prompt_template: optionalText().prefault(null).describe('file with the task prompt template (default: the built-in one)'),
+  max_iterations_per_task: wholeNumber(1).prefault(10).describe('iterations one task may use before it is blocked'),
+  max_runtime_per_task: optionalDuration().prefault('30m').describe('time one task may use before it is blocked'),
+  max_cost_per_task: money().prefault(5).describe('cost in USD one task may use before it is blocked'),
+  max_tasks: wholeNumber(1).prefault(50).describe('tasks one run may start'),
+  max_runtime: optionalDuration().prefault('4h').describe('wall-clock budget of a task run (unless loop.max_runtime is set)'),
+  max_cost: money().prefault(50).describe('cost budget of a task run in USD (unless loop.max_cost is set)'),
+  on_failure: oneOf(['continue', 'stop']).prefault('continue').describe("after a task is blocked: 'continue' with the next task or 'stop' the run"),
+  parallelism: wholeNumber(1).prefault(1).describe('independent tasks at once, each in its own git worktree (not implemented yet: above 1 is a warning)'),
+  rollback_failed_iterations: flag().prefault(false).describe("discard a failed iteration's file changes before the next iteration"),
+  check_timeout: duration().prefault('10m').describe('time limit of a test command or validation script'),
+  hook_timeout: duration().prefault('10s').describe('time limit of one hook command'),
+});
+
+/** `agent.*`: which agent CLI runs and how. */
+export const agentSchema = z.strictObject({
+  name: text().prefault('claude').describe('agent CLI to run'),
+  command: optionalArgv().prefault(null).describe('argv of the command agent'),
+  model: optionalText().prefault(null).describe('model passed to the agent CLI'),
+  args: stringList('shell').prefault([]).describe('extra arguments appended to the agent command line'),
+  fallback: stringList('comma').prefault([]).describe('agents to switch to, in order, when the current one hits a usage or rate limit'),
+  permission_mode: oneOf(['bypass', 'default']).prefault('bypass').describe("'bypass' lets the agent act without asking (unattended loops); 'default' keeps the CLI's prompts"),
+});
+
+/** `manager.defaults.*`: the run settings of server-created runs where only a built-in default applies. */
+export const managerDefaultsSchema = z.strictObject({
+  max_iterations: wholeNumber(1).prefault(100).describe('iteration limit of runs created through the server when neither the request nor the config sets one (seed 000)'),
+  max_runtime: optionalDuration().prefault('4h').describe('max runtime of server-created runs unless set (seed 000: 4h)'),
+  max_cost: money().prefault(300).describe('cost budget of server-created runs unless set (seed 000: $300)'),
+  checkpoint_interval: wholeNumber(0).prefault(5).describe('checkpoint interval of server-created runs unless set'),
+  cooldown: duration().prefault('5s').describe('cooldown of server-created runs unless set (seed 000: 5s)'),
+  failure_threshold: wholeNumber(1).prefault(5).describe("circuit breaker of server-created runs unless set (seed 000's circuit_breaker_threshold: 5)"),
+});
+
+/** `manager.*`: how `ringmaster serve` drives runs. */
+export const managerSchema = z.strictObject({
+  max_concurrent: wholeNumber(1).prefault(5).describe("runs 'ringmaster serve' drives at once; more are queued (pending), first in first out"),
+  iteration_threads: wholeNumber(0).prefault(2).describe("worker threads that run the agents of 'ringmaster serve' (0: its main thread)"),
+  resume_on_start: flag().prefault(true).describe("'ringmaster serve' resumes the runs it was driving when it stopped or died; false marks them stopped (interrupted) to resume by hand"),
+  defaults: managerDefaultsSchema.prefault({}).describe('settings of runs created through the server, used where only a built-in default applies'),
+});
+
+/** `server.*`: where `ringmaster serve` listens. */
+export const serverSchema = z.strictObject({
+  host: text().prefault('127.0.0.1').describe("address 'ringmaster serve' binds; anything but loopback requires a token"),
+  port: wholeNumber(0).prefault(7420).describe("port of 'ringmaster serve'"),
+});
+
+/** `database.*`: the store every command uses. */
+export const databaseSchema = z.strictObject({
+  url: postgresUrl()
+    .prefault(null)
+    .describe('PostgreSQL store shared by many machines (postgres://user:password@host:5432/db); unset: SQLite in the data directory'),
+});
+
+/** `worker.*`: how `ringmaster worker` takes runs from the queue (its flags override them). */
+export const workerSchema = z.strictObject({
+  concurrency: wholeNumber(1).prefault(1).describe("runs one 'ringmaster worker' drives at once (--concurrency)"),
+  workdir: optionalText().prefault(null).describe("where 'ringmaster worker' keeps its clones and repository caches (--workdir; default <data directory>/worker)"),
+});
+
+/** The scalar settings by section: add a section here (and its keys to SETTING_INFO) to add keys. */
+export const SECTIONS = {
+  loop: loopSchema,
+  tasks: tasksSchema,
+  agent: agentSchema,
+  manager: managerSchema,
+  server: serverSchema,
+  database: databaseSchema,
+  worker: workerSchema,
+} as const;
+
+/** Groups of keys nested inside a section (a mapping in YAML, `_` in env names), by their full key. */
+const GROUPS: Readonly<Record<string, z.ZodObject>> = { 'manager.defaults': managerDefaultsSchema };
+
+/** All scalar settings, defaults applied: what a run is resolved from. */
+export const settingsSchema = z.strictObject(SECTIONS);
+
+/** The resolved scalar settings, typed from the schemas. */
+export type Settings = z.output<typeof settingsSchema>;
+
+/** A section of scalar settings. */
+export type SectionName = keyof typeof SECTIONS;
+
+type Scalar = string | number | boolean | null | readonly unknown[];
+/** The dotted keys of the leaves of a settings object (groups are walked into). */
+type LeafKeys<T, Prefix extends string> = {
+  [K in Extract<keyof T, string>]: T[K] extends Scalar ? `${Prefix}${K}` : LeafKeys<T[K], `${Prefix}${K}.`>;
+}[Extract<keyof T, string>];
+
+/** A setting's full key, e.g. `loop.max_cost` or `manager.defaults.max_cost`. */
+export type SettingKey = LeafKeys<Settings, ''>;
+
+/** A procedure: four phase files (relative to the config file) and its own iteration default. */
+export const procedureSchema = z.strictObject({
+  observe: text().describe('file of the OBSERVE phase (relative to this config file)'),
+  orient: text().describe('file of the ORIENT phase'),
+  decide: text().describe('file of the DECIDE phase'),
+  act: text().describe('file of the ACT phase'),
+  default_max_iterations: wholeNumber(1).optional().describe("this procedure's iteration default"),
+});
+
+/** A whole config file (ringmaster.yml or the global config.yml): every section optional. */
+export const configFileSchema = z
+  .strictObject({
+    loop: loopSchema.optional(),
+    tasks: tasksSchema.optional(),
+    agent: agentSchema.optional(),
+    manager: managerSchema.optional(),
+    server: serverSchema.optional(),
+    database: databaseSchema.optional(),
+    worker: workerSchema.optional(),
+    procedures: z.record(z.string(), procedureSchema).optional().describe('your own OODA procedures, by name (--procedure NAME)'),
+    prices: priceOverridesSchema.optional().describe('price overrides in USD per million tokens, by model (override data/prices.json)'),
+    hooks: hooksSectionSchema.optional().describe("shell commands run at the task loop's lifecycle events (task_start, iteration_start, action, iteration_end, task_end, anomaly)"),
+  })
+  .describe('Ringmaster configuration (ringmaster.yml, or $XDG_CONFIG_HOME/ringmaster/config.yml)');
+
+/** The names of the top-level sections a config file may have. */
+export const FILE_SECTIONS: readonly string[] = Object.keys(configFileSchema.shape);
+
+/** How a setting shows in `config show`, and the flag of `ringmaster run` that sets it. */
+interface SettingInfo {
   flag?: string;
+  format(value: unknown): string;
+}
+
+const plain = (v: unknown): string => (v === null ? 'none' : typeof v === 'string' ? v : JSON.stringify(v));
+const asDuration = (v: unknown): string => (typeof v === 'number' ? (v === 0 ? '0s' : `${v / 1000}s`) : plain(v));
+const asUsd = (v: unknown): string => (typeof v === 'number' ? `$${v}` : plain(v));
+const asBytes = (v: unknown): string => (typeof v === 'number' ? formatByteSize(v) : plain(v));
+const asModel = (v: unknown): string => (v === null ? 'agent default' : plain(v));
+
+/** Flag and display of every setting; the compiler checks every key has an entry. */
+export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
+  'loop.default_max_iterations': { format: plain },
+  'loop.failure_threshold': { flag: '--failure-threshold', format: plain },
+  'loop.max_runtime': { flag: '--max-runtime', format: asDuration },
+  'loop.max_cost': { flag: '--max-cost', format: asUsd },
+  'loop.cooldown': { flag: '--cooldown', format: asDuration },
+  'loop.backoff': { format: asDuration },
+  'loop.backoff_max': { format: asDuration },
+  'loop.idle_timeout': { flag: '--idle-timeout', format: asDuration },
+  'loop.iteration_timeout': { flag: '--iteration-timeout', format: asDuration },
+  'loop.kill_grace': { format: asDuration },
+  'loop.checkpoint_interval': { flag: '--checkpoint-interval', format: plain },
+  'loop.completion_signals': { format: plain },
+  'loop.failure_signal': { format: plain },
+  'loop.prompt_file': { flag: '--prompt-file', format: plain },
+  'loop.fresh_context': { format: plain },
+  'loop.max_log_size': { format: asBytes },
+  'tasks.file': { format: (v) => (v === null ? 'first of tasks.jsonl, prd.json, TODO.md' : plain(v)) },
+  'tasks.command': { format: plain },
+  'tasks.status_command': { format: plain },
+  'tasks.command_timeout': { format: asDuration },
+  'tasks.prompt_template': { format: (v) => (v === null ? 'built-in' : plain(v)) },
+  'tasks.max_iterations_per_task': { format: plain },
+  'tasks.max_runtime_per_task': { format: asDuration },
+  'tasks.max_cost_per_task': { format: asUsd },
+  'tasks.max_tasks': { format: plain },
+  'tasks.max_runtime': { format: asDuration },
+  'tasks.max_cost': { format: asUsd },
+  'tasks.on_failure': { format: plain },
+  'tasks.parallelism': { format: plain },
+  'tasks.rollback_failed_iterations': { format: plain },
+  'tasks.check_timeout': { format: asDuration },
+  'tasks.hook_timeout': { format: asDuration },
+  'agent.name': { flag: '--agent', format: plain },
+  'agent.command': { flag: '--agent-command', format: plain },
+  'agent.model': { flag: '--model', format: asModel },
+  'agent.args': { format: plain },
+  'agent.fallback': { format: plain },
+  'agent.permission_mode': { format: plain },
+  'manager.max_concurrent': { format: plain },
+  'manager.iteration_threads': { format: plain },
+  'manager.resume_on_start': { format: plain },
+  'manager.defaults.max_iterations': { format: plain },
+  'manager.defaults.max_runtime': { format: asDuration },
+  'manager.defaults.max_cost': { format: asUsd },
+  'manager.defaults.checkpoint_interval': { format: plain },
+  'manager.defaults.cooldown': { format: asDuration },
+  'manager.defaults.failure_threshold': { format: plain },
+  'server.host': { format: plain },
+  'server.port': { format: plain },
+  'database.url': { format: (v) => (typeof v === 'string' ? redactUrl(v) : 'none (SQLite in the data directory)') },
+  'worker.concurrency': { format: plain },
+  'worker.workdir': { format: (v) => (v === null ? '<data directory>/worker' : plain(v)) },
+};
+
+/** True for the name of a section of scalar settings. */
+export function isSectionName(name: string): name is SectionName {
+  return Object.hasOwn(SECTIONS, name);
+}
+
+/** True for the full key of a setting. */
+export function isSettingKey(key: string): key is SettingKey {
+  return Object.hasOwn(SETTING_INFO, key);
+}
+
+/** One setting as the loaders walk them: its path (section, group..., name), full key and schema. */
+export interface SettingEntry {
+  section: SectionName;
+  /** Section, groups and name: `['manager', 'defaults', 'max_cost']`. */
+  path: readonly string[];
+  /** The last part of the path. */
+  name: string;
+  key: SettingKey;
+  schema: z.ZodType;
   description: string;
-  parse(raw: unknown): Parsed<T>;
-  format(value: T): string;
 }
 
-const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
-const bad = <T>(problem: string): Parsed<T> => ({ ok: false, problem });
-
-function integer(min: number): (raw: unknown) => Parsed<number> {
-  return (raw) => {
-    const n = typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : raw;
-    if (typeof n !== 'number' || !Number.isInteger(n)) return bad(`expected a whole number, got ${JSON.stringify(raw)}`);
-    if (n < min) return bad(`must be at least ${min}, got ${n}`);
-    return ok(n);
-  };
-}
-
-function isNone(raw: unknown): boolean {
-  return raw === null || (typeof raw === 'string' && ['none', 'off', 'unlimited'].includes(raw.trim().toLowerCase()));
-}
-
-function duration(nullable: boolean): (raw: unknown) => Parsed<number | null> {
-  return (raw) => {
-    if (nullable && isNone(raw)) return ok(null);
-    const ms = typeof raw === 'number' ? Math.round(raw * 1000) : typeof raw === 'string' ? parseDuration(raw) : null;
-    if (ms === null || ms < 0 || !Number.isFinite(ms)) {
-      return bad(`expected a duration like 90s, 5m or 4h${nullable ? " (or 'none')" : ''}, got ${JSON.stringify(raw)}`);
-    }
-    if (nullable && ms === 0) return ok(null);
-    return ok(ms);
-  };
-}
-
-function money(raw: unknown): Parsed<number | null> {
-  if (isNone(raw)) return ok(null);
-  const text = typeof raw === 'string' ? raw.trim().replace(/^\$/, '') : raw;
-  const n = typeof text === 'string' && /^\d+(\.\d+)?$/.test(text) ? Number(text) : text;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) return bad(`expected an amount in USD like 20 or 7.50, got ${JSON.stringify(raw)}`);
-  return ok(n);
-}
-
-function text(raw: unknown): Parsed<string> {
-  if (typeof raw !== 'string' || raw.trim() === '') return bad(`expected a non-empty string, got ${JSON.stringify(raw)}`);
-  return ok(raw);
-}
-
-function postgresUrl(raw: unknown): Parsed<string | null> {
-  if (raw === null || raw === '') return ok(null);
-  if (typeof raw !== 'string' || !/^postgres(ql)?:\/\/./.test(raw.trim())) return bad('expected a PostgreSQL URL (postgres://user:password@host:5432/database)');
-  return ok(raw.trim());
-}
-
-function nullableText(raw: unknown): Parsed<string | null> {
-  return raw === null || raw === '' ? ok(null) : text(raw);
-}
-
-function stringList(splitter: (s: string) => string[]): (raw: unknown) => Parsed<string[]> {
-  return (raw) => {
-    if (typeof raw === 'string') {
-      try {
-        return ok(splitter(raw));
-      } catch (e) {
-        return bad((e as Error).message);
-      }
-    }
-    if (!Array.isArray(raw) || !raw.every((x) => typeof x === 'string')) return bad(`expected a list of strings, got ${JSON.stringify(raw)}`);
-    return ok(raw);
-  };
-}
-
-function nullableArgv(raw: unknown): Parsed<string[] | null> {
-  if (raw === null) return ok(null);
-  const parsed = stringList(splitCommandLine)(raw);
-  if (parsed.ok && parsed.value.length === 0) return bad('expected a command (an argv list like ["my-agent", "--flag"])');
-  return parsed;
-}
-
-function boolean(raw: unknown): Parsed<boolean> {
-  if (typeof raw === 'boolean') return ok(raw);
-  if (typeof raw === 'string' && ['true', '1', 'yes'].includes(raw.toLowerCase())) return ok(true);
-  if (typeof raw === 'string' && ['false', '0', 'no'].includes(raw.toLowerCase())) return ok(false);
-  return bad(`expected true or false, got ${JSON.stringify(raw)}`);
-}
-
-function oneOf<T extends string>(values: readonly T[]): (raw: unknown) => Parsed<T> {
-  return (raw) => (typeof raw === 'string' && (values as readonly string[]).includes(raw) ? ok(raw as T) : bad(`expected one of ${values.join(', ')}, got ${JSON.stringify(raw)}`));
-}
-
-const fmtDuration = (v: number | null): string => (v === null ? 'none' : `${v / 1000}s`.replace(/\.0+s$/, 's'));
-const fmtList = (v: readonly string[] | null): string => (v === null ? 'none' : JSON.stringify(v));
-const commaList = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
-
-/** Erases a setting's value type so settings of different types share one list. */
-function def<T>(d: SettingDef<T>): SettingDef<unknown> {
-  return d;
+function entriesOf(section: SectionName, path: readonly string[], shape: Record<string, z.ZodType>): SettingEntry[] {
+  const out: SettingEntry[] = [];
+  for (const [name, schema] of Object.entries(shape)) {
+    const at = [...path, name];
+    const key = at.join('.');
+    const group = GROUPS[key];
+    if (group) out.push(...entriesOf(section, at, group.shape));
+    else if (isSettingKey(key)) out.push({ section, path: at, name, key, schema, description: schema.description ?? '' });
+  }
+  return out;
 }
 
 /** Every scalar setting, in the order `config show` prints them. */
-export const SETTINGS: readonly SettingDef<unknown>[] = [
-  def({ key: 'loop.default_max_iterations', default: 5, description: 'iterations when neither --max-iterations, --unlimited nor the procedure says', parse: integer(1), format: String }),
-  def({ key: 'loop.failure_threshold', default: 3, flag: '--failure-threshold', description: 'consecutive failed iterations before the run aborts', parse: integer(1), format: String }),
-  def({ key: 'loop.max_runtime', default: null, flag: '--max-runtime', description: 'wall-clock budget of the whole run', parse: duration(true), format: fmtDuration }),
-  def({ key: 'loop.max_cost', default: null, flag: '--max-cost', description: 'cost budget of the whole run in USD', parse: money, format: (v: number | null) => (v === null ? 'none' : `$${v}`) }),
-  def({ key: 'loop.cooldown', default: 0, flag: '--cooldown', description: 'pause between iterations', parse: duration(false), format: fmtDuration }),
-  def({ key: 'loop.backoff', default: 1000, description: 'first delay after a failed iteration; doubles per consecutive failure', parse: duration(false), format: fmtDuration }),
-  def({ key: 'loop.backoff_max', default: 60_000, description: 'cap of the failure backoff', parse: duration(false), format: fmtDuration }),
-  def({ key: 'loop.idle_timeout', default: 1_800_000, flag: '--idle-timeout', description: 'kill an iteration with no output for this long', parse: duration(true), format: fmtDuration }),
-  def({ key: 'loop.iteration_timeout', default: null, flag: '--iteration-timeout', description: 'kill an iteration running longer than this', parse: duration(true), format: fmtDuration }),
-  def({ key: 'loop.kill_grace', default: 3000, description: 'time between SIGTERM and SIGKILL when stopping an agent', parse: duration(false), format: fmtDuration }),
-  def({ key: 'loop.checkpoint_interval', default: 5, flag: '--checkpoint-interval', description: 'git checkpoint every N iterations (0 = off)', parse: integer(0), format: String }),
-  def({ key: 'loop.completion_signals', default: [...DEFAULT_SUCCESS_SIGNALS], description: 'texts that end the run with success', parse: stringList(commaList), format: fmtList }),
-  def({ key: 'loop.failure_signal', default: DEFAULT_FAILURE_SIGNAL, description: 'text that marks an iteration as failed', parse: text, format: String }),
-  def({ key: 'loop.prompt_file', default: 'PROMPT.md', flag: '--prompt-file', description: 'prompt file when no --prompt or --procedure is given', parse: text, format: String }),
-  def({ key: 'loop.fresh_context', default: true, description: 'fresh agent session every iteration (false resumes the previous session)', parse: boolean, format: String }),
-  def({ key: 'tasks.file', default: null, description: "task file of 'tasks run' when none is named (default: the first of tasks.jsonl, prd.json, TODO.md)", parse: nullableText, format: (v: string | null) => v ?? 'first of tasks.jsonl, prd.json, TODO.md' }),
-  def({ key: 'tasks.command', default: null, description: 'a program that prints the task list as JSON (instead of a task file)', parse: nullableArgv, format: fmtList }),
-  def({ key: 'tasks.status_command', default: null, description: 'a program told each status change of a command source: <argv> <task id> <status>', parse: nullableArgv, format: fmtList }),
-  def({ key: 'tasks.command_timeout', default: 60_000, description: 'time limit of one run of tasks.command or tasks.status_command', parse: duration(false), format: fmtDuration }),
-  def({ key: 'tasks.prompt_template', default: null, description: 'file with the task prompt template (default: the built-in one)', parse: nullableText, format: (v: string | null) => v ?? 'built-in' }),
-  def({ key: 'tasks.max_iterations_per_task', default: 10, description: 'iterations one task may use before it is blocked', parse: integer(1), format: String }),
-  def({ key: 'tasks.max_runtime_per_task', default: 1_800_000, description: 'time one task may use before it is blocked', parse: duration(true), format: fmtDuration }),
-  def({ key: 'tasks.max_cost_per_task', default: 5, description: 'cost in USD one task may use before it is blocked', parse: money, format: (v: number | null) => (v === null ? 'none' : `$${v}`) }),
-  def({ key: 'tasks.max_tasks', default: 50, description: 'tasks one run may start', parse: integer(1), format: String }),
-  def({ key: 'tasks.max_runtime', default: 14_400_000, description: 'wall-clock budget of a task run (unless loop.max_runtime is set)', parse: duration(true), format: fmtDuration }),
-  def({ key: 'tasks.max_cost', default: 50, description: 'cost budget of a task run in USD (unless loop.max_cost is set)', parse: money, format: (v: number | null) => (v === null ? 'none' : `$${v}`) }),
-  def({ key: 'tasks.on_failure', default: 'continue', description: "after a task is blocked: 'continue' with the next task or 'stop' the run", parse: oneOf(['continue', 'stop'] as const), format: String }),
-  def({ key: 'tasks.parallelism', default: 1, description: 'independent tasks at once, each in its own git worktree (not implemented yet: above 1 is a warning)', parse: integer(1), format: String }),
-  def({ key: 'tasks.rollback_failed_iterations', default: false, description: "discard a failed iteration's file changes before the next iteration", parse: boolean, format: String }),
-  def({ key: 'tasks.check_timeout', default: 600_000, description: 'time limit of a test command or validation script', parse: duration(false), format: fmtDuration }),
-  def({ key: 'tasks.hook_timeout', default: 10_000, description: 'time limit of one hook command', parse: duration(false), format: fmtDuration }),
-  def({ key: 'agent.name', default: 'claude', flag: '--agent', description: 'agent CLI to run', parse: text, format: String }),
-  def({ key: 'agent.command', default: null, flag: '--agent-command', description: 'argv of the command agent', parse: nullableArgv, format: fmtList }),
-  def({ key: 'agent.model', default: null, flag: '--model', description: 'model passed to the agent CLI', parse: nullableText, format: (v: string | null) => v ?? 'agent default' }),
-  def({ key: 'agent.args', default: [], description: 'extra arguments appended to the agent command line', parse: stringList(splitCommandLine), format: fmtList }),
-  def({ key: 'agent.fallback', default: [], description: 'agents to switch to, in order, when the current one hits a usage limit', parse: stringList(commaList), format: fmtList }),
-  def({
-    key: 'database.url',
-    default: null,
-    description: 'PostgreSQL store shared by many machines (postgres://user:password@host:5432/db); unset: SQLite in the data directory',
-    parse: postgresUrl,
-    format: (v: string | null) => (v === null ? 'none (SQLite in the data directory)' : redactUrl(v)),
-  }),
-  def({ key: 'agent.permission_mode', default: 'bypass', description: "'bypass' lets the agent act without asking (unattended loops); 'default' keeps the CLI's prompts", parse: oneOf(['bypass', 'default'] as const), format: String }),
-  def({ key: 'manager.max_concurrent', default: 5, description: "runs 'ringmaster serve' drives at once; more are queued (pending), first in first out", parse: integer(1), format: String }),
-  def({ key: 'manager.iteration_threads', default: 2, description: "worker threads that run the agents of 'ringmaster serve' (0: its main thread)", parse: integer(0), format: String }),
-  def({ key: 'manager.resume_on_start', default: true, description: "'ringmaster serve' resumes the runs it was driving when it stopped or died; false marks them stopped (interrupted) to resume by hand", parse: boolean, format: String }),
-  def({ key: 'manager.defaults.max_iterations', default: 100, description: "iteration limit of runs created through the server when neither the request nor the config sets one (seed 000)", parse: integer(1), format: String }),
-  def({ key: 'manager.defaults.max_runtime', default: 4 * 3_600_000, description: 'max runtime of server-created runs unless set (seed 000: 4h)', parse: duration(true), format: fmtDuration }),
-  def({ key: 'manager.defaults.max_cost', default: 300, description: 'cost budget of server-created runs unless set (seed 000: $300)', parse: money, format: (v: number | null) => (v === null ? 'none' : `$${v}`) }),
-  def({ key: 'manager.defaults.checkpoint_interval', default: 5, description: 'checkpoint interval of server-created runs unless set', parse: integer(0), format: String }),
-  def({ key: 'manager.defaults.cooldown', default: 5000, description: 'cooldown of server-created runs unless set (seed 000: 5s)', parse: duration(false), format: fmtDuration }),
-  def({ key: 'manager.defaults.failure_threshold', default: 5, description: "circuit breaker of server-created runs unless set (seed 000's circuit_breaker_threshold: 5)", parse: integer(1), format: String }),
-  def({ key: 'server.host', default: '127.0.0.1', description: "address 'ringmaster serve' binds; anything but loopback requires a token", parse: text, format: String }),
-  def({ key: 'server.port', default: 7420, description: "port of 'ringmaster serve'", parse: integer(0), format: String }),
-];
+export const SETTINGS: readonly SettingEntry[] = Object.keys(SECTIONS)
+  .filter(isSectionName)
+  .flatMap((section) => entriesOf(section, [section], SECTIONS[section].shape));
 
-/** The run settings that manager.defaults.* replace (when only their built-in default applies) for server-created runs. */
-export const MANAGER_DEFAULTS: ReadonlyArray<{ key: string; from: string }> = [
-  { key: 'loop.default_max_iterations', from: 'manager.defaults.max_iterations' },
-  { key: 'loop.max_runtime', from: 'manager.defaults.max_runtime' },
-  { key: 'loop.max_cost', from: 'manager.defaults.max_cost' },
-  { key: 'loop.checkpoint_interval', from: 'manager.defaults.checkpoint_interval' },
-  { key: 'loop.cooldown', from: 'manager.defaults.cooldown' },
-  { key: 'loop.failure_threshold', from: 'manager.defaults.failure_threshold' },
-];
+/** True for the full key of a group of settings (a nested mapping such as `manager.defaults`). */
+export function isGroupKey(key: string): boolean {
+  return Object.hasOwn(GROUPS, key);
+}
 
-/** The environment variable for a key: RINGMASTER_ + the key upper-cased with dots as underscores. */
+/** The names directly inside a section or group (settings and groups), for "did you mean" hints. */
+export function namesUnder(prefix: string): string[] {
+  const depth = prefix.split('.').length;
+  const names = SETTINGS.filter((s) => s.key.startsWith(`${prefix}.`)).map((s) => s.path[depth] ?? '');
+  return [...new Set(names)];
+}
+
+/** The environment variable of a key: RINGMASTER_ + the key upper-cased with dots as underscores. */
 export function envName(key: string): string {
   return `RINGMASTER_${key.replace(/\./g, '_').toUpperCase()}`;
+}
+
+/**
+ * RINGMASTER_* variables that are not settings but are known: read by other parts of Ringmaster or set
+ * by it for its agents. Any other RINGMASTER_* variable is a mistake (a typo would silently drop a limit).
+ */
+export const OTHER_ENV_VARIABLES: ReadonlySet<string> = new Set([
+  'RINGMASTER_HOME',
+  'RINGMASTER_TOKEN',
+  'RINGMASTER_AGENT_TAG',
+  'RINGMASTER_SCRIPTED_DELAY_MS',
+  // Set for task loop hook commands (one may run ringmaster itself).
+  'RINGMASTER_HOOK_EVENT',
+  'RINGMASTER_RUN_ID',
+  'RINGMASTER_TASK_ID',
+  'RINGMASTER_TASK_STATUS',
+  'RINGMASTER_TASK_TITLE',
+]);
+
+/** The JSON Schema (draft 2020-12) of a config file, for editors' completion and validation. */
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(configFileSchema, { io: 'input', unrepresentable: 'any' });
+}
+
+/** The setting a flag of `ringmaster run` sets (e.g. `--max-cost`), or undefined. */
+export function settingOfFlag(flag: string): SettingEntry | undefined {
+  return SETTINGS.find((s) => SETTING_INFO[s.key].flag === flag);
+}
+
+/** Checks a setting's value as text (a flag's or an env variable's): the problem, or null when it is valid. */
+export function settingProblem(entry: SettingEntry, raw: string): string | null {
+  const parsed = entry.schema.safeParse(raw);
+  return parsed.success ? null : (parsed.error.issues[0]?.message ?? 'invalid value');
+}
+
+/** Formats a setting's value for `config show`. */
+export function formatSetting(key: SettingKey, value: unknown): string {
+  return SETTING_INFO[key].format(value);
 }

@@ -4,7 +4,7 @@ import type { Decision, IterationOutcome, IterationResult, Limits, LoopState, Ru
 import { addUsage, ZERO_USAGE } from './types.js';
 
 /** Error kinds that end the run at once: retrying cannot help until the user acts. */
-const FATAL_KINDS = new Set(['auth', 'missing_binary', 'spawn_failed']);
+const FATAL_KINDS = new Set(['auth', 'missing_binary', 'spawn_failed', 'write_failed']);
 /** Error kinds that mean "come back later", never a failure. */
 const WAIT_KINDS = new Set(['usage_limit', 'rate_limit', 'overloaded']);
 
@@ -53,8 +53,8 @@ function stop(reason: StopReason, status: RunStatus): Decision {
 }
 
 /**
- * The limits that stop a run whatever the last iteration did, in seed 000's order after the circuit
- * breaker: iterations, runtime, cost, external stop. Used before every iteration and after each one.
+ * The limits that stop a run whatever the last iteration did: an external stop first (the user's word wins
+ * over a budget), then iterations, runtime, cost. Used before every iteration and after each one.
  */
 export function limitReached(state: LoopState, limits: Limits, nowMs: number, stopRequested: boolean): Decision | null {
   if (stopRequested) return stop('user_stop', 'stopped');
@@ -98,7 +98,8 @@ export interface DecideOutput {
 /**
  * Decides what happens after an iteration. Order: interrupt, success signal, fatal error, limit-wait,
  * failure threshold (before max iterations: seed 001's "MaxIterations = 1 ... aborted if the iteration
- * fails and threshold is 1"), then iterations, runtime, cost, external stop.
+ * fails and threshold is 1"), then external stop, iterations, runtime, cost. A pause (cooldown, backoff, or
+ * a limit's wait) that would end past the runtime budget stops the run with max_runtime at once.
  */
 export function decide({ state, result, limits, nowMs, stopRequested, completionEnds = 'run', unitEnded = false }: DecideInput): DecideOutput {
   const outcome = classifyOutcome(result);
@@ -150,5 +151,9 @@ export function decide({ state, result, limits, nowMs, stopRequested, completion
   const limit = limitReached(next, limits, nowMs, stopRequested);
   if (limit) return { state: next, outcome, decision: limit };
   const delayMs = limits.cooldownMs + (outcome === 'failure' && !unitEnded ? backoffMs(next.consecutiveFailures, limits) : 0);
+  // A pause that would outlast the runtime budget ends the run now: sleeping until the deadline changes nothing.
+  if (delayMs > 0 && limits.maxRuntimeMs !== null && runtimeUsedMs(next, nowMs + delayMs) >= limits.maxRuntimeMs) {
+    return { state: next, outcome, decision: stop('max_runtime', 'completed') };
+  }
   return { state: next, outcome, decision: { kind: 'continue', delayMs } };
 }

@@ -2,6 +2,9 @@
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/** Longest configurable duration (100 years): longer ones are typos, and stay exact integers of ms. */
+export const MAX_DURATION_MS = 36_500 * 86_400_000;
+
 /** Parses a duration like '90s', '5m', '4h', '1h30m', '1.5s', '250ms' or a bare number of seconds; null if invalid. */
 export function parseDuration(text: string): number | null {
   const trimmed = text.trim();

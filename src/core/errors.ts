@@ -10,8 +10,10 @@ export const EXIT = {
   limit: 2,
   /** The workspace is locked by another live run. */
   locked: 3,
-  /** Bad command line or configuration. */
+  /** Bad command line or configuration (or a Node.js older than 24). */
   usage: 64,
+  /** A file or the database could not be used: damaged, a directory, read-only, permission denied, disk full. */
+  io: 74,
   /** Interrupted by SIGINT/SIGTERM or `ringmaster stop`. */
   interrupted: 130,
 } as const;
@@ -34,14 +36,26 @@ export class UsageError extends UserError {
   }
 }
 
-/** A bad configuration value: names the file, the key and what was wrong. */
+/** Where a configuration problem is: a file (with its line when known), an env variable or a flag. */
+export interface ConfigPlace {
+  /** A file path, `environment variable NAME` or `flag --name`. */
+  file: string;
+  line?: number | null;
+  /** The key (e.g. `loop.max_cost`), when the problem is one key's. */
+  key?: string | null;
+}
+
+/** A bad configuration value: names the file (and line), the key and what was wrong: `file:line: key: problem`. */
 export class ConfigError extends UserError {
   readonly file: string;
-  readonly key: string;
-  constructor(file: string, key: string, problem: string) {
-    super(`${file}: ${key}: ${problem}`, EXIT.usage);
+  readonly key: string | null;
+  readonly line: number | null;
+  constructor(place: ConfigPlace, problem: string) {
+    const where = place.line !== undefined && place.line !== null ? `${place.file}:${place.line}` : place.file;
+    super(`${where}: ${place.key ? `${place.key}: ` : ''}${problem}`, EXIT.usage);
     this.name = 'ConfigError';
-    this.file = file;
-    this.key = key;
+    this.file = place.file;
+    this.key = place.key ?? null;
+    this.line = place.line ?? null;
   }
 }

@@ -50,6 +50,8 @@ export const ERROR_KINDS = [
   'agent_error',
   /** A claimed completion that the task's check (tests, validation script) rejected. */
   'verify_failed',
+  /** Ringmaster could not write what the iteration produced (its log: disk full, read-only...): the run ends. */
+  'write_failed',
 ] as const;
 
 /** What went wrong in an iteration (see ERROR_KINDS). */

@@ -2,7 +2,7 @@
 import { basename, dirname, join, relative } from 'node:path';
 import { EXIT, UserError } from '../core/errors.js';
 import { git } from './git-exec.js';
-import { headSha, repoRoot, uncommittedPaths } from './repo.js';
+import { headSha, isGitRepo, repoRoot, uncommittedPaths } from './repo.js';
 
 /** A worktree made for a run. */
 export interface RunWorktree {
@@ -32,6 +32,9 @@ export function defaultWorktreePath(root: string, runId: string): string {
 
 /** Creates the worktree of run `runId` for `workspace` from its HEAD. `path` overrides the default place. */
 export async function createWorktree(workspace: string, runId: string, path?: string): Promise<RunWorktree> {
+  if (!(await isGitRepo(workspace))) {
+    throw new UserError(`--worktree needs a git repository, and ${workspace} is not in one: run 'git init' and commit once, or run without --worktree`, EXIT.usage);
+  }
   const root = await repoRoot(workspace);
   const base = await headSha(workspace);
   if (base === null) {

@@ -29,6 +29,6 @@ export function decisionLogPath(projectDir: string): string {
 /** Appends one record (creates `.ringmaster/` when needed). */
 export async function appendDecision(projectDir: string, record: HookDecisionRecord): Promise<void> {
   const path = decisionLogPath(projectDir);
-  await mkdir(join(projectDir, RINGMASTER_DIR), { recursive: true });
-  await appendFile(path, `${JSON.stringify(record)}\n`, 'utf8');
+  await mkdir(join(projectDir, RINGMASTER_DIR), { recursive: true, mode: 0o700 });
+  await appendFile(path, `${JSON.stringify(record)}\n`, { encoding: 'utf8', mode: 0o600 });
 }

@@ -70,7 +70,7 @@ export async function withFileLock<T>(path: string, fn: () => Promise<T>, option
   const started = Date.now();
   for (;;) {
     try {
-      const handle = await open(lockPath, 'wx');
+      const handle = await open(lockPath, 'wx', 0o600);
       try {
         await handle.writeFile(`${process.pid}\n${new Date().toISOString()}\n`);
       } finally {

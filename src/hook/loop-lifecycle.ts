@@ -81,7 +81,7 @@ export async function startLoop(options: StartLoopOptions): Promise<Tracker> {
     },
     body: body.endsWith('\n') ? body : `${body}\n`,
   };
-  await mkdir(join(options.projectDir, RINGMASTER_DIR), { recursive: true });
+  await mkdir(join(options.projectDir, RINGMASTER_DIR), { recursive: true, mode: 0o700 });
   return withFileLock(trackerPath(options.projectDir), async () => {
     const existing = await readTracker(options.projectDir).catch(() => null);
     if (existing?.frontmatter.active === true && !options.force) {

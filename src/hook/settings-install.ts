@@ -87,16 +87,16 @@ async function readSettings(path: string): Promise<Json | null> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new ConfigError(path, 'file', `cannot read: ${(error as Error).message}`);
+    throw new ConfigError({ file: path, key: 'file' }, `cannot read: ${(error as Error).message}`);
   }
   if (text.trim() === '') return {};
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(path, 'file', `not valid JSON (${(error as Error).message}); fix it first, nothing was changed`);
+    throw new ConfigError({ file: path, key: 'file' }, `not valid JSON (${(error as Error).message}); fix it first, nothing was changed`);
   }
-  if (!isObject(value)) throw new ConfigError(path, 'file', 'must be a JSON object; nothing was changed');
+  if (!isObject(value)) throw new ConfigError({ file: path, key: 'file' }, 'must be a JSON object; nothing was changed');
   return value;
 }
 

@@ -93,10 +93,10 @@ export async function readTracker(projectDir: string): Promise<Tracker | null> {
 /** Writes the tracker atomically (temporary file + rename). */
 export async function writeTracker(projectDir: string, tracker: Tracker): Promise<void> {
   const path = trackerPath(projectDir);
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await writeFile(temporary, formatTracker(tracker), 'utf8');
+    await writeFile(temporary, formatTracker(tracker), { encoding: 'utf8', mode: 0o600 });
     await rename(temporary, path);
   } finally {
     await rm(temporary, { force: true });

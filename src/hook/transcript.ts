@@ -1,4 +1,5 @@
 // Reads the assistant text of the current turn from a Claude Code transcript (JSONL), for turns that end with a tool call.
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 /** Only the end of the transcript is read (bounded memory on long sessions). */
@@ -61,11 +62,17 @@ export function currentTurnAssistantTexts(jsonl: string): string[] {
   return texts;
 }
 
-/** Reads the current turn's assistant text from the transcript file (its last TRANSCRIPT_TAIL_BYTES). */
+/**
+ * Reads the current turn's assistant text from the transcript file (its last TRANSCRIPT_TAIL_BYTES). Only a
+ * regular file is read: the path comes from stdin, and a FIFO would block the open (and the hook) for ever,
+ * a device like /dev/zero would never end. Opened non-blocking, then checked on the open descriptor.
+ */
 export async function readCurrentTurnText(transcriptPath: string): Promise<string> {
-  const handle = await open(transcriptPath, 'r');
+  const handle = await open(transcriptPath, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const { size } = await handle.stat();
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error(`${transcriptPath} is not a regular file`);
+    const { size } = info;
     const length = Math.min(size, TRANSCRIPT_TAIL_BYTES);
     const buffer = Buffer.alloc(length);
     await handle.read(buffer, 0, length, size - length);

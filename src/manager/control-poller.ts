@@ -8,7 +8,7 @@ import type { ControlAnswer } from './run-controller.js';
 /** What the poller needs of a run it dispatches to. */
 export interface ControlTarget {
   readonly runId: string;
-  requestPause(by: string | null): ControlAnswer;
+  requestPause(by: string | null, now?: boolean): ControlAnswer;
   requestResume(by: string | null): ControlAnswer;
   requestStop(by: string | null): ControlAnswer;
   extend(iterations: number, by: string | null): ControlAnswer;
@@ -96,7 +96,7 @@ export class ControlPoller {
 export function applyControl(target: ControlTarget, request: ControlRow): ControlAnswer | 'invalid_request' {
   switch (request.action) {
     case 'pause':
-      return target.requestPause(request.requested_by);
+      return target.requestPause(request.requested_by, request.options.now === true);
     case 'resume':
       return target.requestResume(request.requested_by);
     case 'stop':

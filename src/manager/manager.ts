@@ -1,6 +1,7 @@
 // The loop manager (seed 000): many runs in one process, each its own RunController, at most max_concurrent at
 // once (the rest wait as `pending`, first in first out), controlled from anywhere. It also sees and controls the
 // runs other processes drive (through the store), and after a restart resumes the runs it was driving.
+import type { DisplayStatus } from '../store/liveness.js';
 import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute } from 'node:path';
@@ -12,20 +13,22 @@ import type { RunStatus } from '../core/types.js';
 import { composePrompt } from '../prompt/compose.js';
 import type { AgentActivity, RunEvent, RunEventBody } from '../runner/events.js';
 import type { LoopProgram } from '../runner/program.js';
-import type { RunSpec } from '../runner/spec.js';
+import { metaForStorage, metaFromStorage, specForStorage, specFromStorage, type RunSpec } from '../runner/spec.js';
+import { redactDeep, redactor } from '../core/redact.js';
 import { appendEventBodies } from '../runner/standalone-events.js';
 import { ACTIVE_STATUSES, isOrphaned, isQueued, type LivenessProbe } from '../store/liveness.js';
 import { workspaceKey } from '../store/paths.js';
 import type { ControlAction, Owner, RunRow, Store } from '../store/index.js';
-import { isProcessAlive } from '../runner/lock.js';
 import { IterationPool, iterationWorkersAvailable } from '../runner/iteration-pool.js';
 import { ControlPoller } from './control-poller.js';
+import { localProbe } from './local-probe.js';
 import { closeOrphanedRun } from './orphans.js';
 import { ManagerError } from './errors.js';
 import { registerBuiltInProgramKinds } from './program-kinds.js';
 import { programForRun } from './programs.js';
 import { RunController, type Transition } from './run-controller.js';
-import { runFlagsFromRequest, type RunRequest } from './run-request.js';
+import { runFlagsFromRequest } from './run-flags.js';
+import type { RunRequest } from './run-request.js';
 import { recordQueuedRun, resolveRepositoryRun } from './repository-run.js';
 import { placeInWorktree } from './worktree-run.js';
 import { prepareWorkflowRun } from '../workflow/start.js';
@@ -190,8 +193,8 @@ export class LoopManager {
       id,
       agent: spec.agent.name,
       kind: program?.kind ?? 'prompt',
-      meta: program?.metadata() ?? {},
-      spec,
+      meta: metaForStorage(program?.metadata() ?? {}, redactor(this.options.env)),
+      spec: specForStorage(spec, redactor(this.options.env)),
       workspace: key,
       worktree: worktree?.path ?? null,
       branch: worktree?.branch ?? null,
@@ -211,7 +214,7 @@ export class LoopManager {
     if (!this.options.dispatch) throw new ManagerError('invalid_request', "repository: runs on a repository are driven by workers: start the server with '--workers external'");
     const { spec, repository, branch } = this.guard(() => resolveRepositoryRun(this.options.env, request));
     const id = newRunId(this.now(), Math.random);
-    this.broadcast(await recordQueuedRun(this.options.store, { id, spec, repository, branch, now: this.now() }));
+    this.broadcast(await recordQueuedRun(this.options.store, this.options.env, { id, spec, repository, branch, now: this.now() }));
     await this.options.dispatch(id);
     return { id, status: 'pending' };
   }
@@ -219,14 +222,17 @@ export class LoopManager {
   /**
    * Pause, resume, stop or extend (raise the iteration limit by `iterations`) a run, wherever it is driven. Resume of
    * a run nobody drives continues it here; extending a run that ended at its iteration limit continues it too.
+   * A pause with `now` suspends the running agent at once (SIGSTOP) instead of waiting for its iteration to end.
    */
-  async control(runId: string, action: ControlAction, by: string | null, iterations = 0): Promise<ControlOutcome> {
+  async control(runId: string, action: ControlAction, by: string | null, options: { iterations?: number; now?: boolean } = {}): Promise<ControlOutcome> {
+    const iterations = options.iterations ?? 0;
+    const now = options.now === true;
     if (action === 'extend' && (!Number.isInteger(iterations) || iterations < 1)) throw new ManagerError('invalid_request', 'iterations: expected a whole number of at least 1');
     const live = this.active.get(runId);
     if (live) {
       const c = live.controller;
       const answer =
-        action === 'pause' ? c.requestPause(by) : action === 'resume' ? c.requestResume(by) : action === 'stop' ? c.requestStop(by) : c.extend(iterations, by);
+        action === 'pause' ? c.requestPause(by, now) : action === 'resume' ? c.requestResume(by) : action === 'stop' ? c.requestStop(by) : c.extend(iterations, by);
       return this.outcome(runId, action, answer);
     }
     const waiting = this.queued.get(runId);
@@ -234,7 +240,7 @@ export class LoopManager {
     const run = await this.options.store.getRun(runId);
     if (!run) throw new ManagerError('not_found', `no run '${runId}'`);
     if (isQueued(run)) return this.controlWorkerQueue(run, action, by, iterations);
-    if (ACTIVE_STATUSES.includes(run.status) && !isOrphaned(run, this.probe())) return this.controlRemote(run, action, by, iterations);
+    if (ACTIVE_STATUSES.includes(run.status) && !isOrphaned(run, this.probe())) return this.controlRemote(run, action, by, iterations, now);
     switch (action) {
       case 'extend': {
         const spec = run.spec as RunSpec;
@@ -291,8 +297,15 @@ export class LoopManager {
       const interrupted = run.status === 'stopped' && run.stop_reason === 'interrupted';
       if (!orphaned && !interrupted) continue;
       if (this.options.resumeOnStart) {
-        await this.adopt(run, run.status === 'paused');
-        resumed.push(run.id);
+        try {
+          await this.adopt(run, run.status === 'paused');
+          resumed.push(run.id);
+        } catch (error) {
+          // It cannot continue here (a secret of its agent command is not in this environment): resumable by hand.
+          this.options.log?.(`run ${run.id} not resumed: ${(error as Error).message}`);
+          if (orphaned) await closeOrphanedRun(this.options.store, this.options.env, run, this.owner, this.now(), 'interrupted');
+          marked.push(run.id);
+        }
       } else if (orphaned) {
         await closeOrphanedRun(this.options.store, this.options.env, run, this.owner, this.now(), 'interrupted');
         marked.push(run.id);
@@ -320,7 +333,7 @@ export class LoopManager {
   }
 
   private probe(): LivenessProbe {
-    return { host: hostname(), now: this.now(), isAlive: isProcessAlive };
+    return localProbe(this.now());
   }
 
   private async assertWorkspaceFree(key: string): Promise<void> {
@@ -337,14 +350,19 @@ export class LoopManager {
   private async adopt(run: RunRow, startPaused: boolean): Promise<void> {
     if (!this.accepting) throw new ManagerError('unavailable', 'the server is shutting down');
     if (run.stop_reason === 'success_signal') throw new ManagerError('conflict', `run ${run.id} already completed: the agent signalled success`);
-    const spec = run.spec as RunSpec;
     if (this.options.dispatch) {
-      // For the workers: an ended run is queued again (pending, no owner), a live or orphaned one as it is.
+      // For the workers: an ended run is queued again (pending, no owner), a live or orphaned one as it is. The
+      // worker that takes it puts its secrets back from its own environment.
       if (!ACTIVE_STATUSES.includes(run.status)) await this.options.store.updateRunStatus(run.id, 'pending', this.now());
       await this.options.dispatch(run.id);
       return;
     }
-    const program = await programForRun(run, spec);
+    // The stored spec has the secrets of its agent command redacted: they come back from this environment.
+    const spec = this.guard(() => specFromStorage(run.spec as RunSpec, this.options.env));
+    const meta = this.guard(() => metaFromStorage(run.meta, this.options.env));
+    const program = await programForRun({ ...run, meta }, spec);
+    // Queued from now on: whoever looks sees it pending (not still stopped or failed) until it is claimed.
+    if (!startPaused) await this.options.store.updateRunStatus(run.id, 'pending', this.now());
     this.queued.set(run.id, {
       spec,
       workspace: run.workspace,
@@ -362,7 +380,7 @@ export class LoopManager {
       case 'extend':
         if (queued.spec.limits.maxIterations === null) return this.outcome(runId, action, 'already');
         queued.spec.limits.maxIterations += iterations;
-        await store.updateRunSpec(runId, queued.spec, this.now());
+        await store.updateRunSpec(runId, specForStorage(queued.spec, redactor(this.options.env)), this.now());
         return this.outcome(runId, action, 'accepted');
       case 'pause':
         if (queued.held) return this.outcome(runId, action, 'already');
@@ -410,9 +428,9 @@ export class LoopManager {
     return this.outcome(run.id, action, 'requested');
   }
 
-  private async controlRemote(run: RunRow, action: ControlAction, by: string | null, iterations: number): Promise<ControlOutcome> {
+  private async controlRemote(run: RunRow, action: ControlAction, by: string | null, iterations: number, now: boolean): Promise<ControlOutcome> {
     const { store } = this.options;
-    const options = action === 'extend' ? { iterations } : {};
+    const options = action === 'extend' ? { iterations } : action === 'pause' && now ? { now } : {};
     const request = await store.requestControl({ run_id: run.id, action, options, requested_by: by, requested_at: this.now() });
     const until = Date.now() + REMOTE_ANSWER_MS;
     for (;;) {
@@ -425,13 +443,16 @@ export class LoopManager {
 
   private async outcome(id: string, action: ControlAction, answer: string): Promise<ControlOutcome> {
     const run = await this.options.store.getRun(id);
-    const status = run === null ? 'stopped' : isOrphaned(run, this.probe()) && !this.owns(id) ? 'orphaned' : run.status;
+    let status: DisplayStatus = run === null ? 'stopped' : isOrphaned(run, this.probe()) && !this.owns(id) ? 'orphaned' : run.status;
+    // A run driven here is paused or not as its controller says (the store learns it at the recorder's next write).
+    const controller = this.active.get(id)?.controller;
+    if (controller && (status === 'running' || status === 'paused')) status = controller.paused ? 'paused' : 'running';
     return { id, action, answer, status, transition: this.transition(id) };
   }
 
   /** Appends events for a run nobody drives right now, and hands them to the fan-out. */
   private async announce(runId: string, bodies: RunEventBody[]): Promise<void> {
-    this.broadcast(await appendEventBodies(this.options.store, runId, bodies));
+    this.broadcast(await appendEventBodies(this.options.store, runId, redactDeep(bodies, redactor(this.options.env))));
   }
 
   private broadcast(events: readonly RunEvent[]): void {

@@ -1,5 +1,6 @@
 // Closing a run that no live process drives (its owner died, or it never started): whatever its agent left
 // behind is killed, a running iteration is recorded as interrupted, and the run ends with a reason and events.
+import { redactDeep, redactor } from '../core/redact.js';
 import type { StopReason } from '../core/types.js';
 import type { RunEvent } from '../runner/events.js';
 import { killLeftoverAgent } from '../runner/leftover.js';
@@ -32,7 +33,8 @@ export async function closeOrphanedRun(
   await store.finishRun(run.id, { status, stop_reason: reason, now });
   const totals = await store.runTotals(run.id);
   const why = message ?? (reason === 'interrupted' ? 'its process had ended: resume it to continue' : reason === 'user_stop' ? 'stopped while no process was driving it' : null);
-  const events = await appendEventBodies(store, run.id, [
+  // The message may quote an error (why the run could not start): no secret of the environment goes into the store.
+  const events = await appendEventBodies(store, run.id, redactDeep([
     status === 'failed' ? { type: 'failed', time: now, stop_reason: reason, message: why } : { type: 'stopped', time: now, stop_reason: reason },
     {
       type: 'run_finished',
@@ -50,7 +52,7 @@ export async function closeOrphanedRun(
       max_iterations: null,
       message: why,
     },
-  ]);
+  ], redactor(env)));
   onEvents?.(events);
   return { interrupted: claim.interrupted, leftoverKilled, events };
 }

@@ -5,11 +5,13 @@ import { UserError } from '../core/errors.js';
 import { resolveRun } from '../config/resolve.js';
 import { composePrompt } from '../prompt/compose.js';
 import type { RunEvent } from '../runner/events.js';
-import type { RunSpec } from '../runner/spec.js';
+import { specForStorage, type RunSpec } from '../runner/spec.js';
+import { redactDeep, redactor } from '../core/redact.js';
 import { appendEventBodies } from '../runner/standalone-events.js';
 import type { Store } from '../store/index.js';
 import { dataDir } from '../store/paths.js';
-import { runFlagsFromRequest, type RunRequest } from './run-request.js';
+import { runFlagsFromRequest } from './run-flags.js';
+import type { RunRequest } from './run-request.js';
 
 /** The spec of a repository run; throws UserError naming the request field that is wrong. */
 export function resolveRepositoryRun(env: Readonly<Record<string, string | undefined>>, request: RunRequest): { spec: RunSpec; repository: string; branch: string } {
@@ -26,14 +28,21 @@ export function resolveRepositoryRun(env: Readonly<Record<string, string | undef
 
 /**
  * Records a run for the workers (before its job is sent): `pending`, no owner until a worker claims it, origin
- * `queue`, the repository in its spec, and its `run_queued` event. Returns the stamped events.
+ * `queue`, the repository in its spec, and its `run_queued` event; the secrets of `env` redacted. Returns the
+ * stamped events.
  */
-export async function recordQueuedRun(store: Store, run: { id: string; spec: RunSpec; repository: string; branch: string; now: number }): Promise<RunEvent[]> {
+export async function recordQueuedRun(
+  store: Store,
+  env: Readonly<Record<string, string | undefined>>,
+  run: { id: string; spec: RunSpec; repository: string; branch: string; now: number },
+): Promise<RunEvent[]> {
+  // Stored without the secrets of this environment; the worker puts them back from its own (specFromStorage).
+  const redact = redactor(env);
   await store.createRun({
     id: run.id,
     agent: run.spec.agent.name,
     kind: 'prompt',
-    spec: { ...run.spec, repository: { url: run.repository, branch: run.branch } },
+    spec: { ...specForStorage(run.spec, redact), repository: { url: run.repository, branch: run.branch } },
     workspace: run.repository,
     branch: `ringmaster/${run.id}`,
     status: 'pending',
@@ -41,5 +50,5 @@ export async function recordQueuedRun(store: Store, run: { id: string; spec: Run
     owner: null,
     now: run.now,
   });
-  return appendEventBodies(store, run.id, [{ type: 'run_queued', time: run.now, position: 0, workspace: run.repository, agent: run.spec.agent.name, label: run.spec.label }]);
+  return appendEventBodies(store, run.id, redactDeep([{ type: 'run_queued', time: run.now, position: 0, workspace: run.repository, agent: run.spec.agent.name, label: run.spec.label }], redact));
 }

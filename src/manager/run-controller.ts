@@ -1,6 +1,7 @@
 // One run and everything around its loop: workspace lock, store rows, recorder (events, heartbeat,
 // checkpoints), its own stop / pause / interrupt handles. The CLI drives one; `ringmaster serve` hundreds
 // in one process. Process signals are not its business: its owner turns them into interrupt().
+import { createSuspendSwitch, type SuspendSwitch } from '../agents/suspend-signal.js';
 import { hostname } from 'node:os';
 import { isGitRepo } from '../git/index.js';
 import { acquireLock, type HeldLock } from '../runner/lock.js';
@@ -13,10 +14,13 @@ import { startLease } from '../runner/lease.js';
 import { createRecorder, type Recorder } from '../runner/recorder.js';
 import { stateFromRows } from '../runner/resume-state.js';
 import { abortableSleep, runLoop, type ResumePoint, type RunSummary } from '../runner/run-loop.js';
-import type { RunSpec } from '../runner/spec.js';
+import { metaForStorage, specForStorage, type RunSpec } from '../runner/spec.js';
+import { redactDeep, redactor, redactorOf, secretsOfProcess, type Redactor } from '../core/redact.js';
 import { dataDir, iterationLogPath, workspaceKey, workspaceLockPath } from '../store/paths.js';
 import { HEARTBEAT_INTERVAL_MS, RunBusyError } from '../store/index.js';
 import type { ClaimResult, Owner, Store } from '../store/index.js';
+import { StoreUnusableError } from '../store/errors.js';
+import { ensureReserve, releaseReserve } from '../store/reserve.js';
 
 /** What a controller needs. */
 export interface RunControllerOptions {
@@ -88,6 +92,8 @@ export class RunController {
   readonly workspace: string;
   private readonly options: RunControllerOptions;
   private readonly now: () => number;
+  /** Hides the secrets of the environment and of the agent's options in what is stored and shown (spec, events). */
+  private readonly redact: Redactor;
   private readonly interruptController = new AbortController();
   /** Aborted (and replaced) when a pause or stop request must wake the loop from a sleep. */
   private wakeController = new AbortController();
@@ -96,17 +102,27 @@ export class RunController {
   private stopBy: string | null | undefined = undefined;
   private pauseRequest: { by: string | null } | null = null;
   private isPaused = false;
+  /** Suspends the running agent (`pause --now`). */
+  private readonly suspension: SuspendSwitch;
+  /** When the agent was suspended (epoch ms), while it is. */
+  private suspendedAt: number | null = null;
+  /** The iteration started last (0 before the first). */
+  private lastStarted = 0;
   private finished = false;
   private lastEvent: RunEvent | null = null;
   private recorder: Recorder | null = null;
   private waitingUntilMs: number | null = null;
   private handOverRequested = false;
+  /** Why the run cannot go on (the store or the disk cannot be written): it ends failed with this message. */
+  private fatal: string | null = null;
 
   constructor(options: RunControllerOptions) {
     this.options = options;
     this.runId = options.runId;
     this.workspace = workspaceKey(options.workspace);
     this.now = options.now ?? Date.now;
+    this.suspension = createSuspendSwitch(this.now);
+    this.redact = redactorOf(secretsOfProcess([...(options.spec.agent.command ?? []), ...options.spec.agent.args], options.env));
   }
 
   /** pausing / stopping while a request has not taken effect yet. */
@@ -145,6 +161,8 @@ export class RunController {
     let lock: HeldLock | null = null;
     if (!this.options.worktree) lock = await acquireLock(workspaceLockPath(dir, this.workspace), this.runId);
     try {
+      // Room to record the run's end should the disk fill up during it (store/reserve.ts).
+      ensureReserve(dir);
       const program = this.options.program;
       let resume: ResumePoint | undefined;
       let lastSeq = 0;
@@ -153,8 +171,8 @@ export class RunController {
           id: this.runId,
           agent: spec.agent.name,
           kind: program?.kind ?? 'prompt',
-          meta: program?.metadata() ?? {},
-          spec,
+          meta: metaForStorage(program?.metadata() ?? {}, redactor(this.options.env)),
+          spec: specForStorage(spec, redactor(this.options.env)),
           workspace: this.workspace,
           worktree: this.options.worktree?.path ?? null,
           branch: this.options.worktree?.branch ?? null,
@@ -191,6 +209,7 @@ export class RunController {
   private async drive(dir: string, owner: Owner, resume: ResumePoint | undefined, lastSeq: number, program: LoopProgram | undefined): Promise<RunSummary> {
     const { store, spec, env } = this.options;
     const gitEnabled = await isGitRepo(spec.workspace);
+    const storing = redactor(env);
     const recorder = createRecorder({
       store,
       runId: this.runId,
@@ -201,7 +220,14 @@ export class RunController {
       gitEnabled,
       now: this.now,
       emit: (body) => this.emit(body),
-      onStoreError: (message) => this.options.onStoreError?.(message),
+      freeSpace: () => releaseReserve(dir),
+      onDiskFull: (message) => this.fail(message),
+      onStoreError: (message, error) => {
+        this.options.onStoreError?.(message);
+        // A store that cannot be written any more (disk full, read-only, I/O error) cannot record the run:
+        // it ends now, failed with that reason, rather than run on unrecorded.
+        if (error instanceof StoreUnusableError && error.reason !== 'busy') this.fail(error.message);
+      },
       onLostOwnership: () => this.lostOwnership(),
     });
     this.recorder = recorder;
@@ -209,6 +235,7 @@ export class RunController {
       this.lastEvent = event;
       if (event.type === 'waiting') this.waitingUntilMs = event.until;
       else if (event.type === 'iteration_started' || event.type === 'paused' || event.type === 'run_finished') this.waitingUntilMs = null;
+      if (event.type === 'iteration_started') this.lastStarted = event.iteration;
       if (event.type === 'paused') this.isPaused = true;
       if (event.type === 'resumed') this.isPaused = false;
       this.options.onEvent?.(event);
@@ -229,12 +256,14 @@ export class RunController {
           startWarnings: !gitEnabled && spec.checkpointInterval > 0 ? [`${spec.workspace} is not a git repository: checkpoints are off`] : [],
           stopRequested: () => this.stopBy !== undefined,
           wakeSignal: () => this.waker(),
-          pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed() },
+          pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed(), suspend: this.suspension },
           handOver: () => this.handOverRequested && this.stopBy === undefined && this.pauseRequest === null,
+          fatalError: () => this.fatal,
           ...(program ? { program } : {}),
           logPath: (id, n) => iterationLogPath(dir, id, n),
           ...(this.options.runIteration ? { runIteration: this.options.runIteration } : {}),
           ...recorder.deps,
+          onMetadata: (meta) => recorder.deps.onMetadata?.(metaForStorage(meta, storing)),
         },
         resume,
       );
@@ -248,9 +277,21 @@ export class RunController {
     return summary;
   }
 
-  /** Asks the run to pause at the next iteration boundary. */
-  requestPause(by: string | null): ControlAnswer {
+  /**
+   * Asks the run to pause at the next iteration boundary; with `now`, suspends its running agent at once
+   * (SIGSTOP of its process group, timers held) instead. Without an agent running, `now` is a pause.
+   */
+  requestPause(by: string | null, now = false): ControlAnswer {
     if (this.finished || this.stopBy !== undefined) return 'not_running';
+    if (now && this.suspension.attached && !this.suspension.suspended && this.resumeWaiters.length === 0) {
+      // A pause already asked for (pausing) becomes a suspension.
+      this.pauseRequest ??= { by };
+      this.emit({ type: 'pause_requested', time: this.now(), by, now: true });
+      this.suspendedAt = this.now();
+      this.suspension.set(true);
+      this.emit({ type: 'paused', time: this.now(), after_iteration: Math.max(0, this.lastStarted - 1), by, suspended: true });
+      return 'accepted';
+    }
     if (this.pauseRequest !== null) return 'already';
     this.pauseRequest = { by };
     this.emit({ type: 'pause_requested', time: this.now(), by, now: false });
@@ -263,6 +304,16 @@ export class RunController {
     if (this.finished || this.stopBy !== undefined) return 'not_running';
     if (this.pauseRequest === null) return 'already';
     this.pauseRequest = null;
+    if (this.suspension.suspended) {
+      const pausedMs = Math.max(0, this.now() - (this.suspendedAt ?? this.now()));
+      this.suspendedAt = null;
+      this.suspension.set(false);
+      // The agent goes on where it was, unless its iteration ended meanwhile and the loop waits at a boundary.
+      if (this.resumeWaiters.length === 0) {
+        this.emit({ type: 'resumed', time: this.now(), paused_ms: pausedMs });
+        return 'accepted';
+      }
+    }
     if (this.isPaused) this.releaseWaiters();
     else this.emit({ type: 'resumed', time: this.now(), paused_ms: 0 });
     void by;
@@ -287,8 +338,19 @@ export class RunController {
     if (limits.maxIterations === null) return 'already';
     limits.maxIterations += iterations;
     this.emit({ type: 'limits_changed', time: this.now(), max_iterations: limits.maxIterations, by });
-    void this.options.store.updateRunSpec(this.runId, this.options.spec, this.now()).catch((error: unknown) => this.options.onStoreError?.(`store: spec: ${(error as Error).message}`));
+    void this.options.store.updateRunSpec(this.runId, specForStorage(this.options.spec, redactor(this.options.env)), this.now()).catch((error: unknown) => this.options.onStoreError?.(`store: spec: ${(error as Error).message}`));
     return 'accepted';
+  }
+
+  /**
+   * Ends the run as failed (fatal_error) with `message`: its agent is stopped like for a stop request. For what
+   * the run cannot survive, such as a store that can no longer be written.
+   */
+  fail(message: string): void {
+    if (this.finished) return;
+    this.fatal ??= message;
+    this.interruptController.abort();
+    this.releaseWaiters();
   }
 
   /** Interrupts the run (process shutdown, Ctrl+C): like a stop, but recorded as `interrupted` (resumable). */
@@ -314,7 +376,8 @@ export class RunController {
   }
 
   private emit(body: RunEventBody): void {
-    if (this.stream) this.stream.emit(body);
+    // Before it is numbered: the terminal, the store and the WebSocket see the same redacted event.
+    if (this.stream) this.stream.emit(redactDeep(body, this.redact));
   }
 
   private async claim(dir: string, owner: Owner): Promise<ResumePoint> {

@@ -1,8 +1,7 @@
 // A request to start a run from outside the terminal (POST /api/runs, the dashboard's form): the options of
-// `ringmaster run` as a JSON object, turned into the same RunFlags so that validation and messages are the same.
+// `ringmaster run` as a JSON object (run-flags.ts turns it into the CLI's RunFlags). Imports only zod: the
+// dashboard bundles this schema for the browser.
 import { z } from 'zod';
-import { quoteArgv } from '../agents/command.js';
-import { SETTING_FLAGS, type RunFlags } from '../config/resolve.js';
 
 const durationOrSeconds = z.union([z.string().min(1), z.number().nonnegative()]).describe("a duration like '90s', '5m', '4h', or seconds");
 
@@ -40,31 +39,3 @@ export const runRequestSchema = z
 
 /** A validated run request. */
 export type RunRequest = z.infer<typeof runRequestSchema>;
-
-/** The request's value for a run flag (by the flag's name without dashes, snake_case), as the CLI would get it. */
-function rawOf(request: RunRequest, field: string): string | undefined {
-  const value = (request as Record<string, unknown>)[field];
-  if (value === undefined) return undefined;
-  if (typeof value === 'number') return ['max_runtime', 'cooldown', 'idle_timeout', 'iteration_timeout'].includes(field) ? `${value}s` : String(value);
-  if (Array.isArray(value)) return quoteArgv(value.map(String));
-  return typeof value === 'string' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
-}
-
-/** The RunFlags `ringmaster run` would build from the same options (errors name the request fields). */
-export function runFlagsFromRequest(request: RunRequest): RunFlags {
-  const settings: RunFlags['settings'] = [];
-  for (const { key, flag } of SETTING_FLAGS) {
-    const field = flag.replace(/^--/, '').replace(/-/g, '_');
-    const raw = rawOf(request, field);
-    if (raw !== undefined) settings.push({ key, flag: field, raw });
-  }
-  return {
-    ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
-    ...(request.prompt_file !== undefined ? { promptFile: request.prompt_file } : {}),
-    ...(request.procedure !== undefined ? { procedure: request.procedure } : {}),
-    ...(request.context !== undefined ? { context: request.context } : {}),
-    ...(request.max_iterations !== undefined ? { maxIterations: String(request.max_iterations) } : {}),
-    ...(request.unlimited !== undefined ? { unlimited: request.unlimited } : {}),
-    settings,
-  };
-}

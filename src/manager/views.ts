@@ -27,6 +27,7 @@ export const runViewSchema = z
     kind: z.string(),
     meta: z.record(z.string(), z.unknown()),
     label: z.string().nullable(),
+    title: z.string().nullable().describe('what the run works on, for lists: the first line of an inline prompt, else the label'),
     model: z.string().nullable(),
     limits: runLimitsViewSchema,
     iterations: z.number().int().nonnegative(),
@@ -105,6 +106,7 @@ export function iso(ms: number | null): string | null {
 const specLimits = z
   .object({
     label: z.string().optional(),
+    prompt: z.object({ kind: z.string(), text: z.string().optional() }).loose().optional(),
     agent: z.object({ model: z.string().nullable().optional() }).partial().optional(),
     limits: z
       .object({
@@ -131,6 +133,7 @@ export function runView(run: RunRow, totals: RunTotals, status: DisplayStatus): 
     kind: run.kind,
     meta: run.meta,
     label: s.label ?? null,
+    title: runTitle(s.prompt?.kind === 'text' ? (s.prompt.text ?? null) : null, s.label ?? null),
     model: s.agent?.model ?? null,
     limits: {
       max_iterations: s.limits?.maxIterations ?? null,
@@ -156,6 +159,16 @@ export function runView(run: RunRow, totals: RunTotals, status: DisplayStatus): 
     owner_host: run.owner_host,
     heartbeat_at: iso(run.heartbeat_at),
   };
+}
+
+/** Longest title of a run (characters). */
+const TITLE_MAX = 120;
+
+/** A run's title: the first non-empty line of an inline prompt (shortened), else its label. */
+export function runTitle(promptText: string | null, label: string | null): string | null {
+  const line = promptText?.split('\n').map((l) => l.trim()).find((l) => l !== '');
+  if (line === undefined) return label;
+  return line.length > TITLE_MAX ? `${line.slice(0, TITLE_MAX - 1)}…` : line;
 }
 
 /** An iteration row's view. */

@@ -3,10 +3,11 @@
 // their pipes, log writing, stream parsing and signal scanning happen off the main thread, which keeps serving
 // the API, the WebSocket and the store. Iterations the workers cannot run (an agent a library registered in
 // this thread, a program's own completion scanner) run here as before.
+import { redactor } from '../core/redact.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { signalGroup } from '../agents/process-group.js';
+import { signalGroup } from '../os/process-group.js';
 import { isBuiltInAgent } from '../agents/registry.js';
 import { noRunResult, runIteration, type IterationInput, type IterationOutcomeData, type IterationRunner } from './iteration.js';
 import type { PoolReply, PoolRequest, WireInput } from './iteration-wire.js';
@@ -20,6 +21,8 @@ interface Pending {
   onAbort: () => void;
   /** The agent's process group, once spawned (killed if its worker dies). */
   pid: number | null;
+  /** Stops forwarding `pause --now` to the worker. */
+  unsubscribe: () => void;
 }
 
 interface PoolWorker {
@@ -55,12 +58,19 @@ export class IterationPool {
     const logPromise = new Promise<void>((resolve) => (resolveLog = resolve));
     return new Promise<IterationOutcomeData>((resolve) => {
       const onAbort = (): void => worker.thread.postMessage({ type: 'abort', id } satisfies PoolRequest);
-      const entry: Pending = { input, worker, resolve, logClosed: { promise: logPromise, resolve: resolveLog }, settled: false, onAbort, pid: null };
+      const entry: Pending = { input, worker, resolve, logClosed: { promise: logPromise, resolve: resolveLog }, settled: false, onAbort, pid: null, unsubscribe: () => undefined };
       this.pending.set(id, entry);
       worker.running += 1;
       if (input.signal.aborted) onAbort();
       else input.signal.addEventListener('abort', onAbort, { once: true });
       worker.thread.postMessage({ type: 'run', id, input: wire(input), activity: input.onActivity !== null } satisfies PoolRequest);
+      // `pause --now` reaches the supervisor in the worker thread as messages, in order after the run's.
+      const suspend = input.suspend;
+      if (suspend) {
+        const tell = (suspended: boolean): void => worker.thread.postMessage({ type: 'suspend', id, suspended } satisfies PoolRequest);
+        entry.unsubscribe = suspend.subscribe(tell);
+        if (suspend.suspended) tell(true);
+      }
     });
   };
 
@@ -94,7 +104,7 @@ export class IterationPool {
         entry.input.onActivity?.(reply.activity);
         return;
       case 'result':
-        this.settle(reply.id, entry, { result: reply.result, malformedLines: reply.malformedLines, sessionCumulativeCost: reply.sessionCumulativeCost, text: reply.text });
+        this.settle(reply.id, entry, reply.outcome);
         return;
       case 'log_closed':
         entry.logClosed.resolve();
@@ -110,6 +120,7 @@ export class IterationPool {
     entry.settled = true;
     entry.worker.running -= 1;
     entry.input.signal.removeEventListener('abort', entry.onAbort);
+    entry.unsubscribe();
     entry.resolve({ ...outcome, logClosed: entry.logClosed.promise });
     void id;
   }
@@ -117,7 +128,7 @@ export class IterationPool {
   private fail(id: number, entry: Pending, message: string): void {
     // Nobody supervises its agent any more: it must not go on alone.
     if (entry.pid !== null && !entry.settled) signalGroup(entry.pid, 'SIGKILL');
-    this.settle(id, entry, { result: noRunResult(entry.input.model, 'agent_error', message), malformedLines: 0, sessionCumulativeCost: null, text: '' });
+    this.settle(id, entry, { result: noRunResult(entry.input.model, 'agent_error', redactor(entry.input.env)(message)), malformedLines: 0, sessionCumulativeCost: null, text: '', warnings: [] });
     entry.logClosed.resolve();
     this.pending.delete(id);
   }
@@ -131,6 +142,6 @@ export class IterationPool {
 }
 
 function wire(input: IterationInput): WireInput {
-  const { adapter: _adapter, signal: _signal, onSpawn: _onSpawn, onActivity: _onActivity, completionScanner: _scanner, ...rest } = input;
+  const { adapter: _adapter, signal: _signal, suspend: _suspend, onSpawn: _onSpawn, onActivity: _onActivity, completionScanner: _scanner, ...rest } = input;
   return { ...rest, env: { ...rest.env } };
 }

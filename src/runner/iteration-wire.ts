@@ -1,18 +1,20 @@
 // Messages between an iteration pool and its worker threads (structured-cloned: plain data only).
-import type { IterationResult } from '../core/types.js';
 import type { AgentActivityBody } from './events.js';
-import type { IterationInput } from './iteration.js';
+import type { IterationInput, IterationOutcomeData } from './iteration.js';
 
 /** An iteration's input without what cannot cross threads (the adapter object, callbacks, the abort signal). */
-export type WireInput = Omit<IterationInput, 'adapter' | 'signal' | 'onSpawn' | 'onActivity' | 'completionScanner'>;
+export type WireInput = Omit<IterationInput, 'adapter' | 'signal' | 'suspend' | 'onSpawn' | 'onActivity' | 'completionScanner'>;
 
 /** Main thread -> worker. */
-export type PoolRequest = { type: 'run'; id: number; input: WireInput; activity: boolean } | { type: 'abort'; id: number };
+export type PoolRequest =
+  | { type: 'run'; id: number; input: WireInput; activity: boolean }
+  | { type: 'abort'; id: number }
+  | { type: 'suspend'; id: number; suspended: boolean };
 
 /** Worker -> main thread. */
 export type PoolReply =
   | { type: 'spawn'; id: number; pid: number }
   | { type: 'activity'; id: number; activity: AgentActivityBody }
-  | { type: 'result'; id: number; result: IterationResult; malformedLines: number; sessionCumulativeCost: number | null; text: string }
+  | { type: 'result'; id: number; outcome: Omit<IterationOutcomeData, 'logClosed'> }
   | { type: 'log_closed'; id: number }
   | { type: 'failed'; id: number; message: string };

@@ -1,11 +1,17 @@
 // Runs one iteration: supervise the agent process, parse its stream, scan its own text for signals,
 // and fold everything into an IterationResult (failures are values, never exceptions).
-import type { AgentAdapter, AgentEvent, InvocationOptions } from '../agents/types.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { SuspendSignal } from '../agents/suspend-signal.js';
+import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions } from '../agents/types.js';
 import { activityOf } from './activity.js';
 import type { AgentActivityBody } from './events.js';
 import { computeCostUsd, type PriceTable } from '../agents/pricing.js';
+import { DEFAULT_MAX_LOG_BYTES } from '../agents/capped-log.js';
+import { normaliseCost, normaliseUsage } from '../agents/usage-guard.js';
 import { supervise, type SupervisedExit } from '../agents/supervisor.js';
 import { createEchoFilter } from '../core/echo-filter.js';
+import { redactor, redactorOf, secretsOfProcess } from '../core/redact.js';
 import { createSignalScanner, type SignalScanner } from '../core/signals.js';
 import { completionScannerFor, type CompletionRule } from './completion-rule.js';
 import type { ErrorKind, IterationResult, Usage } from '../core/types.js';
@@ -40,11 +46,17 @@ export interface IterationInput {
   hardTimeoutMs: number | null;
   deadlineMs: number | null;
   killGraceMs: number;
+  /** Largest iteration log (head and tail kept around a marker); null = no cap; absent = the default cap. */
+  maxLogBytes?: number | null;
   prices: PriceTable;
   signal: AbortSignal;
+  /** Suspends the agent while set (`pause --now`); absent = never suspended. */
+  suspend?: SuspendSignal;
   /** Receives what the agent does, live (--verbose, the WebSocket); null = not wanted. */
   onActivity: ((activity: AgentActivityBody) => void) | null;
   onSpawn?: (pid: number) => void;
+  /** Tag of the agent's process tree (RINGMASTER_AGENT_TAG), e.g. iterationTag(runId, n); default random. */
+  tag?: string;
 }
 
 /** The result plus what only the runner needs (cumulative session cost, malformed line count). */
@@ -55,8 +67,43 @@ export interface IterationOutcomeData {
   sessionCumulativeCost: number | null;
   /** Settles when the iteration's log file is closed. */
   logClosed: Promise<void>;
+  /** What was odd about the figures the agent reported (normalised before recording), for warnings. */
+  warnings: string[];
   /** The agent's own text (assistant text; not tool output, not the echoed prompt), its last 64 KiB. */
   text: string;
+}
+
+/** Longest single argument Linux takes (MAX_ARG_STRLEN, 32 pages of 4 KiB, with its NUL). */
+export const MAX_ARG_BYTES = 128 * 1024 - 1;
+/** Arguments and environment together beyond this are passed another way (ARG_MAX is usually 2 MiB or more). */
+export const MAX_ARGV_ENV_BYTES = 1024 * 1024;
+
+function argvEnvBytes(invocation: Invocation): number {
+  let total = Buffer.byteLength(invocation.command) + 8;
+  for (const arg of invocation.args) total += Buffer.byteLength(arg) + 9;
+  for (const [k, v] of Object.entries(invocation.env)) if (v !== undefined) total += Buffer.byteLength(k) + Buffer.byteLength(v) + 10;
+  return total;
+}
+
+/** The instruction given as the argument instead of a prompt too long for the command line. */
+export function promptFilePointer(path: string): string {
+  return `Your instructions are in the file ${path} (too long to pass on the command line). Read that whole file now and follow it exactly, as if it were this message.`;
+}
+
+/**
+ * When the prompt is an argument of the invocation and too large for the OS (one argument over MAX_ARG_BYTES,
+ * or arguments and environment over MAX_ARGV_ENV_BYTES), writes it next to the iteration's log (0600) and
+ * passes a short argument pointing to it instead. Other invocations are returned as they are.
+ */
+export function passLongPromptByFile(invocation: Invocation, prompt: string, logPath: string): Invocation {
+  const at = invocation.args.indexOf(prompt);
+  if (at < 0 || (Buffer.byteLength(prompt) <= MAX_ARG_BYTES && argvEnvBytes(invocation) <= MAX_ARGV_ENV_BYTES)) return invocation;
+  const file = logPath.replace(/\.log$/, '') + '.prompt.md';
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, prompt, { mode: 0o600 });
+  const args = [...invocation.args];
+  args[at] = promptFilePointer(file);
+  return { ...invocation, args };
 }
 
 /** Error kinds by how much they explain a failure: a higher one wins when several are seen. */
@@ -118,6 +165,9 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   let resetAtMs: number | null = null;
   let resultIsError = false;
   let malformed = 0;
+  // Usage and cost figures the agent reported that had to be normalised (usage-guard.ts), reported as warnings.
+  const oddFigures = new Set<string>();
+  let costUntrusted = false;
   const ownText = createTextTail(TEXT_TAIL_CHARS);
 
   const classify = (kind: ErrorKind, message: string): void => {
@@ -142,15 +192,24 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
         break;
       case 'tool_call':
         break;
-      case 'usage':
-        if (event.cumulative) cumulativeUsage = event.usage;
-        else usage = usage ? addUsage(usage, event.usage) : event.usage;
+      case 'usage': {
+        const checked = normaliseUsage(event.usage);
+        for (const problem of checked.problems) oddFigures.add(problem);
+        if (event.cumulative) cumulativeUsage = checked.usage;
+        else usage = usage ? addUsage(usage, checked.usage) : checked.usage;
         if (event.model) model = event.model;
         break;
-      case 'cost':
-        if (event.cumulative) cumulativeCost = event.usd;
-        else costIncrements = (costIncrements ?? 0) + event.usd;
+      }
+      case 'cost': {
+        const checked = normaliseCost(event.usd);
+        if (checked.usd === null) {
+          // The agent's own figure cannot be trusted: the cost is priced from the tokens, or unknown.
+          if (checked.problem) oddFigures.add(checked.problem);
+          costUntrusted = true;
+        } else if (event.cumulative) cumulativeCost = checked.usd;
+        else costIncrements = (costIncrements ?? 0) + checked.usd;
         break;
+      }
       case 'session':
         sessionId = event.id;
         if (event.model) model = event.model;
@@ -184,17 +243,23 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   };
   let invocation;
   try {
-    invocation = adapter.buildInvocation(invocationOptions);
+    // A prompt passed as an argument (cursor-agent has no stdin mode) may be larger than the OS takes: then the
+    // agent gets it in a file, and a short argument saying where.
+    invocation = passLongPromptByFile(adapter.buildInvocation(invocationOptions), input.prompt, input.logPath);
   } catch (error) {
     return failed(`${adapter.name}: ${(error as Error).message}`, 'spawn_failed');
   }
+
+  // Messages never carry the secrets of the agent's environment and command line. What the agent prints comes
+  // from the supervisor already redacted (as it is in the log), so parsed events and live activity are too.
+  const redact = redactorOf(secretsOfProcess([invocation.command, ...invocation.args], invocation.env));
 
   const parser = adapter.createParser(invocationOptions);
   const splitter = createLineSplitter((line) => {
     for (const e of parser.line(line)) onEvent(e);
   });
-  // A plain-text agent's output is its own text, except a verbatim echo of the prompt at its start.
-  const echo = createEchoFilter(input.prompt);
+  // A plain-text agent's output is its own text, except signals it reproduces from the prompt (core/echo-filter.ts).
+  const echo = createEchoFilter(input.prompt, [...input.successSignals, input.failureSignal]);
   const scan = (text: string): void => {
     success.feed(text);
     failure.feed(text);
@@ -217,10 +282,13 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     deadlineMs: input.deadlineMs,
     killGraceMs: input.killGraceMs,
     tailBytes: TAIL_BYTES,
+    maxLogBytes: input.maxLogBytes === undefined ? DEFAULT_MAX_LOG_BYTES : input.maxLogBytes,
     signal: input.signal,
+    ...(input.suspend ? { suspend: input.suspend } : {}),
     onStdout,
     onStderr: input.onActivity ? (text, offset) => input.onActivity?.({ kind: 'output', stream: 'stderr', offset, text }) : undefined,
     onSpawn: input.onSpawn,
+    tag: input.tag,
   });
   if (adapter.format === 'text') scan(echo.end());
   if (adapter.format === 'jsonl') {
@@ -234,7 +302,8 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   const finalUsage = cumulativeUsage ?? usage;
   let cost: number | null = null;
   // A resumed session reports its whole total: subtract what it had before (rounded to drop float noise).
-  if (cumulativeCost !== null) cost = Math.max(0, Math.round((cumulativeCost - (input.resumeSessionId ? input.resumeCostBaseline : 0)) * 1e10) / 1e10);
+  if (costUntrusted) cost = finalUsage ? computeCostUsd(model, finalUsage, input.prices) : null;
+  else if (cumulativeCost !== null) cost = Math.max(0, Math.round((cumulativeCost - (input.resumeSessionId ? input.resumeCostBaseline : 0)) * 1e10) / 1e10);
   else if (costIncrements !== null) cost = costIncrements;
   else if (finalUsage) cost = computeCostUsd(model, finalUsage, input.prices);
 
@@ -266,6 +335,10 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       errorKind = 'max_runtime';
       errorMessage = 'the run reached max_runtime: agent killed';
       break;
+    case 'log_failed':
+      errorKind = 'write_failed';
+      errorMessage = `${exit.logError ?? 'the iteration log could not be written'}: agent stopped (resume the run once Ringmaster can write there again)`;
+      break;
     case 'exited': {
       const found = classified as { kind: ErrorKind; message: string } | null;
       if (failedRun && found) {
@@ -285,6 +358,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
 
   return {
     malformedLines: malformed,
+    warnings: [...oddFigures].map((problem) => `${adapter.name} reported ${problem}`),
     sessionCumulativeCost: cumulativeCost,
     logClosed: exit.logClosed,
     text: ownText.value(),
@@ -299,13 +373,14 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       sessionId,
       model,
       errorKind,
-      errorMessage,
+      // Error messages quote the agent's output: its environment's secrets are never recorded or shown.
+      errorMessage: errorMessage === null ? null : redact(errorMessage),
       resetAtMs,
     },
   };
 
   function failed(message: string, kind: ErrorKind): IterationOutcomeData {
-    return { malformedLines: 0, sessionCumulativeCost: null, logClosed: Promise.resolve(), text: '', result: noRunResult(input.model, kind, message) };
+    return { malformedLines: 0, warnings: [], sessionCumulativeCost: null, logClosed: Promise.resolve(), text: '', result: noRunResult(input.model, kind, redactor(input.env)(message)) };
   }
 }
 

@@ -1,19 +1,23 @@
 // A workspace lock: a file in the data directory (locks/<hash of the workspace real path>.lock), created exclusively
-// (write temp + link), naming its holder. A lock whose pid is dead (same host) is stale and taken over atomically; a live
+// (write temp + link), naming its holder. A lock whose holder is gone (same host: pid dead, or the pid now belongs
+// to another process, our own included after a container restart) is stale and taken over atomically; a live
 // holder makes acquireLock throw LockHeldError.
 import { hostname as osHostname } from 'node:os';
 import { link, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { EXIT, UserError } from '../core/errors.js';
+import { bootId, couldHaveWritten, readStat } from '../os/proc.js';
 import { ensurePrivateDir } from '../store/paths.js';
 
-/** Contents of a lock file. `since` is an ISO 8601 time. */
+/** Contents of a lock file. `since` is an ISO 8601 time; start_time and boot_id identify the holder process (absent in old locks). */
 export const lockInfoSchema = z.object({
   pid: z.number().int().positive(),
   run_id: z.string().min(1),
   since: z.string(),
   hostname: z.string(),
+  start_time: z.number().int().nonnegative().nullable().optional(),
+  boot_id: z.string().nullable().optional(),
 });
 
 /** Who holds a workspace lock. */
@@ -58,17 +62,31 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** What the lock needs from the machine; injected so tests can fake dead or foreign holders. */
+/** What the lock needs from the machine; injected so tests can fake dead, reused or foreign holders. */
 export interface LockEnv {
   pid: number;
   hostname: string;
   now: () => number;
   isAlive: (pid: number) => boolean;
+  /** Start time (clock ticks after boot) of a live process, null when unknown; omitted = never known. */
+  startTimeOf?: (pid: number) => number | null;
+  /** This boot's id, null when unknown. */
+  bootId?: string | null;
+  /** False when the process now holding `pid` started clearly after `writtenAtMs` (so it did not write it). */
+  couldHaveWritten?: (pid: number, writtenAtMs: number) => boolean;
 }
 
 /** The real process's LockEnv. */
 export function processLockEnv(): LockEnv {
-  return { pid: process.pid, hostname: osHostname(), now: Date.now, isAlive: isProcessAlive };
+  return {
+    pid: process.pid,
+    hostname: osHostname(),
+    now: Date.now,
+    isAlive: isProcessAlive,
+    startTimeOf: (pid) => readStat(pid)?.startTime ?? null,
+    bootId: bootId(),
+    couldHaveWritten: (pid, at) => couldHaveWritten(pid, at),
+  };
 }
 
 /** A held lock. `takenOver` is the stale holder replaced, if any. */
@@ -86,15 +104,35 @@ export async function readLock(path: string): Promise<LockInfo | null> {
   return text === null ? null : parseLock(path, text);
 }
 
-/** True when the holder is certainly dead: same host and no such pid. Other hosts are never judged. */
+/**
+ * True when the holder is certainly gone: same host, and its pid is dead or now names another process (a
+ * different boot, a different start time, or a process that started after the lock was written). That
+ * includes a lock bearing our own pid that an earlier process wrote (a container restarted with the same
+ * pids). Other hosts are never judged.
+ */
 export function isStale(holder: LockInfo, env: LockEnv): boolean {
-  return holder.hostname === env.hostname && holder.pid !== env.pid && !env.isAlive(holder.pid);
+  if (holder.hostname !== env.hostname) return false;
+  const bootNow = env.bootId ?? null;
+  if (holder.boot_id && bootNow !== null && holder.boot_id !== bootNow) return true;
+  if (holder.pid !== env.pid && !env.isAlive(holder.pid)) return true;
+  const startNow = env.startTimeOf?.(holder.pid) ?? null;
+  if (holder.start_time !== null && holder.start_time !== undefined && startNow !== null) return holder.start_time !== startNow;
+  const since = Date.parse(holder.since);
+  if (env.couldHaveWritten && Number.isFinite(since)) return !env.couldHaveWritten(holder.pid, since);
+  return false;
 }
 
 /** Takes the lock file at `path` for run `runId`; throws LockHeldError when a live run holds it. */
 export async function acquireLock(path: string, runId: string, env: LockEnv = processLockEnv()): Promise<HeldLock> {
   ensurePrivateDir(dirname(path));
-  const info: LockInfo = { pid: env.pid, run_id: runId, since: new Date(env.now()).toISOString(), hostname: env.hostname };
+  const info: LockInfo = {
+    pid: env.pid,
+    run_id: runId,
+    since: new Date(env.now()).toISOString(),
+    hostname: env.hostname,
+    start_time: env.startTimeOf?.(env.pid) ?? null,
+    boot_id: env.bootId ?? null,
+  };
   const text = `${JSON.stringify(info)}\n`;
   let takenOver: LockInfo | null = null;
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -127,7 +165,19 @@ function held(path: string, info: LockInfo, text: string, takenOver: LockInfo | 
  */
 async function createExclusive(path: string, text: string): Promise<boolean> {
   const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const handle = await open(temp, 'wx', 0o600);
+  let handle;
+  try {
+    handle = await open(temp, 'wx', 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT'].includes(code)) {
+      throw new UserError(
+        `cannot create the workspace lock ${path} (${code === 'EROFS' ? 'read-only file system' : code === 'ENOSPC' || code === 'EDQUOT' ? 'disk full' : 'permission denied'}): 'ringmaster run' needs to write in the data directory; read-only commands (runs, show, logs, stats) work without it`,
+        EXIT.io,
+      );
+    }
+    throw error;
+  }
   try {
     await handle.writeFile(text);
     await handle.sync();

@@ -7,9 +7,12 @@ import { dirname } from 'node:path';
 import { loopSnapshot } from '../core/snapshot.js';
 import type { IterationOutcome, LoopState, RunStatus } from '../core/types.js';
 import { checkpoint, clearStaleIndexLock } from '../git/index.js';
+import { fsProblem } from '../os/fs-errors.js';
 import { agentPidPath, ensurePrivateDir } from '../store/paths.js';
+import { agentPidBlank, agentPidLine } from './leftover.js';
 import type { IterationStatus, NewEvent, Owner, Store } from '../store/index.js';
 import { OwnershipLostError } from '../store/index.js';
+import { StoreUnusableError } from '../store/errors.js';
 import type { RunEvent, RunEventBody } from './events.js';
 import type { RunDeps } from './run-loop.js';
 
@@ -28,9 +31,16 @@ export interface RecorderOptions {
   /** Emits an event into the run's stream (warnings, checkpoint_created). */
   emit: (event: RunEventBody) => void;
   /** A store write failed: shown, never stored (storing it could fail the same way, again and again). */
-  onStoreError: (message: string) => void;
+  onStoreError: (message: string, error: unknown) => void;
   /** Called (once) when a write finds that another process now owns the run. */
   onLostOwnership?: () => void;
+  /**
+   * Gives back the disk space kept aside (store/reserve.ts); true when some was freed. Called when the disk is
+   * full, so that the rows that tell how the run ended still fit; the failed write is then tried once more.
+   */
+  freeSpace?: () => boolean;
+  /** The disk is full: told once, after the space kept aside was given back (the run must end). */
+  onDiskFull?: (message: string) => void;
 }
 
 /** The hooks to merge into RunDeps, the event persister, and the cleanup. */
@@ -81,12 +91,27 @@ export function createRecorder(options: RecorderOptions): Recorder {
   let lost = false;
   // finishRun closed our owner row: the run's last events are written after it, without the fence.
   let finished = false;
+  let diskFull = false;
+  /** Runs a store write; on a full disk, gives back the reserved space once and tries again. */
+  const withRoom = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof StoreUnusableError && error.reason === 'disk_full') || diskFull) throw error;
+      diskFull = true;
+      if (!options.freeSpace?.()) throw error;
+      const result = await work();
+      options.onDiskFull?.(error.message);
+      return result;
+    }
+  };
+
   const enqueue = (what: string, work: () => Promise<unknown>, settled?: () => void): void => {
-    chain = chain.then(() => (lost ? undefined : work())).finally(settled).then(
+    chain = chain.then(() => (lost ? undefined : withRoom(work))).finally(settled).then(
       () => undefined,
       (error: unknown) => {
         if (error instanceof OwnershipLostError) return loseOwnership();
-        options.onStoreError(`store: ${what}: ${(error as Error).message}`);
+        options.onStoreError(`store: ${what}: ${(error as Error).message}`, error);
       },
     );
   };
@@ -112,10 +137,18 @@ export function createRecorder(options: RecorderOptions): Recorder {
   };
 
   const pidPath = agentPidPath(options.dataDir, runId);
-  ensurePrivateDir(dirname(pidPath));
-  // One descriptor for the whole run, overwritten in place with a fixed-width line: one pwrite per iteration
-  // (creating a file per iteration cost more than the rest of the iteration's bookkeeping).
-  const pidFd = openSync(pidPath, 'w', 0o600);
+  // One descriptor for the whole run, overwritten in place with a fixed-width line (agentPidLine): one pwrite per
+  // iteration (creating a file per iteration cost more than the rest of the iteration's bookkeeping). Written
+  // blank at once, so its block exists before a disk fills up. Without it, a crash's leftover agent cannot be
+  // found: a warning, not a reason to stop.
+  let pidFd: number | null = null;
+  try {
+    ensurePrivateDir(dirname(pidPath));
+    pidFd = openSync(pidPath, 'w', 0o600);
+    writeSync(pidFd, agentPidBlank(), 0);
+  } catch (error) {
+    options.emit({ type: 'warning', time: options.now(), message: `cannot write ${pidPath} (${fsProblem(error)}): an agent left behind by a crash could not be found` });
+  }
 
   const record = (e: RunEvent): void => {
     unwritten.push(e);
@@ -129,6 +162,11 @@ export function createRecorder(options: RecorderOptions): Recorder {
     }
     switch (e.type) {
       case 'iteration_completed':
+        // Its log could not be written (a full disk, most likely): make room for recording how the run ends.
+        if (e.error_kind === 'write_failed' && !diskFull) {
+          diskFull = true;
+          options.freeSpace?.();
+        }
         enqueue(`iteration ${e.iteration}`, () =>
           store.completeIteration(runId, e.iteration, {
             status: STATUS_OF[e.outcome],
@@ -200,7 +238,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
         await chain;
         if (lost) return;
         try {
-          await store.startIteration({ run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath, unit_id: unitId }, owner);
+          await withRoom(() => store.startIteration({ run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath, unit_id: unitId }, owner));
         } catch (error) {
           // Taken over: the owner is told to stop (the loop sees its interrupt before starting the agent).
           if (!(error instanceof OwnershipLostError)) throw error;
@@ -208,7 +246,12 @@ export function createRecorder(options: RecorderOptions): Recorder {
         }
       },
       onAgentSpawn(_runId, _iteration, pid) {
-        writeSync(pidFd, `${String(pid).padEnd(11)}\n`, 0);
+        if (pidFd === null) return;
+        try {
+          writeSync(pidFd, agentPidLine(pid), 0);
+        } catch (error) {
+          options.emit({ type: 'warning', time: options.now(), message: `cannot write ${pidPath} (${fsProblem(error)}): an agent left behind by a crash could not be found` });
+        }
       },
       async afterIteration(_runId, iteration, state) {
         await chain;
@@ -231,7 +274,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
       await chain;
       // The agent's group is gone once the loop returns: a stale pid file could make a later resume or stop
       // SIGKILL an unrelated process group that reused the id.
-      closeSync(pidFd);
+      if (pidFd !== null) closeSync(pidFd);
       rmSync(pidPath, { force: true });
     },
   };

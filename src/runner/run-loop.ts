@@ -1,10 +1,12 @@
 // The imperative shell of one run: ask the program what to run, run an iteration, let the program judge it,
 // ask decide(), pause or sleep at the boundary, repeat. Everything with side effects comes in through RunDeps.
 import { getAdapter } from '../agents/registry.js';
+import type { SuspendSignal } from '../agents/suspend-signal.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { decide, initialState, limitReached, runtimeUsedMs } from '../core/decide.js';
 import { UserError } from '../core/errors.js';
 import type { Decision, IterationResult, LoopState, RunStatus, StopReason } from '../core/types.js';
+import { iterationTag } from '../os/process-tag.js';
 import { dataDir, iterationLogPath } from '../store/paths.js';
 import type { AgentActivity, AgentActivityBody, AgentActivitySink, RunEventBody, RunEventBodySink } from './events.js';
 import { eventUnit, iterationEvents } from './iteration-events.js';
@@ -18,6 +20,8 @@ export interface PauseControl {
   requested(): { by: string | null } | null;
   /** Resolves when the run is resumed, stopped or interrupted. */
   waitUntilResumed(): Promise<void>;
+  /** Suspends the running agent (`pause --now`); the time it is suspended does not count toward max runtime. */
+  suspend?: SuspendSignal & { suspendedMs(): number };
 }
 
 /** Side effects a run needs, injected so tests and the library can replace them. */
@@ -59,6 +63,11 @@ export interface RunDeps {
   onMetadata?(metadata: Record<string, unknown>): void;
   /** Called once at the end, before the final events. */
   beforeFinish?(runId: string, state: LoopState, status: RunStatus, reason: StopReason): Promise<void>;
+  /**
+   * Why the run cannot go on (the store or the disk cannot be written), or null. Checked at every boundary and
+   * when the run is interrupted: the run then ends failed (fatal_error) with this message.
+   */
+  fatalError?(): string | null;
 }
 
 /** Continuing an existing run (resume after a crash, a stop or a limit). */
@@ -79,25 +88,12 @@ export interface RunSummary {
   handedOver?: boolean;
 }
 
-/** Default sleep: a timer that an AbortSignal cuts short. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  if (ms <= 0) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
+/** Default sleep: a timer that an AbortSignal cuts short, safe for any length (os/timers.ts). */
+export { sleep as abortableSleep } from '../os/timers.js';
 
 type Stop = Extract<Decision, { kind: 'stop' }>;
 const INTERRUPTED: Stop = { kind: 'stop', reason: 'interrupted', status: 'stopped' };
+const FATAL: Stop = { kind: 'stop', reason: 'fatal_error', status: 'failed' };
 
 /** Runs a loop to its end and returns the summary. Throws only for bugs and invalid specs. */
 export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint): Promise<RunSummary> {
@@ -150,7 +146,12 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   let message: string | null = null;
   let waitUntil: number | null = null;
   let waitReason: 'usage_limit' | 'rate_limit' | 'overloaded' = 'usage_limit';
+  const fatalError = (): string | null => deps.fatalError?.() ?? null;
   while (final === null) {
+    if (fatalError() !== null) {
+      final = FATAL;
+      break;
+    }
     if (deps.signal.aborted) {
       final = INTERRUPTED;
       break;
@@ -194,7 +195,17 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     const adapter = stepAgentSpec ? getAdapter(stepAgentSpec) : runAgent;
     const logPath = logPathOf(iteration);
     emit({ type: 'iteration_started', time: deps.now(), iteration, max_iterations: displayMax(), agent: adapter.name, log_path: logPath, unit: eventUnit(step.unit) });
-    if (deps.beforeIteration) await deps.beforeIteration(runId, iteration, adapter.name, logPath, step.unit?.id ?? null);
+    if (deps.beforeIteration) {
+      try {
+        await deps.beforeIteration(runId, iteration, adapter.name, logPath, step.unit?.id ?? null);
+      } catch (error) {
+        // The iteration cannot be recorded (the store cannot be written): the agent does not start, the run ends.
+        if (!(error instanceof UserError)) throw error;
+        final = FATAL;
+        message = error.message;
+        break;
+      }
+    }
     // Interrupted while the row was written (e.g. the run was taken over): no agent starts.
     if (deps.signal.aborted) {
       final = INTERRUPTED;
@@ -211,6 +222,8 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
             onActivity?.(activity);
           }
         : null;
+    const suspend = deps.pause?.suspend;
+    const suspendedBefore = suspend?.suspendedMs() ?? 0;
     const outcome = await (deps.runIteration ?? runIteration)({
       adapter,
       agentSpec: stepAgentSpec ?? runAgentSpec,
@@ -231,11 +244,16 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       hardTimeoutMs: spec.iterationTimeoutMs,
       deadlineMs: limits.maxRuntimeMs === null ? null : deps.now() + Math.max(0, limits.maxRuntimeMs - runtimeUsedMs(state, deps.now())),
       killGraceMs: spec.killGraceMs,
+      maxLogBytes: spec.maxLogBytes,
       prices: spec.prices,
       signal: deps.signal,
+      ...(suspend ? { suspend } : {}),
       onSpawn: deps.onAgentSpawn ? (pid) => deps.onAgentSpawn?.(runId, iteration, pid) : undefined,
+      tag: iterationTag(runId, iteration),
       onActivity: activitySink,
     });
+    // Time the agent spent suspended (`pause --now`) does not count toward max runtime, like a pause.
+    if (suspend) state = { ...state, startedAtMs: state.startedAtMs + Math.max(0, suspend.suspendedMs() - suspendedBefore) };
     openLogs.add(outcome.logClosed);
     void outcome.logClosed.then(() => openLogs.delete(outcome.logClosed));
     if (outcome.result.sessionId) {
@@ -247,6 +265,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     const decided = decide({ state, result: settled.result, limits, nowMs: deps.now(), stopRequested: stopRequested(), completionEnds: settled.completionEnds, unitEnded: settled.unitEnded ?? false });
     state = decided.state;
     for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit })) emit(e);
+    for (const warning of outcome.warnings) emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${warning}` });
     if (outcome.malformedLines > 0) {
       emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${outcome.malformedLines} malformed output line(s) from ${adapter.name} skipped (see ${logPath})` });
     }
@@ -290,7 +309,9 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
 
   // An interrupt that a stop request caused is a user stop, not a crash-like interruption.
   await Promise.all(openLogs);
-  const end: Stop | ProgramStop = final.reason === 'interrupted' && stopRequested() ? { kind: 'stop', reason: 'user_stop', status: 'stopped' } : final;
+  const fatal = fatalError();
+  if (fatal !== null) message = fatal;
+  const end: Stop | ProgramStop = fatal !== null ? FATAL : final.reason === 'interrupted' && stopRequested() ? { kind: 'stop', reason: 'user_stop', status: 'stopped' } : final;
   await finishHook(state, end.status, end.reason);
   const time = deps.now();
   if (end.status === 'completed') emit({ type: 'completed', time, stop_reason: end.reason });

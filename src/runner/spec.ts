@@ -1,4 +1,6 @@
 // The fully resolved description of a run: what the runner needs, nothing read from argv or files later.
+import { UserError } from '../core/errors.js';
+import { redactArgv, redactDeep, redactorOf, restoreArgv, restoreDeep, type Redactor } from '../core/redact.js';
 import type { Limits } from '../core/types.js';
 import type { PriceTable } from '../agents/pricing.js';
 import type { PromptSource } from '../prompt/compose.js';
@@ -30,6 +32,64 @@ export interface RunSpec {
   successSignals: string[];
   failureSignal: string;
   freshContext: boolean;
+  /** Largest iteration log in bytes (head and tail kept around a marker); null = no cap. Absent in specs stored before the cap existed (the default cap applies). */
+  maxLogBytes?: number | null;
   agent: AgentSettings;
   prices: PriceTable;
+}
+
+/**
+ * The spec as it may be stored (and printed): the values of secret-looking environment variables as
+ * `[REDACTED:NAME]` wherever they appear (the agent's argv, a prompt or context given as text...), and the values
+ * of options like `--api-key` in the agent's argv as `[REDACTED]`.
+ */
+export function specForStorage(spec: RunSpec, redact: Redactor): RunSpec {
+  if (redact.secrets.length === 0 && !hasSecretOption(spec)) return spec;
+  const deep = redactDeep(spec, redact);
+  return {
+    ...deep,
+    agent: {
+      ...deep.agent,
+      command: spec.agent.command === null ? null : redactArgv(spec.agent.command, redact),
+      args: redactArgv(spec.agent.args, redact),
+    },
+  };
+}
+
+function hasSecretOption(spec: RunSpec): boolean {
+  const none = redactorOf([]);
+  const same = (argv: readonly string[]): boolean => redactArgv(argv, none).every((a, i) => a === argv[i]);
+  return !(same(spec.agent.command ?? []) && same(spec.agent.args));
+}
+
+/**
+ * A stored spec made runnable again: every `[REDACTED:NAME]` is put back from $NAME. A secret that cannot be put
+ * back is a UserError naming it (run the agent with the secret in an environment variable).
+ */
+export function specFromStorage(stored: RunSpec, env: Readonly<Record<string, string | undefined>>): RunSpec {
+  const command = stored.agent.command === null ? null : restoreArgv(stored.agent.command, env);
+  const args = restoreArgv(stored.agent.args, env);
+  const rest = restoreDeep({ ...stored, agent: { ...stored.agent, command: null, args: [] } }, env);
+  refuseMissing([...(command?.missing ?? []), ...args.missing, ...rest.missing]);
+  return { ...rest.value, agent: { ...rest.value.agent, command: command?.argv ?? null, args: args.argv } };
+}
+
+/** A program's metadata as it may be stored (a workflow's message...): secrets of the environment redacted. */
+export function metaForStorage(meta: Record<string, unknown>, redact: Redactor): Record<string, unknown> {
+  return redactDeep(meta, redact);
+}
+
+/** Stored metadata made usable again (`[REDACTED:NAME]` -> $NAME); a UserError naming what cannot be put back. */
+export function metaFromStorage(meta: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>): Record<string, unknown> {
+  const restored = restoreDeep(meta, env);
+  refuseMissing(restored.missing);
+  return restored.value;
+}
+
+function refuseMissing(names: readonly string[]): void {
+  const missing = [...new Set(names)];
+  if (missing.length === 0) return;
+  throw new UserError(
+    `the run was stored without its secrets (${missing.join(', ')}): set ${missing.filter((m) => m !== 'an option value').join(', ') || 'them'} in the environment to resume, or start a new run (pass secrets to agents through environment variables, not options)`,
+  );
 }

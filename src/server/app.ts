@@ -1,5 +1,6 @@
 // The REST API over the loop manager (Hono + zod schemas; the OpenAPI document is generated from them). Every
 // error leaves as `{error: {code, message}}` from the one handler at the bottom.
+import { redactor, type Redactor } from '../core/redact.js';
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { agentNames, getAdapter } from '../agents/registry.js';
@@ -31,6 +32,7 @@ import {
   agentListSchema,
   controlOutcomeSchema,
   controlParamSchema,
+  controlQuerySchema,
   diffParamSchema,
   extendBodySchema,
   rollbackBodySchema,
@@ -220,7 +222,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     }),
     async (c) => {
       const run = await findRun(c.req.valid('param').id);
-      return c.json(await deps.manager.control(run.id, 'extend', 'user', c.req.valid('json').iterations), 200);
+      return c.json(await deps.manager.control(run.id, 'extend', 'user', { iterations: c.req.valid('json').iterations }), 200);
     },
   );
 
@@ -300,14 +302,16 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     createRoute({
       method: 'post',
       path: '/api/runs/{id}/{action}',
-      summary: 'Pause (at the next iteration boundary), resume or stop a run, wherever it is driven',
-      request: { params: controlParamSchema },
+      summary: 'Pause (at the next iteration boundary, or with ?now=true at once: its agent suspended), resume or stop a run, wherever it is driven',
+      request: { params: controlParamSchema, query: controlQuerySchema },
       responses: { 200: json(controlOutcomeSchema, 'what the run did with the request'), 404: json(errorSchema, 'no such run'), 409: json(errorSchema, 'the run cannot do that'), ...errors },
     }),
     async (c) => {
       const { id, action } = c.req.valid('param');
+      const now = c.req.valid('query').now === 'true';
+      if (now && action !== 'pause') throw new HttpError(400, 'invalid_request', `now: only a pause can be immediate, not ${action}`);
       const run = await findRun(id);
-      return c.json(await deps.manager.control(run.id, action, 'user'), 200);
+      return c.json(await deps.manager.control(run.id, action, 'user', { now }), 200);
     },
   );
 
@@ -321,7 +325,9 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
   });
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
-  app.onError((error, c) => errorResponse(c, error));
+  // Messages may quote what was sent or what failed: the server's own secrets never go out in them.
+  const redact = redactor(deps.env);
+  app.onError((error, c) => errorResponse(c, error, redact));
   return app;
 }
 
@@ -351,15 +357,15 @@ function agentList(): Array<{ name: string; display_name: string; format: 'text'
   });
 }
 
-/** The one place errors become HTTP responses. */
-function errorResponse(c: Context, error: unknown): Response {
-  if (error instanceof HttpError) return c.json({ error: { code: error.code, message: error.message } }, error.status);
-  if (error instanceof ManagerError) return c.json({ error: { code: error.code, message: error.message } }, STATUS_OF_CODE[error.code] ?? 400);
-  if (error instanceof UserError) return c.json({ error: { code: 'invalid_request', message: error.message } }, 400);
-  if (error instanceof SyntaxError) return c.json({ error: { code: 'invalid_request', message: `malformed JSON body: ${error.message}` } }, 400);
-  if (error instanceof HTTPException) return c.json({ error: { code: error.status === 400 ? 'invalid_request' : 'internal', message: error.message } }, error.status === 400 ? 400 : 500);
-  const message = error instanceof Error ? error.message : String(error);
-  return c.json({ error: { code: 'internal', message } }, 500);
+/** The one place errors become HTTP responses (messages redacted). */
+function errorResponse(c: Context, error: unknown, redact: Redactor): Response {
+  const body = (code: string, message: string) => ({ error: { code, message: redact(message) } });
+  if (error instanceof HttpError) return c.json(body(error.code, error.message), error.status);
+  if (error instanceof ManagerError) return c.json(body(error.code, error.message), STATUS_OF_CODE[error.code] ?? 400);
+  if (error instanceof UserError) return c.json(body('invalid_request', error.message), 400);
+  if (error instanceof SyntaxError) return c.json(body('invalid_request', `malformed JSON body: ${error.message}`), 400);
+  if (error instanceof HTTPException) return c.json(body(error.status === 400 ? 'invalid_request' : 'internal', error.message), error.status === 400 ? 400 : 500);
+  return c.json(body('internal', error instanceof Error ? error.message : String(error)), 500);
 }
 
 export { runItemSchema };

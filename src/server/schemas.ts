@@ -62,6 +62,9 @@ export const runIdParamSchema = z.object({ id: z.string().min(1).max(200) });
 /** Path of the control routes. */
 export const controlParamSchema = runIdParamSchema.extend({ action: z.enum(['pause', 'resume', 'stop']) });
 
+/** Query of the control routes: `?now=true` with pause suspends the running agent at once (SIGSTOP). */
+export const controlQuerySchema = z.strictObject({ now: z.enum(['true', 'false']).optional() });
+
 /** Body of POST /api/runs/:id/extend. */
 export const extendBodySchema = z.strictObject({ iterations: z.number().int().positive().max(1_000_000) });
 
@@ -164,7 +167,13 @@ export type ClientMessage = z.infer<typeof clientMessageSchema>;
 export const serverMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hello'), version: z.string(), time: z.number().int() }),
   z.object({ type: z.literal('event'), run_id: z.string(), seq: z.number().int().positive(), time: z.number().int(), event: runEventSchema }),
-  z.object({ type: z.literal('activity'), run_id: z.string(), activity: agentActivitySchema }),
+  z.object({
+    type: z.literal('activity'),
+    run_id: z.string(),
+    activity: agentActivitySchema,
+    /** Set on the once-a-second summaries (the latest tool, or the last line of output): not the whole piece. */
+    summary: z.literal(true).optional(),
+  }),
   z.object({ type: z.literal('subscribed'), runs: z.union([z.literal('*'), z.array(z.string())]), replayed: z.record(z.string(), z.number().int().nonnegative()) }),
   z.object({ type: z.literal('pong') }),
   z.object({ type: z.literal('error'), error: z.object({ code: z.string(), message: z.string() }) }),

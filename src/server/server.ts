@@ -11,13 +11,12 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { WebSocketServer } from 'ws';
 import { LoopManager } from '../manager/manager.js';
-import { isProcessAlive } from '../runner/lock.js';
+import { localProbe } from '../manager/local-probe.js';
 import type { Store } from '../store/index.js';
 import { createApi } from './app.js';
 import { checkAccess, TOKEN_COOKIE, type AccessPolicy } from './auth.js';
 import { watchStore } from './store-watcher.js';
 import { EventHub } from './ws-hub.js';
-import { hostname } from 'node:os';
 
 /** How to start a server. */
 export interface ServerOptions {
@@ -92,7 +91,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     version: options.version,
     startedAt,
     storeKind: options.storeKind ?? 'sqlite',
-    probe: () => ({ host: hostname(), now: Date.now(), isAlive: isProcessAlive }),
+    probe: () => localProbe(),
     now: Date.now,
     env: options.env,
     publish: (event) => eventHub.publish(event),

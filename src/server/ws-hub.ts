@@ -180,7 +180,7 @@ export class EventHub {
   private flushSummaries(): void {
     for (const client of this.clients) {
       if (client.summaries.size === 0) continue;
-      for (const [runId, activity] of client.summaries) this.send(client, { type: 'activity', run_id: runId, activity: summarize(activity) });
+      for (const [runId, activity] of client.summaries) this.send(client, { type: 'activity', run_id: runId, activity: summarize(activity), summary: true });
       client.summaries.clear();
     }
   }

@@ -77,3 +77,59 @@ export class RunEndedError extends StoreError {
     this.runId = runId;
   }
 }
+
+/** SQLite primary result codes Ringmaster explains (the low byte of an extended code). */
+const SQLITE = { BUSY: 5, READONLY: 8, IOERR: 10, CORRUPT: 11, FULL: 13, CANTOPEN: 14, NOTADB: 26 } as const;
+
+/** The database cannot be used as it is: damaged, not a database, a directory, read-only, or the disk is full. */
+export class StoreUnusableError extends UserError {
+  readonly reason: 'damaged' | 'read_only' | 'cannot_open' | 'disk_full' | 'io' | 'busy';
+  constructor(reason: StoreUnusableError['reason'], message: string, options?: { cause?: unknown }) {
+    super(message, EXIT.io, options);
+    this.name = 'StoreUnusableError';
+    this.reason = reason;
+  }
+}
+
+/** The SQLite result code of an error from node:sqlite, or null for any other error. */
+export function sqliteCode(error: unknown): number | null {
+  if (typeof error !== 'object' || error === null || !('code' in error) || !('errcode' in error)) return null;
+  return error.code === 'ERR_SQLITE_ERROR' && typeof error.errcode === 'number' ? error.errcode : null;
+}
+
+/**
+ * One line saying what is wrong with the database and what to do, for an error of node:sqlite (null for
+ * other errors). `path` names the file when known.
+ */
+export function storeErrorFrom(error: unknown, path: string | null): StoreUnusableError | null {
+  const code = sqliteCode(error);
+  if (code === null) return null;
+  const what = path ?? 'the ringmaster database';
+  const detail = error instanceof Error ? error.message : String(error);
+  const cause = { cause: error };
+  switch (code & 0xff) {
+    case SQLITE.CORRUPT:
+    case SQLITE.NOTADB:
+      return new StoreUnusableError(
+        'damaged',
+        `${what} is damaged (${detail}): move it aside (e.g. mv ${path ?? 'ringmaster.db'} ${path ?? 'ringmaster.db'}.damaged) to start a new history, or restore it from a backup`,
+        cause,
+      );
+    case SQLITE.READONLY:
+      return new StoreUnusableError(
+        'read_only',
+        `${what} is read-only (${detail}): 'ringmaster run', 'resume' and 'stop' need to write it; make it and its directory writable (read-only commands such as runs, show, logs and stats work as it is)`,
+        cause,
+      );
+    case SQLITE.CANTOPEN:
+      return new StoreUnusableError('cannot_open', `cannot open ${what} (${detail}): check that it is a file you may read and write, in a directory you may write`, cause);
+    case SQLITE.FULL:
+      return new StoreUnusableError('disk_full', `${what} cannot grow: the disk is full (${detail}); free some space and resume the run`, cause);
+    case SQLITE.IOERR:
+      return new StoreUnusableError('io', `${what} could not be read or written (${detail}): check the disk and the file system`, cause);
+    case SQLITE.BUSY:
+      return new StoreUnusableError('busy', `${what} stayed locked by another process for more than 5 s (${detail}): try again`, cause);
+    default:
+      return new StoreUnusableError('io', `${what}: ${detail}`, cause);
+  }
+}

@@ -17,6 +17,8 @@ export interface LivenessProbe {
   host: string;
   now: number;
   isAlive(pid: number): boolean;
+  /** False when the process now holding `pid` started after `atMs` (so it is not the owner that wrote then). */
+  couldHaveWritten?(pid: number, atMs: number): boolean;
   staleAfterMs?: number;
 }
 
@@ -44,7 +46,9 @@ export function isOrphaned(run: RunRow, probe: LivenessProbe): boolean {
   if (run.owner_pid === null || run.heartbeat_at === null) return true;
   const stale = probe.now - run.heartbeat_at > (probe.staleAfterMs ?? DEFAULT_STALE_AFTER_MS);
   if (stale) return true;
-  return run.owner_host === probe.host && !probe.isAlive(run.owner_pid);
+  if (run.owner_host !== probe.host) return false;
+  // A live pid is the owner's only if that process was already running at its last heartbeat (not a reused pid).
+  return !probe.isAlive(run.owner_pid) || probe.couldHaveWritten?.(run.owner_pid, run.heartbeat_at) === false;
 }
 
 /** The status to show a user: the stored one, or `orphaned`. */

@@ -17,6 +17,8 @@ export interface OpenStoreOptions {
   /** PostgreSQL URL (from config `database.url`); undefined: $RINGMASTER_DATABASE_URL; null or unset: SQLite. */
   databaseUrl?: string | null;
   now?: () => number;
+  /** Move WAL checkpoints to a worker thread (for a process that writes hundreds of times a second). */
+  backgroundCheckpoints?: boolean;
 }
 
 /** Opens (by default creating) the user's store. */
@@ -31,7 +33,10 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   ensurePrivateDir(dir);
   const now = options.now ?? Date.now;
   // Loaded only when used: the driver costs every other command ~20 ms of start-up.
-  const store = url !== null ? await (await import('./postgres-store.js')).PostgresStore.open(url, { now }) : new SqliteStore(path, { now });
+  const store =
+    url !== null
+      ? await (await import('./postgres-store.js')).PostgresStore.open(url, { now })
+      : new SqliteStore(path, { now, backgroundCheckpoints: options.backgroundCheckpoints === true });
   if (hasLegacy && options.workspace !== undefined) {
     try {
       await store.importDatabase(legacy, now(), workspaceKey(options.workspace));

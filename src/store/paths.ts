@@ -5,8 +5,9 @@
 //     runs/<run-id>/iteration-<n>.log   iteration logs
 //     runs/<run-id>/agent.pid           the running agent's process group
 //     locks/<hash>.lock                 workspace locks, keyed by the workspace's real path
+//     disk-reserve                      1 MiB given back when the disk fills up during a run (reserve.ts)
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
@@ -22,16 +23,8 @@ export function dataDir(env: PathEnv): string {
   return join(base, 'ringmaster');
 }
 
-/** Creates `dir` (and parents) with mode 0700 if missing, and tightens it to 0700 if it is ours and looser. */
-export function ensurePrivateDir(dir: string): string {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  try {
-    chmodSync(dir, 0o700);
-  } catch {
-    // Not ours (e.g. a shared parent given as RINGMASTER_HOME): leave its mode alone.
-  }
-  return dir;
-}
+/** Creates a directory of Ringmaster's, private to its owner (see os/private-files.ts). */
+export { ensurePrivateDir } from '../os/private-files.js';
 
 /** The SQLite database of a data directory. */
 export function databasePath(dir: string): string {

@@ -1,7 +1,7 @@
 // The SQLite connection as the store's modules use it: cached prepared statements, transactions, and the
 // owner fence (a write for an owner happens only while that owner holds the run).
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { OwnershipLostError } from './errors.js';
+import { OwnershipLostError, storeErrorFrom } from './errors.js';
 import type { Fence } from './store.js';
 
 /** Named statement parameters. */
@@ -15,6 +15,8 @@ export class SqliteDb {
     readonly db: DatabaseSync,
     /** The store's clock: lease renewals and conditional claims are judged by it. */
     readonly clock: () => number,
+    /** The database file, named in what a failed write says (a full disk, a read-only file...). */
+    private readonly path: string | null = null,
   ) {}
 
   /** A prepared statement, cached per SQL text (the per-iteration writes reuse theirs). */
@@ -27,22 +29,30 @@ export class SqliteDb {
     return statement;
   }
 
-  /** Runs a write; returns how many rows it changed. */
+  /** Runs a write; returns how many rows it changed. An unusable database is a StoreUnusableError. */
   run(sql: string, params: Params): { changes: number } {
-    const result = this.q(sql).run(params);
-    return { changes: Number(result.changes) };
+    try {
+      const result = this.q(sql).run(params);
+      return { changes: Number(result.changes) };
+    } catch (error) {
+      throw storeErrorFrom(error, this.path) ?? error;
+    }
   }
 
   /** `fn` in one write transaction (BEGIN IMMEDIATE), rolled back on error. */
   tx<T>(fn: () => T): T {
-    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw storeErrorFrom(error, this.path) ?? error;
+    }
     try {
       const result = fn();
       this.db.exec('COMMIT');
       return result;
     } catch (error) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
-      throw error;
+      throw storeErrorFrom(error, this.path) ?? error;
     }
   }
 

@@ -43,3 +43,8 @@ export function currentVersion(db: DatabaseSync): number {
   const row = db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number };
   return row.v;
 }
+
+/** The newest migration this version of ringmaster knows. */
+export function latestMigration(migrations: readonly Migration[] = SQLITE_MIGRATIONS): number {
+  return migrations.reduce((max, m) => Math.max(max, m.version), 0);
+}

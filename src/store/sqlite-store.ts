@@ -2,7 +2,7 @@
 // rows validated with zod on the way out. Totals are computed from rows, never kept twice.
 /* eslint-disable @typescript-eslint/require-await -- the Store contract is async for networked stores; SQLite
    answers synchronously, and `async` keeps every thrown StoreError a rejected promise as the contract says. */
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import type { RunStatus, StopReason } from '../core/types.js';
 import { AmbiguousRunIdError, RunBusyError, RunEndedError, StoreError } from './errors.js';
 import { resumable } from './liveness.js';
@@ -13,7 +13,8 @@ import * as events from './sqlite-events.js';
 import * as iterations from './sqlite-iterations.js';
 import { importLegacyDatabase } from './sqlite-import.js';
 import { runWhere } from './sqlite-run-filter.js';
-import { migrate } from './sqlite-migrate.js';
+import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
+import { openDatabase } from './sqlite-open.js';
 import { queryStats, queryTotals, queryTotalsMany } from './sqlite-queries.js';
 import type {
   ClaimOptions,
@@ -46,20 +47,24 @@ export class SqliteStore implements Store {
   private readonly db: DatabaseSync;
   private readonly s: SqliteDb;
 
-  /** Opens (creating if needed) the database at `path` and applies pending migrations. */
-  constructor(readonly path: string, options: { now?: () => number } = {}) {
-    this.db = new DatabaseSync(path);
-    this.s = new SqliteDb(this.db, options.now ?? Date.now);
-    try {
-      this.db.exec('PRAGMA busy_timeout = 5000');
-      this.db.exec('PRAGMA journal_mode = WAL');
-      this.db.exec('PRAGMA synchronous = NORMAL');
-      this.db.exec('PRAGMA foreign_keys = ON');
-      migrate(this.db, path, this.s.clock());
-    } catch (error) {
-      this.db.close();
-      throw error;
-    }
+  /** True when the database could only be opened for reading (a read-only file, directory or file system). */
+  readonly readOnly: boolean;
+
+  private checkpointer: Checkpointer | null = null;
+
+  /**
+   * Opens (creating if needed) the database at `path` and applies pending migrations. A database that cannot
+   * be written but is up to date is opened read-only (history commands work; writes fail with
+   * StoreUnusableError). Damage, a directory in its place and the like are one-line StoreUnusableErrors.
+   * `backgroundCheckpoints`: the WAL is copied into the database by a worker thread (a busy server).
+   */
+  constructor(readonly path: string, options: { now?: () => number; backgroundCheckpoints?: boolean } = {}) {
+    const now = options.now ?? Date.now;
+    const { db, readOnly } = openDatabase(path, now());
+    this.db = db;
+    this.readOnly = readOnly;
+    this.s = new SqliteDb(db, now, path);
+    if (options.backgroundCheckpoints && !readOnly) this.startBackgroundCheckpoints();
   }
 
   async createRun(run: NewRun): Promise<RunRow> {
@@ -309,7 +314,15 @@ export class SqliteStore implements Store {
     return queryStats(this.db, options.runId ?? null, options.workspace ?? null);
   }
 
+  /** Checkpoints move to a worker thread (a busy server's writes never wait for them). */
+  private startBackgroundCheckpoints(): void {
+    this.checkpointer = startCheckpointer(this.path);
+    if (this.checkpointer) this.db.exec('PRAGMA wal_autocheckpoint = 0');
+  }
+
   async close(): Promise<void> {
+    await this.checkpointer?.stop();
+    this.checkpointer = null;
     if (this.db.isOpen) this.db.close();
   }
 

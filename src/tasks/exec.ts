@@ -2,7 +2,7 @@
 // (never a shell unless the argv says so), its own process group killed at the end whatever happened,
 // bounded by a timeout and an AbortSignal, output kept within a fixed number of bytes.
 import { spawn } from 'node:child_process';
-import { killGroup } from '../agents/process-group.js';
+import { killGroup } from '../os/process-group.js';
 
 /** What to run and how long to let it. */
 export interface ExecOptions {

@@ -8,16 +8,13 @@ import { DEFAULT_TASK_FILES, findTaskFile, openTaskFile } from './open-source.js
 import type { TaskSourceRef } from './run-settings.js';
 import type { TaskSource } from './source.js';
 
-function setting<T>(config: LoadedConfig, key: string): T {
-  return config.values.get(key)?.value as T;
-}
-
 /** Where the tasks of `workspace` come from; `file` is the FILE argument of the command, if any. Files are absolute. */
 export function resolveTaskSourceRef(workspace: string, config: LoadedConfig, file: string | undefined): TaskSourceRef {
   if (file !== undefined) return { type: 'file', path: resolve(workspace, file) };
-  const list = setting<string[] | null>(config, 'tasks.command');
-  if (list !== null) return { type: 'command', list, status: setting<string[] | null>(config, 'tasks.status_command'), timeoutMs: setting<number>(config, 'tasks.command_timeout') };
-  const configured = setting<string | null>(config, 'tasks.file');
+  const tasks = config.settings.tasks;
+  const list = tasks.command;
+  if (list !== null) return { type: 'command', list, status: tasks.status_command, timeoutMs: tasks.command_timeout };
+  const configured = tasks.file;
   if (configured !== null) return { type: 'file', path: resolve(workspace, configured) };
   const found = findTaskFile(workspace);
   if (found === null) {

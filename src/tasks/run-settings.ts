@@ -28,21 +28,18 @@ export interface TaskRunSettings {
   hooks: HookCommands;
 }
 
-function get<T>(config: LoadedConfig, key: string): T {
-  return config.values.get(key)?.value as T;
-}
-
 /** The task loop's settings from a loaded config. */
 export function taskSettingsFromConfig(config: LoadedConfig): TaskRunSettings {
+  const tasks = config.settings.tasks;
   return {
-    defaults: { maxIterations: get(config, 'tasks.max_iterations_per_task'), maxRuntimeMs: get(config, 'tasks.max_runtime_per_task'), maxCostUsd: get(config, 'tasks.max_cost_per_task') },
-    maxTasks: get(config, 'tasks.max_tasks'),
-    onFailure: get(config, 'tasks.on_failure'),
-    parallelism: get(config, 'tasks.parallelism'),
-    rollbackFailedIterations: get(config, 'tasks.rollback_failed_iterations'),
-    checkTimeoutMs: get(config, 'tasks.check_timeout'),
-    hookTimeoutMs: get(config, 'tasks.hook_timeout'),
-    template: get(config, 'tasks.prompt_template'),
+    defaults: { maxIterations: tasks.max_iterations_per_task, maxRuntimeMs: tasks.max_runtime_per_task, maxCostUsd: tasks.max_cost_per_task },
+    maxTasks: tasks.max_tasks,
+    onFailure: tasks.on_failure,
+    parallelism: tasks.parallelism,
+    rollbackFailedIterations: tasks.rollback_failed_iterations,
+    checkTimeoutMs: tasks.check_timeout,
+    hookTimeoutMs: tasks.hook_timeout,
+    template: tasks.prompt_template,
     hooks: config.hooks,
   };
 }

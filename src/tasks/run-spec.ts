@@ -3,18 +3,15 @@
 // tasks.max_cost $50, unless loop.max_runtime / loop.max_cost are set), no run-wide iteration limit unless
 // --max-iterations says so (tasks have their own), and no checkpoints in between: one commit per task.
 import type { LoadedConfig } from '../config/load.js';
+import type { SettingKey } from '../config/settings.js';
 import type { RunFlags } from '../config/resolve.js';
 import type { RunSpec } from '../runner/spec.js';
 
 /** Adapts a resolved run spec to a task run over the task list `sourceName`. */
 export function taskRunSpec(spec: RunSpec, config: LoadedConfig, flags: RunFlags, sourceName: string): RunSpec {
   const explicitPrompt = flags.prompt !== undefined || flags.promptFile !== undefined || flags.procedure !== undefined;
-  const setting = <T>(key: string): { value: T; builtIn: boolean } => {
-    const entry = config.values.get(key);
-    return { value: entry?.value as T, builtIn: (entry?.source ?? 'built-in') === 'built-in' };
-  };
-  const runtime = setting<number | null>('loop.max_runtime');
-  const cost = setting<number | null>('loop.max_cost');
+  const builtIn = (key: SettingKey): boolean => (config.sources.get(key) ?? 'built-in') === 'built-in';
+  const { loop, tasks } = config.settings;
   return {
     ...spec,
     prompt: explicitPrompt ? spec.prompt : { kind: 'text', text: '' },
@@ -23,8 +20,8 @@ export function taskRunSpec(spec: RunSpec, config: LoadedConfig, flags: RunFlags
     limits: {
       ...spec.limits,
       maxIterations: flags.maxIterations !== undefined ? spec.limits.maxIterations : null,
-      maxRuntimeMs: runtime.builtIn ? setting<number | null>('tasks.max_runtime').value : runtime.value,
-      maxCostUsd: cost.builtIn ? setting<number | null>('tasks.max_cost').value : cost.value,
+      maxRuntimeMs: builtIn('loop.max_runtime') ? tasks.max_runtime : loop.max_runtime,
+      maxCostUsd: builtIn('loop.max_cost') ? tasks.max_cost : loop.max_cost,
     },
   };
 }

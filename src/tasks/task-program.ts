@@ -69,6 +69,7 @@ export class TaskProgram implements LoopProgram {
   private git = false;
   private hooks: HookRunner | null = null;
   private started = false;
+  private units: Array<{ id: string; title: string; status: string }> = [];
 
   constructor(options: TaskProgramOptions) {
     this.o = options;
@@ -79,7 +80,8 @@ export class TaskProgram implements LoopProgram {
   }
 
   metadata(): Record<string, unknown> {
-    return taskRunMeta(this.setup, { ...this.state, current: this.current?.attempt ?? this.state.current });
+    // `units`: the task list as last read, for views that show every task with its status (the API's units).
+    return { ...taskRunMeta(this.setup, { ...this.state, current: this.current?.attempt ?? this.state.current }), units: this.units };
   }
 
   observe(activity: AgentActivity): void {
@@ -174,7 +176,9 @@ export class TaskProgram implements LoopProgram {
     const tasks = await this.o.source.load(ctx.signal);
     const done = new Set(this.state.done);
     const blocked = new Set(this.state.blocked);
-    return tasks.map((t) => (done.has(t.id) ? { ...t, status: 'done' as const } : blocked.has(t.id) ? { ...t, status: 'blocked' as const } : t));
+    const seen = tasks.map((t) => (done.has(t.id) ? { ...t, status: 'done' as const } : blocked.has(t.id) ? { ...t, status: 'blocked' as const } : t));
+    this.units = seen.map((t) => ({ id: t.id, title: t.title, status: t.id === this.current?.task.id ? 'in_progress' : t.status }));
+    return seen;
   }
 
   private async pick(ctx: ProgramContext): Promise<{ kind: 'task'; task: Task } | ProgramStop> {

@@ -16,6 +16,10 @@ export interface RepoWorkspace {
   remoteSha: string | null;
 }
 
+/** Time limit of a git command that talks to the remote (clone, fetch, ls-remote, push): a large repository. */
+export const REMOTE_GIT_TIMEOUT_MS = 30 * 60_000;
+const remote = { timeoutMs: REMOTE_GIT_TIMEOUT_MS };
+
 const cacheLocks = new Map<string, Promise<unknown>>();
 
 /** Runs `fn` after every earlier call for the same key (one fetch into a cache at a time). */
@@ -37,9 +41,9 @@ export async function updateCache(workdir: string, repository: string): Promise<
   await serialized(cache, async () => {
     if (!existsSync(cache)) {
       mkdirSync(join(workdir, 'cache'), { recursive: true });
-      await git(workdir, ['clone', '--quiet', '--bare', '--', repository, cache]);
+      await git(workdir, ['clone', '--quiet', '--bare', '--', repository, cache], remote);
     } else {
-      await git(cache, ['fetch', '--quiet', '--prune', '--', repository, '+refs/heads/*:refs/heads/*']);
+      await git(cache, ['fetch', '--quiet', '--prune', '--', repository, '+refs/heads/*:refs/heads/*'], remote);
     }
   });
   return cache;
@@ -60,9 +64,9 @@ export async function prepareRepoWorkspace(workdir: string, repository: string, 
     await git(dir, ['remote', 'set-url', 'origin', repository]);
   }
   await git(dir, ['fetch', '--quiet', '--', cache, `+refs/heads/${baseBranch}:refs/remotes/origin/${baseBranch}`]);
-  const pushed = await git(dir, ['ls-remote', '--heads', '--', repository, `refs/heads/${branch}`]);
+  const pushed = await git(dir, ['ls-remote', '--heads', '--', repository, `refs/heads/${branch}`], remote);
   const remoteSha = pushed.stdout.trim().split(/\s+/)[0] || null;
-  if (remoteSha !== null) await git(dir, ['fetch', '--quiet', '--', repository, `+refs/heads/${branch}:refs/remotes/origin/${branch}`]);
+  if (remoteSha !== null) await git(dir, ['fetch', '--quiet', '--', repository, `+refs/heads/${branch}:refs/remotes/origin/${branch}`], remote);
   const start = remoteSha ?? `refs/remotes/origin/${baseBranch}`;
   await git(dir, ['checkout', '--quiet', '--force', '-B', branch, start]);
   await git(dir, ['reset', '--quiet', '--hard', start]);
@@ -77,6 +81,6 @@ export async function prepareRepoWorkspace(workdir: string, repository: string, 
  */
 export async function pushCheckpoint(dir: string, branch: string, expected: string | null): Promise<string> {
   const head = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
-  await git(dir, ['push', '--quiet', `--force-with-lease=refs/heads/${branch}:${expected ?? ''}`, 'origin', `HEAD:refs/heads/${branch}`]);
+  await git(dir, ['push', '--quiet', `--force-with-lease=refs/heads/${branch}:${expected ?? ''}`, 'origin', `HEAD:refs/heads/${branch}`], remote);
   return head;
 }

@@ -8,7 +8,7 @@ import { closeOrphanedRun } from '../manager/orphans.js';
 import { programForRun } from '../manager/programs.js';
 import { ClaimInterruptedError, RunController } from '../manager/run-controller.js';
 import type { RunEvent } from '../runner/events.js';
-import type { RunSpec } from '../runner/spec.js';
+import { metaFromStorage, specFromStorage, type RunSpec } from '../runner/spec.js';
 import { resumable, RunEndedError } from '../store/index.js';
 import type { Owner, RunRow, Store } from '../store/index.js';
 import { prepareRepoWorkspace, pushCheckpoint, type RepoWorkspace } from './git-workspace.js';
@@ -86,12 +86,15 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
     // After the claim: the clone starts from what the previous owner pushed, and nobody pushes after us; the
     // program (a task list, a workflow) is made from the prepared workspace.
     prepare: async () => {
+      // Stored without the secrets of the machine that queued it: they come back from this worker's environment
+      // (a UserError naming what is missing ends the run failed, as any run that cannot start).
+      Object.assign(spec, specFromStorage(spec, ctx.env));
       if (repository) {
         const ws = await prepareRepoWorkspace(ctx.workdir, repository.url, repository.branch, runId);
         rerootPrompt(spec, original, ws.dir);
         git.pusher = checkpointPusher(ws, leaseOurs, (message) => ctx.log(`run ${runId}: ${message}`));
       }
-      return programForRun(run, spec);
+      return programForRun({ ...run, meta: metaFromStorage(run.meta, ctx.env) }, spec);
     },
     onEvent: (event: RunEvent) => {
       if (event.type === 'checkpoint_created' && event.state === 'committed') git.pusher?.push();

@@ -157,7 +157,9 @@ export class WorkflowProgram implements LoopProgram {
   }
 
   metadata(): Record<string, unknown> {
-    return workflowMeta(this.def, this.state);
+    // `units`: every step with its state, for views that list them (the API's units).
+    const units = this.def.steps.map((s, i) => ({ id: s.step.name, title: s.step.name, status: this.state.steps[i]?.status ?? 'pending' }));
+    return { ...workflowMeta(this.def, this.state), units };
   }
 
   /** The stop of a workflow whose last step completed. */

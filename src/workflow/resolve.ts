@@ -1,6 +1,7 @@
 // Resolves a workflow against the run's settings: command-line flags override the workflow, which overrides
 // the configuration (env, ringmaster.yml, global file, defaults). Pure: the sources come with the values.
 import type { Resolution } from '../config/resolve.js';
+import type { SettingKey } from '../config/settings.js';
 import { UsageError } from '../core/errors.js';
 import type { Limits } from '../core/types.js';
 import type { LoopSpec, Workflow, WorkflowStep } from './types.js';
@@ -91,8 +92,7 @@ export function resolveWorkflow(workflow: Workflow, base: BaseSettings, userMess
 
 /** The run settings of a resolved `ringmaster run` configuration, with which of them a flag set. */
 export function baseSettings(resolution: Resolution, unlimited: boolean): BaseSettings {
-  const entry = (key: string) => resolution.config.values.get(key);
-  const fromFlag = (key: string) => /^(flag |implied by flag )/.test(entry(key)?.source ?? '');
+  const fromFlag = (key: SettingKey) => /^(flag |implied by flag )/.test(resolution.config.sources.get(key) ?? '');
   const { spec } = resolution;
   return {
     agentName: { value: spec.agent.name, fromFlag: fromFlag('agent.name') },

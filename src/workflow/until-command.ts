@@ -1,6 +1,7 @@
 // A loop's `until_command`: run in the workspace after an iteration; exit code 0 ends the loop like the
 // signal. Argv only (never a shell), its own process group killed at the end, output to a log file beside the
 // iteration's, bounded by a timeout and the run's abort signal.
+import { DEFAULT_MAX_LOG_BYTES } from '../agents/capped-log.js';
 import { supervise } from '../agents/supervisor.js';
 
 /** The longest an until_command may run before it is killed (and counts as "not done"). */
@@ -41,6 +42,8 @@ export async function runUntilCommand(options: UntilCommandOptions): Promise<Unt
     deadlineMs: null,
     killGraceMs: 2000,
     tailBytes: 0,
+    // A command that floods its output cannot fill the disk: its log is capped like an iteration's.
+    maxLogBytes: DEFAULT_MAX_LOG_BYTES,
     signal: options.signal,
     onStdout: () => undefined,
   });
@@ -52,6 +55,8 @@ export async function runUntilCommand(options: UntilCommandOptions): Promise<Unt
       return { passed: false, problem: exit.spawnError ?? 'could not start', exitCode: null, logPath };
     case 'aborted':
       return { passed: false, problem: 'interrupted', exitCode: null, logPath };
+    case 'log_failed':
+      return { passed: false, problem: exit.logError ?? 'its log could not be written', exitCode: null, logPath };
     default:
       return { passed: false, problem: `killed after ${Math.round((options.timeoutMs ?? UNTIL_COMMAND_TIMEOUT_MS) / 1000)}s`, exitCode: null, logPath };
   }

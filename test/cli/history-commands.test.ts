@@ -52,7 +52,7 @@ describe('ringmaster runs', () => {
       ['bbb', 'stopped', 'stopped', 'max_iterations', 1, 0, true, ws],
     ]);
     expect(runs[1]).toEqual({
-      id: 'bbb', status: 'stopped', stored_status: 'stopped', stop_reason: 'max_iterations', agent: 'codex', kind: 'prompt', meta: {}, label: null, model: null,
+      id: 'bbb', status: 'stopped', stored_status: 'stopped', stop_reason: 'max_iterations', agent: 'codex', kind: 'prompt', meta: {}, label: null, title: null, model: null,
       limits: { max_iterations: null, max_runtime_ms: null, max_cost_usd: null, failure_threshold: null }, iterations: 1,
       cost_usd: 0, cost_unknown: true, tokens_in: 0, tokens_out: 0, cache_read: 0, cache_write: 0, runtime_ms: 2000,
       workspace: ws, worktree: null, branch: null, created_at: '2025-01-02T11:15:00.000Z', updated_at: '2025-01-02T11:15:02.000Z',

@@ -169,6 +169,40 @@ describe('pacing: cooldown, backoff, waiting on limits', () => {
   });
 });
 
+describe('pauses never outlast the runtime budget', () => {
+  it('a cooldown longer than the remaining runtime ends the run with max_runtime at once', () => {
+    const out = decide({ state: state(), result: result(), limits: limits({ maxRuntimeMs: 3000, cooldownMs: 30_000 }), nowMs: T0 + 100, stopRequested: false });
+    expect(out.decision).toEqual({ kind: 'stop', reason: 'max_runtime', status: 'completed' });
+  });
+
+  it('a failure backoff longer than the remaining runtime ends the run with max_runtime', () => {
+    const out = decide({
+      state: state(),
+      result: result({ exitCode: 1, errorKind: 'exit_nonzero' }),
+      limits: limits({ maxRuntimeMs: 10_000, backoffBaseMs: 60_000, backoffMaxMs: 600_000 }),
+      nowMs: T0 + 100,
+      stopRequested: false,
+    });
+    expect(out.decision).toEqual({ kind: 'stop', reason: 'max_runtime', status: 'completed' });
+  });
+
+  it('a pause that fits in the budget is kept, and resumed runtime counts', () => {
+    const fits = decide({ state: state(), result: result(), limits: limits({ maxRuntimeMs: 60_000, cooldownMs: 5000 }), nowMs: T0 + 100, stopRequested: false });
+    expect(fits.decision).toEqual({ kind: 'continue', delayMs: 5000 });
+    const resumed = decide({ state: state({ priorRuntimeMs: 58_000 }), result: result(), limits: limits({ maxRuntimeMs: 60_000, cooldownMs: 5000 }), nowMs: T0 + 100, stopRequested: false });
+    expect(resumed.decision).toEqual({ kind: 'stop', reason: 'max_runtime', status: 'completed' });
+  });
+
+  it('a usage-limit reset weeks away with no runtime budget is a wait until then; with a budget it ends the run', () => {
+    const reset = T0 + 30 * 86_400_000;
+    const limited = result({ exitCode: 1, errorKind: 'usage_limit', resetAtMs: reset });
+    const wait = decide({ state: state(), result: limited, limits: limits(), nowMs: T0, stopRequested: false });
+    expect(wait.decision).toEqual({ kind: 'wait', untilMs: reset, reason: 'usage_limit' });
+    const stop = decide({ state: state(), result: limited, limits: limits({ maxRuntimeMs: 600 * 3_600_000 }), nowMs: T0, stopRequested: false });
+    expect(stop.decision).toEqual({ kind: 'stop', reason: 'max_runtime', status: 'completed' });
+  });
+});
+
 describe('units of work (task runs)', () => {
   it('a completion that ends only the unit counts as done and the run goes on', () => {
     const out = decide({ state: state({ consecutiveFailures: 2 }), result: result({ successSignal: true }), limits: limits(), nowMs: T0, stopRequested: false, completionEnds: 'unit' });

@@ -38,7 +38,6 @@ async function waitFor<T>(what: string, probe: () => T | null | undefined): Prom
   throw new Error(`timed out waiting for ${what}`);
 }
 
-
 interface LockJson { pid: number; run_id: string; since: string }
 interface RunsRow { id: string; status: string; stop_reason: string | null; worktree: string | null; branch: string | null; iterations: number }
 

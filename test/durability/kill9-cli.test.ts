@@ -1,8 +1,13 @@
-// kill -9 of the real CLI (ringmaster's process group and the agent's group) at random moments of `run` and
+// kill -9 of the real CLI (ringmaster's process group and the agent's group) at seeded points of `run` and
 // `resume`, then `resume` until the run ends: iterations 1..6 exactly once, no row left running, interrupted
 // rows recorded as interrupted, totals equal the sum of the rows, lock released. The agent is a fake `claude`
 // (test/fixtures/bin-claude/claude) first on PATH, so cost and tokens are real numbers. Needs `npm run build`.
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+// The kills happen at crash points, not at moments: the fake claude (before its output, in the middle, after
+// its result) and a `git` wrapper (any of ringmaster's git commands: at the start of a run, every step of a
+// checkpoint; a commit leaves .git/index.lock) SIGKILL ringmaster's group when the plan says so (crash-lib.sh).
+// The same seed kills at the same places on any machine, however loaded, and no kill waits for a timer.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,21 +15,48 @@ import { openStore } from '../../src/store/open-store.js';
 import { workspaceKey } from '../../src/store/paths.js';
 import { removeDir, sh, tempRepo } from '../git/git-repo.js';
 import { BIN, cleanEnv, ROOT, runCli } from '../helpers/cli.js';
-import { killGroup, prng, runKillable, type KillableResult } from '../helpers/crash.js';
+import { prng, runKillable, type KillableResult } from '../helpers/crash.js';
 
 const TRIALS = 20;
 const PARALLEL = 4;
 const MAX_ITERATIONS = 6;
 const FAKE_BIN = join(ROOT, 'test', 'fixtures', 'bin-claude');
 
-/** A trial: its workspace and its own data directory (so a kill only ever concerns its own files). */
+/** The git the wrapper runs (found before the fixtures' directory is first on PATH). */
+const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+
+/** A trial: its workspace, its own data directory (a kill only ever concerns its own files), its crash plan. */
 interface Trial {
   dir: string;
   home: string;
+  crash: string;
 }
 
+/** Kinds of crash points (crash-lib.sh): the agent's three, and every git command. */
+const KINDS = ['agent-start', 'agent-mid', 'agent-end', 'git'] as const;
+type Kind = (typeof KINDS)[number];
+
 function env(t: Trial): Record<string, string> {
-  return cleanEnv({ PATH: `${FAKE_BIN}:${process.env.PATH ?? ''}`, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', RINGMASTER_HOME: t.home });
+  return cleanEnv({ PATH: `${FAKE_BIN}:${process.env.PATH ?? ''}`, REAL_GIT, CRASH_DIR: t.crash, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', RINGMASTER_HOME: t.home });
+}
+
+function newTrial(readme: string): Trial {
+  const dir = tempRepo({ 'README.md': readme });
+  const home = mkdtempSync(join(tmpdir(), 'ringmaster-home-'));
+  const crash = mkdtempSync(join(tmpdir(), 'ringmaster-crash-'));
+  dirs.push(dir, home, crash);
+  return { dir, home, crash };
+}
+
+/** Sets the crash point of the next attempt (null: none) and resets the counts. */
+function plan(t: Trial, at: { kind: Kind; n: number } | null): void {
+  for (const kind of KINDS) rmSync(join(t.crash, `count-${kind}`), { force: true });
+  writeFileSync(join(t.crash, 'plan'), at === null ? 'none 0\n' : `${at.kind} ${at.n}\n`);
+}
+
+/** How many points of a kind the last attempt passed. */
+function passed(t: Trial, kind: Kind): number {
+  return existsSync(join(t.crash, `count-${kind}`)) ? Number(readFileSync(join(t.crash, `count-${kind}`), 'utf8')) : 0;
 }
 
 /** The id of the trial's run, if `run` got as far as creating it. */
@@ -40,29 +72,17 @@ async function findRunId(t: Trial): Promise<string | null> {
   }
 }
 
-/** Runs the CLI in its own process group; after `killAfterMs` SIGKILLs that group and the agent's group. */
-function crashable(t: Trial, args: string[], killAfterMs: number | null): Promise<KillableResult> {
-  // The agent runs in its own process group: kill it too, as a power cut would.
-  const onKill = (): void => {
-    const runs = join(t.home, 'runs');
-    try {
-      for (const id of readdirNames(runs)) {
-        const pidFile = join(runs, id, 'agent.pid');
-        if (existsSync(pidFile)) killGroup(Number(readFileSync(pidFile, 'utf8').trim()));
-      }
-    } catch {
-      // the files may vanish under us
-    }
-  };
-  return runKillable([BIN, ...args], { cwd: t.dir, env: env(t), killAfterMs, onKill });
-}
-
 function readdirNames(dir: string): string[] {
   try {
     return readdirSync(dir);
   } catch {
     return [];
   }
+}
+
+/** Runs the CLI in its own process group (the crash points kill that group and the agent's). */
+function crashable(t: Trial, args: string[]): Promise<KillableResult> {
+  return runKillable([BIN, ...args], { cwd: t.dir, env: env(t), killAfterMs: null });
 }
 
 interface ShowJson {
@@ -72,28 +92,34 @@ interface ShowJson {
 
 interface RunsRow { id: string; status: string; stop_reason: string | null; iterations: number; cost_usd: number; cost_unknown: boolean; tokens_in: number; tokens_out: number }
 
-async function trial(index: number, random: () => number, seed: number, runMs: number): Promise<{ kills: number; interrupted: number; failed: string[] }> {
-  const dir = tempRepo({ 'README.md': `trial ${index}\n` });
-  dirs.push(dir);
-  const home = mkdtempSync(join(tmpdir(), 'ringmaster-home-'));
-  dirs.push(home);
-  const t: Trial = { dir, home };
+const RUN_ARGS = ['run', '--prompt', 'do the next thing', '--agent', 'claude', '--max-iterations', String(MAX_ITERATIONS), '--checkpoint-interval', '2', '--json'];
+
+/** The points of each kind an undisturbed run passes: kills are drawn among them. */
+type Points = Record<Kind, number>;
+
+async function trial(index: number, random: () => number, seed: number, points: Points): Promise<{ kills: number; interrupted: number; failed: string[]; at: string[] }> {
+  const t = newTrial(`trial ${index}\n`);
+  const { dir, home } = t;
   const context = `trial ${index} (seed ${seed})`;
   let kills = 0;
+  const at: string[] = [];
   let runId: string | null = null;
   for (let attempt = 0; ; attempt++) {
-    expect(attempt, `${context} never finished`).toBeLessThan(30);
-    const kill = attempt < 4 && random() < 0.85 ? Math.floor(random() * runMs) : null;
+    expect(attempt, `${context} never finished`).toBeLessThan(10);
+    // The first attempt always crashes (a fresh run passes every point); later ones usually, at a point a
+    // resumed run may not reach any more (then it finishes).
+    const kind = KINDS[Math.floor(random() * KINDS.length)] ?? 'git';
+    const crash = attempt === 0 || (attempt < 4 && random() < 0.85) ? { kind, n: 1 + Math.floor(random() * points[kind]) } : null;
+    plan(t, crash);
     runId ??= await findRunId(t);
-    const args = runId === null
-      ? ['run', '--prompt', 'do the next thing', '--agent', 'claude', '--max-iterations', String(MAX_ITERATIONS), '--checkpoint-interval', '2', '--json']
-      : ['resume', runId, '--json'];
-    const result = await crashable(t, args, kill);
+    const args = runId === null ? RUN_ARGS : ['resume', runId, '--json'];
+    const result = await crashable(t, args);
     if (result.signal === 'SIGKILL') {
       kills++;
+      at.push(`${args[0]}@${crash?.kind ?? '?'}#${crash?.n ?? 0}`);
       continue;
     }
-    expect(result, `${context} attempt ${attempt} ${args[0]}`).toMatchObject({ code: 2, signal: null });
+    expect(result, `${context} attempt ${attempt} ${args[0]} (${crash ? `${crash.kind} ${crash.n}` : 'no crash'})`).toMatchObject({ code: 2, signal: null });
     break;
   }
   runId ??= await findRunId(t);
@@ -142,7 +168,7 @@ async function trial(index: number, random: () => number, seed: number, runMs: n
   } finally {
     await store.close();
   }
-  return { kills, interrupted, failed };
+  return { kills, interrupted, failed, at };
 }
 
 const dirs: string[] = [];
@@ -158,25 +184,25 @@ describe('kill -9 of the real CLI, then resume', () => {
     let totalKills = 0;
     let totalInterrupted = 0;
     const failed: string[] = [];
-    // Kill moments fall within the time an undisturbed run takes on this machine now (not a fixed guess).
-    const probe = tempRepo({ 'README.md': 'probe\n' });
-    dirs.push(probe);
-    const probeStart = Date.now();
-    const probeHome = mkdtempSync(join(tmpdir(), 'ringmaster-home-'));
-    dirs.push(probeHome);
-    const probed = await crashable({ dir: probe, home: probeHome }, ['run', '--prompt', 'p', '--agent', 'claude', '--max-iterations', String(MAX_ITERATIONS), '--checkpoint-interval', '2', '--json'], null);
-    expect(probed).toMatchObject({ code: 2 });
-    const runMs = Math.max(100, Date.now() - probeStart);
+    // How many points of each kind an undisturbed run passes.
+    const probe = newTrial('probe\n');
+    plan(probe, null);
+    expect(await crashable(probe, RUN_ARGS)).toMatchObject({ code: 2 });
+    const points = Object.fromEntries(KINDS.map((kind) => [kind, passed(probe, kind)])) as Points;
+    expect(points).toMatchObject({ 'agent-start': MAX_ITERATIONS, 'agent-mid': MAX_ITERATIONS, 'agent-end': MAX_ITERATIONS });
+    expect(points.git).toBeGreaterThan(6);
+    const places: string[] = [];
     for (let start = 0; start < TRIALS; start += PARALLEL) {
       const batch = [];
-      for (let i = start; i < Math.min(TRIALS, start + PARALLEL); i++) batch.push(trial(i, prng(seed + i), seed + i, runMs));
+      for (let i = start; i < Math.min(TRIALS, start + PARALLEL); i++) batch.push(trial(i, prng(seed + i), seed + i, points));
       for (const r of await Promise.all(batch)) {
         totalKills += r.kills;
         totalInterrupted += r.interrupted;
         failed.push(...r.failed);
+        places.push(...r.at);
       }
     }
-    console.log(`CLI kill -9 trials: ${TRIALS}, kills: ${totalKills}, interrupted iterations recorded: ${totalInterrupted} (seed ${seed}), failed checkpoints: ${failed.length}`);
+    console.log(`CLI kill -9 trials: ${TRIALS}, kills: ${totalKills} (${places.join(' ')}), interrupted iterations recorded: ${totalInterrupted} (seed ${seed}), failed checkpoints: ${failed.length}`);
     for (const line of failed) console.log(`failed checkpoint: ${line}`);
     expect(totalKills).toBeGreaterThanOrEqual(TRIALS);
   }, 120_000);

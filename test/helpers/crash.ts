@@ -29,6 +29,7 @@ export function killGroup(pgid: number): void {
 export interface KillableResult {
   code: number | null;
   signal: string | null;
+  stdout: string;
   stderr: string;
 }
 
@@ -42,10 +43,12 @@ export interface KillableOptions {
   onKill?: () => void;
 }
 
-/** Runs `node <args>` (the pinned Node) in its own process group, stdout ignored, stderr collected. */
+/** Runs `node <args>` (the pinned Node) in its own process group, stdout and stderr collected. */
 export function runKillable(args: string[], options: KillableOptions): Promise<KillableResult> {
-  const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
   let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   const { killAfterMs } = options;
   const timer = killAfterMs === null ? null : setTimeout(() => {
@@ -55,7 +58,7 @@ export function runKillable(args: string[], options: KillableOptions): Promise<K
   return new Promise((done) => {
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
-      done({ code, signal, stderr });
+      done({ code, signal, stdout, stderr });
     });
   });
 }

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { capMarker } from '../../src/agents/capped-log.js';
 import { cleanEnv, normalise, planAgent, runCli, startCli, useWorkspace } from '../helpers/cli.js';
 
 const ws = useWorkspace('work\n');
@@ -88,6 +89,9 @@ describe('huge output', () => {
     const completed = events.find((e) => e.type === 'iteration_completed');
     expect(completed).toMatchObject({ outcome: 'complete', completion_signal_found: true });
     const started = events.find((e) => e.type === 'iteration_started');
-    expect(statSync(String(started?.log_path)).size).toBe(1073741824 + 1 + '<promise>COMPLETE</promise>\n'.length);
+    // The log stops at the default cap (100 MiB): head, a marker, tail (ending with the signal).
+    const total = 1073741824 + 1 + '<promise>COMPLETE</promise>\n'.length;
+    const cap = 100 * 1024 * 1024;
+    expect(statSync(String(started?.log_path)).size).toBe(cap + capMarker(total - cap, cap).length);
   }, 180_000);
 });

@@ -133,6 +133,17 @@ describe('signals', () => {
     expect(done.code).toBe(0);
   });
 
+  it.each([
+    ['output before the echo', 'echo "Starting up..."; cat'],
+    ['the prompt echoed twice', String.raw`p=$(cat); printf '%s\n%s\n' "$p" "$p"`],
+    ['quoted as You said: "..."', String.raw`printf 'You said: "%s"\nWorking on it.\n' "$(cat)"`],
+    ['quoted as a markdown block', 'sed "s/^/> /"'],
+  ])('an echo of the prompt with %s has not signalled', async (_name, shell) => {
+    const r = await runCli(['run', '--agent-command', `sh -c '${shell.replace(/'/g, `'\\''`)}'`, '--max-iterations', '1', ...fast], { cwd: ws.dir, env: env() });
+    expect(normalise(r.stdout)).toContain('[T] Reached max iterations: 1 (total: X)');
+    expect(r.code).toBe(2);
+  });
+
   it('uses configured completion and failure signals', async () => {
     writeFileSync(join(ws.dir, 'ringmaster.yml'), 'loop:\n  completion_signals: ["all done"]\n  failure_signal: "working on"\n');
     const r = await runCli(['run', '--agent-command', planAgent('ok,complete'), '--max-iterations', '3', ...fast], { cwd: ws.dir, env: env() });

@@ -105,6 +105,95 @@ describe('pause and resume from another process', () => {
   }, 30_000);
 });
 
+/** The state letter of a process (R, S, T = stopped...), from /proc; null when it is gone. */
+function procState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const ticks = (dir: string, n: number): number => (existsSync(join(dir, `.ticks-${n}`)) ? Number(readFileSync(join(dir, `.ticks-${n}`), 'utf8')) : 0);
+const tickerPid = (dir: string): number | null => {
+  const file = join(dir, '.plan-agent-pids');
+  const pid = existsSync(file) ? Number(readFileSync(file, 'utf8')) : 0;
+  return pid > 0 ? pid : null;
+};
+
+describe('pause --now', () => {
+  it('suspends the agent mid-iteration (SIGSTOP) with its idle timeout held; resume continues the same iteration', async () => {
+    const dir = repo();
+    const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('ticker,complete'), '--max-iterations', '3', '--checkpoint-interval', '0', '--idle-timeout', '2s'], { cwd: dir, env: env() });
+    const run = await until('the run', () => onlyRun(dir));
+    const pid = await until('the agent', () => tickerPid(dir));
+    await until('ticks', () => (ticks(dir, 1) >= 3 ? true : null));
+
+    const pause = await runCli(['pause', '--now', run.id], { cwd: dir, env: env() });
+    expect(pause).toMatchObject({ code: 0, stdout: `run ${run.id} is paused: its agent is suspended mid-iteration ('ringmaster resume ${run.id}' continues it)\n` });
+    expect(procState(pid)).toBe('T');
+    const held = ticks(dir, 1);
+    // Longer than the idle timeout: a timer that was not held would kill the silent agent meanwhile.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(procState(pid)).toBe('T');
+    expect(ticks(dir, 1)).toBe(held);
+    expect(await onlyRun(dir)).toMatchObject({ status: 'paused', iterations: 1 });
+    expect((await runCli(['pause', '--now', run.id], { cwd: dir, env: env() })).stdout).toBe(`run ${run.id} is already paused\n`);
+
+    expect(await runCli(['resume', run.id], { cwd: dir, env: env() })).toMatchObject({ code: 0, stdout: `resumed run ${run.id}\n` });
+    await until('ticking again', () => (ticks(dir, 1) > held ? true : null));
+    expect(procState(pid)).not.toBe('T');
+    writeFileSync(join(dir, '.gate-1'), '');
+    const ended = await live.done;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(normalise(ended.stdout)).toContain(
+      [
+        '[T] Iteration 1/3 starting...',
+        '[T] Pause requested (by user): suspending the agent now...',
+        '[T] Paused (by user) during iteration 1: agent suspended',
+        '[T] Resumed',
+        '[T] Iteration 1/3 completed in Xs (success)',
+        '[T] Iteration 2/3 starting...',
+      ].join('\n'),
+    );
+    const stored = await events(dir, run.id);
+    const paused = stored.find((e) => e.type === 'paused');
+    expect(paused).toMatchObject({ after_iteration: 0, suspended: true, by: 'user' });
+    expect(stored.find((e) => e.type === 'pause_requested')).toMatchObject({ now: true });
+    expect(stored.find((e) => e.type === 'resumed')).toMatchObject({ type: 'resumed' });
+    expect(await onlyRun(dir)).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 2 });
+  }, 60_000);
+
+  it('stop of a suspended run kills the stopped agent (SIGTERM is delivered: it is continued) and ends the run stopped', async () => {
+    const dir = repo();
+    const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('ticker'), '--max-iterations', '3', '--checkpoint-interval', '0'], { cwd: dir, env: env() });
+    const run = await until('the run', () => onlyRun(dir));
+    const pid = await until('the agent', () => tickerPid(dir));
+    await until('ticks', () => (ticks(dir, 1) >= 1 ? true : null));
+    expect((await runCli(['pause', '--now', run.id], { cwd: dir, env: env() })).code).toBe(0);
+    expect(procState(pid)).toBe('T');
+    const stop = await runCli(['stop', run.id], { cwd: dir, env: env() });
+    expect(stop.stdout).toContain(`run ${run.id} stopped (stopped, user_stop)\n`);
+    expect((await live.done).code).toBe(130);
+    expect(alive(pid)).toBe(false);
+    expect(await onlyRun(dir)).toMatchObject({ status: 'stopped', stop_reason: 'user_stop' });
+  }, 60_000);
+
+  it('between iterations (no agent running) it is an ordinary pause, taken at once', async () => {
+    const dir = repo();
+    const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('ok,complete'), '--max-iterations', '3', '--checkpoint-interval', '0', '--cooldown', '1h'], { cwd: dir, env: env() });
+    const run = await until('the run', () => onlyRun(dir));
+    await until('the cooldown after iteration 1', async () => ((await onlyRun(dir))?.iterations === 1 && agentCount(dir) === 1 ? true : null));
+    await until('iteration 1 recorded', async () => ((await events(dir, run.id)).some((e) => e.type === 'iteration_completed') ? true : null));
+    const pause = await runCli(['pause', '--now', run.id], { cwd: dir, env: env() });
+    expect(pause).toMatchObject({ code: 0, stdout: `run ${run.id} is paused: no agent was running\n` });
+    expect((await events(dir, run.id)).find((e) => e.type === 'paused')).toMatchObject({ after_iteration: 1, suspended: false });
+    expect((await runCli(['stop', run.id], { cwd: dir, env: env() })).code).toBe(0);
+    expect((await live.done).code).toBe(130);
+  }, 60_000);
+});
+
 describe('stop, then resume', () => {
   it('a stopped run continues with the next iteration when resumed (it does not stop again)', async () => {
     const dir = repo();

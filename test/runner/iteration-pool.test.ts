@@ -7,6 +7,7 @@ import { afterAll, expect, it } from 'vitest';
 import type * as RegistryModule from '../../src/agents/registry.js';
 import type * as PoolModule from '../../src/runner/iteration-pool.js';
 import type * as IterationModule from '../../src/runner/iteration.js';
+import type * as SuspendModule from '../../src/agents/suspend-signal.js';
 import type { IterationInput } from '../../src/runner/iteration.js';
 import type { AgentActivityBody } from '../../src/runner/events.js';
 import { PLAN_AGENT, ROOT, useWorkspace } from '../helpers/cli.js';
@@ -88,3 +89,43 @@ it('an agent registered in this thread runs here', async () => {
   expect(outcome.result).toMatchObject({ exitCode: 0, errorKind: 'none' });
 });
 
+
+it('pause --now reaches the agent in a worker thread: suspended (SIGSTOP) with its iteration timeout held, then continued', async () => {
+  const { createSuspendSwitch } = (await import(dist('agents/suspend-signal.js'))) as typeof SuspendModule;
+  const suspend = createSuspendSwitch();
+  writeFileSync(join(ws.dir, '.plan-agent-count'), '0');
+  const startedAt = Date.now();
+  const running = pool.run(input('ticker', { suspend, hardTimeoutMs: 2000 }));
+  const ticksFile = join(ws.dir, '.ticks-1');
+  while (!existsSync(ticksFile)) await new Promise((r) => setTimeout(r, 20));
+  const pid = Number(readFileSync(join(ws.dir, '.plan-agent-pids'), 'utf8'));
+  suspend.set(true);
+  const stopped = async (): Promise<void> => {
+    while (processState(pid) !== 'T') await new Promise((r) => setTimeout(r, 20));
+  };
+  await stopped();
+  const held = readFileSync(ticksFile, 'utf8');
+  // Past the iteration timeout: a timer that was not held would kill the agent meanwhile.
+  await new Promise((r) => setTimeout(r, 2500));
+  expect(processState(pid)).toBe('T');
+  expect(readFileSync(ticksFile, 'utf8')).toBe(held);
+  suspend.set(false);
+  while (readFileSync(ticksFile, 'utf8') === held) await new Promise((r) => setTimeout(r, 20));
+  writeFileSync(join(ws.dir, '.gate-1'), '');
+  const outcome = await running;
+  const wall = Date.now() - startedAt;
+  expect(outcome.result).toMatchObject({ exitCode: 0, errorKind: 'none' });
+  // The suspended time (2.5 s and more) is not the agent's: the iteration's duration leaves it out (the worker
+  // thread measures it; 1 s of slack for the messages between the threads).
+  expect(outcome.result.durationMs).toBeLessThanOrEqual(wall - suspend.suspendedMs() + 1000);
+});
+
+/** The state letter of a process (T = stopped), from /proc; null when it is gone. */
+function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
+  } catch {
+    return null;
+  }
+}

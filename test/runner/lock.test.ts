@@ -31,7 +31,7 @@ describe('workspace lock', () => {
   it('writes pid, run id, since and hostname, and releases only its own lock', async () => {
     const dir = workspace();
     const lock = await acquireLock(lockPath(dir), 'run1', env(100));
-    expect(JSON.parse(readFileSync(lockPath(dir), 'utf8'))).toEqual({ pid: 100, run_id: 'run1', since: '2025-06-01T08:00:00.000Z', hostname: 'box' });
+    expect(JSON.parse(readFileSync(lockPath(dir), 'utf8'))).toEqual({ pid: 100, run_id: 'run1', since: '2025-06-01T08:00:00.000Z', hostname: 'box', start_time: null, boot_id: null });
     expect(await readLock(lockPath(dir))).toEqual(lock.info);
     expect(lock.takenOver).toBeNull();
     await lock.release();
@@ -90,6 +90,31 @@ describe('workspace lock', () => {
     const winners = results.filter((r) => r !== 'refused');
     expect(winners).toHaveLength(1);
     expect((await readLock(lockPath(dir)))?.run_id).toBe(winners[0]);
+  });
+
+  it('a lock bearing our own pid written by an earlier process (a restarted container) is stale; our own lock is not', async () => {
+    const dir = workspace();
+    const restarted = (startTime: number): LockEnv => ({ ...env(100, [100]), startTimeOf: (p) => (p === 100 ? startTime : null), bootId: 'boot-a' });
+    await acquireLock(lockPath(dir), 'before-restart', restarted(500));
+    const lock = await acquireLock(lockPath(dir), 'after-restart', restarted(900));
+    expect(lock.takenOver?.run_id).toBe('before-restart');
+    await expect(acquireLock(lockPath(dir), 'again', restarted(900))).rejects.toBeInstanceOf(LockHeldError);
+  });
+
+  it('a live pid that now names another process (other start time, other boot, started after the lock) is stale', async () => {
+    const byStart = workspace();
+    await acquireLock(lockPath(byStart), 'old', { ...env(100, [100]), startTimeOf: () => 500 });
+    expect((await acquireLock(lockPath(byStart), 'new', { ...env(200, [100]), startTimeOf: () => 777 })).takenOver?.run_id).toBe('old');
+    const byBoot = workspace();
+    await acquireLock(lockPath(byBoot), 'old', { ...env(100, [100]), bootId: 'boot-a' });
+    expect((await acquireLock(lockPath(byBoot), 'new', { ...env(200, [100]), bootId: 'boot-b' })).takenOver?.run_id).toBe('old');
+    const oldFormat = workspace();
+    await acquireLock(lockPath(oldFormat), 'old', env(100, [100]));
+    const notTheWriter = { ...env(200, [100]), couldHaveWritten: () => false };
+    expect((await acquireLock(lockPath(oldFormat), 'new', notTheWriter)).takenOver?.run_id).toBe('old');
+    const stillHeld = workspace();
+    await acquireLock(lockPath(stillHeld), 'live', { ...env(100, [100]), startTimeOf: () => 500, bootId: 'boot-a' });
+    await expect(acquireLock(lockPath(stillHeld), 'second', { ...env(200, [100]), startTimeOf: () => 500, bootId: 'boot-a' })).rejects.toBeInstanceOf(LockHeldError);
   });
 
   it('knows live and dead pids', () => {

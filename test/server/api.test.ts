@@ -3,9 +3,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runTitle } from '../../src/manager/views.js';
 import { runEventSchema } from '../../src/runner/events.js';
 import { planAgent } from '../helpers/cli.js';
-import { startTestServer, until, useRepos, type TestServer } from './harness.js';
+import { agentPids, startTestServer, until, useRepos, type TestServer } from './harness.js';
 import { alive } from '../helpers/proc.js';
 
 let t: TestServer | null = null;
@@ -16,7 +17,7 @@ afterEach(async () => {
 
 const repo = useRepos();
 
-interface RunItem { id: string; status: string; stop_reason: string | null; iterations: number; transition: string | null; last_seq: number; limits: Record<string, unknown> }
+interface RunItem { id: string; status: string; label: string | null; title: string | null; stop_reason: string | null; iterations: number; transition: string | null; last_seq: number; limits: Record<string, unknown> }
 
 async function run(s: TestServer, id: string): Promise<{ run: RunItem; iterations: Array<{ number: number; status: string }>; checkpoints: Array<{ commit_sha: string | null }> }> {
   const r = await s.request(`/api/runs/${id}`);
@@ -51,7 +52,8 @@ describe('POST /api/runs', () => {
     expect(await bad({ workspace: dir, prompt: 'x', max_runtime: 'soon' })).toEqual({
       error: { code: 'invalid_request', message: `flag max_runtime: loop.max_runtime: expected a duration like 90s, 5m or 4h (or 'none'), got "soon"` },
     });
-    expect(await bad({ workspace: dir, prompt: 'x', agent: 'nobody' })).toMatchObject({ error: { code: 'invalid_request', message: expect.stringMatching(/^unknown agent 'nobody' \(known: /) as string } });
+    // Checked with the config (agent.fallback too), before anything starts: named like the other request fields.
+    expect(await bad({ workspace: dir, prompt: 'x', agent: 'nobody' })).toMatchObject({ error: { code: 'invalid_request', message: expect.stringMatching(/^flag agent: agent\.name: unknown agent 'nobody' \(known: /) as string } });
     expect(await bad({ workspace: dir, prompt_file: 'MISSING.md' })).toEqual({ error: { code: 'invalid_request', message: `prompt file not found: ${join(dir, 'MISSING.md')}` } });
     expect(await bad({ workspace: dir, prompt: 'x', colour: 'red' })).toEqual({ error: { code: 'invalid_request', message: 'Unrecognized key: "colour"' } });
     expect(await t.request('/api/runs', { body: '{"workspace":' })).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
@@ -65,7 +67,7 @@ describe('POST /api/runs', () => {
     const { id, status } = created.body as { id: string; status: string };
     expect(status).toBe('running');
     const end = await finished(t, id);
-    expect(end).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 2, transition: null, limits: { max_iterations: 100, max_runtime_ms: 14_400_000, max_cost_usd: 300, failure_threshold: 5 } });
+    expect(end).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 2, transition: null, label: 'prompt', title: 'work', limits: { max_iterations: 100, max_runtime_ms: 14_400_000, max_cost_usd: 300, failure_threshold: 5 } });
     const detail = await run(t, id);
     expect(detail.iterations.map((i) => [i.number, i.status])).toEqual([[1, 'success'], [2, 'complete']]);
     expect(detail.checkpoints.at(-1)?.commit_sha).toMatch(/^[0-9a-f]{40}$/);
@@ -105,6 +107,15 @@ describe('POST /api/runs', () => {
     expect(diff.status).toBe(200);
     expect(diff.text).toContain('diff --git a/.plan-agent-count b/.plan-agent-count\nnew file mode 100644');
     expect((await t.request(`/api/runs/${id}/checkpoints/${'a'.repeat(40)}/diff`)).status).toBe(404);
+  });
+});
+
+describe('run titles', () => {
+  it('are the first line of an inline prompt (shortened), else the label', () => {
+    expect(runTitle('\n  Fix the flaky tests  \nthen more', 'prompt')).toBe('Fix the flaky tests');
+    expect(runTitle('x'.repeat(200), 'prompt')).toBe(`${'x'.repeat(119)}…`);
+    expect(runTitle(null, 'PROMPT.md')).toBe('PROMPT.md');
+    expect(runTitle('  \n', 'prompt')).toBe('prompt');
   });
 });
 
@@ -161,13 +172,27 @@ describe('the manager', () => {
     expect((await t.request(`/api/runs/${id}/extend`, { body: { iterations: 1 } })).body).toMatchObject({ answer: 'accepted' });
     expect((await run(t, id)).run.limits.max_iterations).toBe(3);
     writeFileSync(join(dir, '.gate-2'), '');
-    const pids = await until('the grandchild', () => (existsSync(join(dir, '.plan-agent-pids')) ? readFileSync(join(dir, '.plan-agent-pids'), 'utf8').split(' ').map(Number) : null));
+    const pids = await until('the grandchild', () => agentPids(dir));
     const stop = (await t.request(`/api/runs/${id}/stop`, { method: 'POST' })).body as { answer: string; transition: string | null };
     expect(stop).toMatchObject({ answer: 'accepted', transition: 'stopping' });
     expect(await finished(t, id)).toMatchObject({ status: 'stopped', stop_reason: 'user_stop', iterations: 3, transition: null });
     for (const pid of pids) expect(alive(pid), `process ${pid}`).toBe(false);
     expect((await t.request(`/api/runs/${id}/pause`, { method: 'POST' })).body).toMatchObject({ answer: 'not_running', status: 'stopped' });
     expect((await t.request(`/api/runs/${id}/extend`, { body: { iterations: 0 } })).status).toBe(400);
+  });
+
+  it('pause?now=true suspends the running agent at once (paused mid-iteration); resume continues it', async () => {
+    t = await startTestServer();
+    const dir = repo();
+    const { id } = (await t.request('/api/runs', { body: { workspace: dir, prompt: 'w', agent_command: planAgent('gate,complete'), max_iterations: 3, cooldown: 0, checkpoint_interval: 0 } })).body as { id: string };
+    await until('iteration 1', () => (agentCount(dir) === 1 ? true : null));
+    expect((await t.request(`/api/runs/${id}/resume?now=true`, { method: 'POST' })).body).toEqual({ error: { code: 'invalid_request', message: 'now: only a pause can be immediate, not resume' } });
+    expect((await t.request(`/api/runs/${id}/pause?now=true`, { method: 'POST' })).body).toMatchObject({ answer: 'accepted', status: 'paused', transition: null });
+    const { events } = (await t.request(`/api/runs/${id}/events`)).body as { events: Array<{ type: string }> };
+    expect(events.find((e) => e.type === 'paused')).toMatchObject({ after_iteration: 0, suspended: true, by: 'user' });
+    expect((await t.request(`/api/runs/${id}/resume`, { method: 'POST' })).body).toMatchObject({ answer: 'accepted' });
+    writeFileSync(join(dir, '.gate-1'), '');
+    expect(await finished(t, id)).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 2 });
   });
 });
 

@@ -1,6 +1,6 @@
 // A real server (startServer) in the test process, on a free loopback port, over a store in a temporary data
 // directory; helpers for JSON requests and WebSocket clients. Stopped (runs interrupted, port closed) by stop().
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll } from 'vitest';
 import { removeDir, tempRepo } from '../git/git-repo.js';
 import { tmpdir } from 'node:os';
@@ -25,9 +25,9 @@ export interface TestServer {
 }
 
 /** Starts a server; `host` 0.0.0.0 with a token makes it a non-loopback server reached through 127.0.0.1. */
-export async function startTestServer(options: { maxConcurrent?: number; host?: string; token?: string; maxBufferedBytes?: number; home?: string } = {}): Promise<TestServer> {
+export async function startTestServer(options: { maxConcurrent?: number; host?: string; token?: string; maxBufferedBytes?: number; home?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'ringmaster-server-'));
-  const env = cleanEnv({ RINGMASTER_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
+  const env = cleanEnv({ RINGMASTER_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...options.env });
   const store = await openStore({ env });
   const host = options.host ?? '127.0.0.1';
   const server = await startServer({
@@ -143,4 +143,11 @@ export async function until<T>(what: string, probe: () => Promise<T | null> | T 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** The pids the plan agent wrote (itself and its grandchild), once both are there. */
+export function agentPids(dir: string): number[] | null {
+  const file = join(dir, '.plan-agent-pids');
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  return text.includes(' ') ? text.split(' ').map(Number) : null;
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanEnv, planAgent, startCli } from '../helpers/cli.js';
-import { until, useRepos } from './harness.js';
+import { agentPids, until, useRepos } from './harness.js';
 import { alive } from '../helpers/proc.js';
 
 
@@ -53,7 +53,7 @@ describe('ringmaster serve', () => {
     const dir = repo();
     const first = await serve(home);
     const { id } = (await api(first.base, '/api/runs', { workspace: dir, prompt: 'w', agent_command: planAgent('grandchild,complete'), cooldown: 0, checkpoint_interval: 0 })) as { id: string };
-    const pids = await until('the agent', () => (existsSync(join(dir, '.plan-agent-pids')) ? readFileSync(join(dir, '.plan-agent-pids'), 'utf8').split(' ').map(Number) : null));
+    const pids = await until('the agent', () => agentPids(dir));
     first.cli.child.kill('SIGKILL');
     await first.cli.done;
     for (const pid of pids) expect(alive(pid), `agent ${pid} survives the server until the restart`).toBe(true);

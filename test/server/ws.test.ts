@@ -74,6 +74,28 @@ describe('WebSocket /api/ws', () => {
     await client.close();
   });
 
+  it("'*' gets activity as summaries marked summary: true; a named run gets every piece whole, unmarked", async () => {
+    t = await startTestServer();
+    const dir = repo();
+    const all = await connect(t.base);
+    all.send({ type: 'subscribe', runs: '*' });
+    await all.waitFor((m): m is Extract<ServerMessage, { type: 'subscribed' }> => m.type === 'subscribed', 'subscribed');
+    const script = join(dir, 'two-lines.sh');
+    writeFileSync(script, '#!/bin/sh\ncat >/dev/null\nprintf "first line\\nsecond line\\n"\nwhile [ ! -e .gate ]; do sleep 0.05; done\necho "<promise>COMPLETE</promise>"\n', { mode: 0o755 });
+    const { id } = (await t.request('/api/runs', { body: { workspace: dir, prompt: 'w', agent_command: script, checkpoint_interval: 0 } })).body as { id: string };
+    const named = await connect(t.base);
+    named.send({ type: 'subscribe', runs: [id] });
+    await named.waitFor((m): m is Extract<ServerMessage, { type: 'subscribed' }> => m.type === 'subscribed', 'subscribed');
+    type Activity = Extract<ServerMessage, { type: 'activity' }>;
+    const summary = await all.waitFor((m): m is Activity => m.type === 'activity' && m.run_id === id, 'a summary');
+    expect(summary).toMatchObject({ summary: true, activity: { kind: 'output', text: 'second line' } });
+    writeFileSync(join(dir, '.gate'), '');
+    await named.waitFor((m): m is Activity => m.type === 'activity' && m.activity.kind === 'output' && m.activity.text.includes('COMPLETE'), 'the last output');
+    const whole = named.messages.filter((m): m is Activity => m.type === 'activity');
+    expect(whole.every((m) => m.summary === undefined)).toBe(true);
+    await Promise.all([all.close(), named.close()]);
+  });
+
   it('answers bad messages with an error and ping with pong', async () => {
     t = await startTestServer();
     const client = await connect(t.base);

@@ -2,6 +2,9 @@
 // totals equal the sum of the rows, the interrupted iteration is recorded as interrupted.
 // The driver (test/fixtures/store-crash-driver.mjs) follows the runner's store protocol with a fake
 // agent process; it runs from dist/, so `npm run build` first (the `test` script does).
+// The kills are drawn among the driver's crash points (between any two steps of the protocol, while the agent
+// runs, during a git commit), not among moments in time: the same seed kills at the same places on any machine,
+// however fast or loaded, so the test is deterministic (and no kill waits for a timer).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -17,9 +20,10 @@ const TRIALS = 24;
 const MAX_ITERATIONS = 6;
 const CHECKPOINT_INTERVAL = 2;
 
-/** Runs the driver once; kills its whole process group (driver + agent) after `killAfterMs` if given. */
-function drive(dir: string, runId: string, killAfterMs: number | null): Promise<KillableResult> {
-  return runKillable([DRIVER, dir, runId, String(MAX_ITERATIONS), String(CHECKPOINT_INTERVAL)], { cwd: dir, env: { ...gitEnv(), RINGMASTER_HOME: homeOf(dir) }, killAfterMs });
+/** Runs the driver once; it SIGKILLs its own process group (driver + agent) at its `crashAt`-th crash point, if given. */
+function drive(dir: string, runId: string, crashAt: number | null): Promise<KillableResult> {
+  const args = [DRIVER, dir, runId, String(MAX_ITERATIONS), String(CHECKPOINT_INTERVAL), ...(crashAt === null ? [] : [String(crashAt)])];
+  return runKillable(args, { cwd: dir, env: { ...gitEnv(), RINGMASTER_HOME: homeOf(dir) }, killAfterMs: null });
 }
 
 /** Each trial's data directory: inside its repository's git-excluded .ringmaster/, removed with it. */
@@ -41,13 +45,13 @@ describe('kill -9 and resume', () => {
     let totalKills = 0;
     let totalInterrupted = 0;
     let failedCheckpoints = 0;
-    // Kill moments are drawn within the time an undisturbed run takes on this machine right now, so the
-    // number of kills does not depend on how fast (or loaded) the machine is.
+    // How many crash points an undisturbed run passes: kills are drawn among them.
     const probeDir = tempRepo({ 'README.md': 'probe\n' });
     dirs.push(probeDir);
-    const probeStart = Date.now();
-    expect(await drive(probeDir, 'probe', null)).toMatchObject({ code: 0 });
-    const runMs = Math.max(50, Date.now() - probeStart);
+    const probe = await drive(probeDir, 'probe', null);
+    expect(probe).toMatchObject({ code: 0 });
+    const points = Number(probe.stdout.trim());
+    expect(points).toBeGreaterThan(MAX_ITERATIONS * 5);
     for (let trial = 0; trial < TRIALS; trial++) {
       const dir = tempRepo({ 'README.md': `trial ${trial}\n` });
       dirs.push(dir);
@@ -55,7 +59,9 @@ describe('kill -9 and resume', () => {
       let kills = 0;
       for (let attempt = 0; ; attempt++) {
         expect(attempt, `trial ${trial} (seed ${seed}) never finished`).toBeLessThan(40);
-        const kill = attempt < 4 && random() < 0.85 ? Math.floor(random() * runMs * 0.9) : null;
+        // The first attempt always crashes (a fresh run passes every point); a resumed one passes fewer, so a
+        // later draw past its last point lets it finish.
+        const kill = attempt === 0 ? 1 + Math.floor(random() * points) : attempt < 4 && random() < 0.85 ? 1 + Math.floor(random() * points) : null;
         const result = await drive(dir, runId, kill);
         if (result.signal === 'SIGKILL') {
           kills++;

@@ -317,6 +317,25 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
       expect(await store.lastEventId()).toBe(after[2]?.id);
     });
 
+    it('appends a batch of events in one transaction: all of them, or none when one seq is taken', async () => {
+      await newRun('a');
+      await store.appendEvents([]);
+      await store.appendEvents([
+        { run_id: 'a', seq: 1, type: 'run_started', payload: { n: 1 }, at: T0 },
+        { run_id: 'a', seq: 2, type: 'iteration_started', payload: { n: 2 }, at: T0 + 1, iteration: 1 },
+      ]);
+      await expect(
+        store.appendEvents([
+          { run_id: 'a', seq: 3, type: 'warning', payload: null, at: T0 + 2 },
+          { run_id: 'a', seq: 2, type: 'duplicate', payload: null, at: T0 + 3 },
+        ]),
+      ).rejects.toBeInstanceOf(StoreError);
+      expect((await store.listEvents('a')).map((e) => [e.seq, e.type, e.iteration, e.payload])).toEqual([
+        [1, 'run_started', null, { n: 1 }],
+        [2, 'iteration_started', 1, { n: 2 }],
+      ]);
+    });
+
     it('keeps control requests until the owner answers them', async () => {
       await newRun('a');
       await newRun('b');

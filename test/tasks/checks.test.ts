@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { groupAlive } from '../../src/agents/process-group.js';
+import { groupAlive } from '../../src/os/process-group.js';
 import { checkFeedback, interpreterFor, runCheck, type CheckOptions } from '../../src/tasks/checks.js';
 import { execBounded } from '../../src/tasks/exec.js';
 import type { Completion, Task } from '../../src/tasks/task.js';

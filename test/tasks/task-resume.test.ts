@@ -107,6 +107,12 @@ it('a stopped task run resumed through the server (POST /api/runs/:id/resume) co
       status = ((await t.request(`/api/runs/${run.runId}`)).body as { run: { status: string } }).run.status;
     }
     expect(status).toBe('completed');
+    // The API lists the tasks with their status, iterations and cost.
+    const units = ((await t.request(`/api/runs/${run.runId}`)).body as { units: Array<{ id: string; title: string | null; status: string | null; iterations: number }> }).units;
+    expect(units.map((u) => [u.id, u.title, u.status, u.iterations])).toEqual([
+      ['A', 'two parts', 'done', 3],
+      ['B', 'after', 'done', 1],
+    ]);
   } finally {
     await t.stop();
   }

@@ -2,7 +2,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig, sourced } from '../../src/config/load.js';
+import { SETTINGS } from '../../src/config/settings.js';
 import { resolveTaskSource } from '../../src/tasks/resolve-source.js';
 import { useWorkspace } from '../helpers/cli.js';
 
@@ -12,7 +13,12 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
   return { HOME: ws.dir, XDG_CONFIG_HOME: join(ws.dir, 'no-global'), ...extra };
 }
 
-const value = (dir: string, key: string, e = env()) => loadConfig(dir, e).values.get(key);
+const value = (dir: string, key: string, e = env()) => {
+  const config = loadConfig(dir, e);
+  const entry = SETTINGS.find((s) => s.key === key);
+  if (!entry) throw new Error(`no setting ${key}`);
+  return sourced(config, entry);
+};
 
 describe('tasks settings', () => {
   it("seed 003's defaults, overridden by the file and by env", () => {
@@ -26,7 +32,7 @@ describe('tasks settings', () => {
     expect(value(ws.dir, 'tasks.command')?.value).toEqual(['gh-tasks', 'list', '--json']);
     expect(value(ws.dir, 'tasks.max_tasks', env({ RINGMASTER_TASKS_MAX_TASKS: '7' }))).toEqual({ value: 7, source: 'env RINGMASTER_TASKS_MAX_TASKS' });
     writeFileSync(join(ws.dir, 'ringmaster.yml'), 'tasks:\n  on_failure: retry\n');
-    expect(() => loadConfig(ws.dir, env())).toThrow(`${join(ws.dir, 'ringmaster.yml')}: tasks.on_failure: expected one of continue, stop, got "retry"`);
+    expect(() => loadConfig(ws.dir, env())).toThrow(`${join(ws.dir, 'ringmaster.yml')}:2: tasks.on_failure: expected one of continue, stop, got "retry"`);
   });
 
   it('hooks: a shell command line or an argv list per event; an unknown event is named', () => {
@@ -36,9 +42,9 @@ describe('tasks settings', () => {
       task_end: { command: ['notify', '--done'], source: join(ws.dir, 'ringmaster.yml') },
     });
     writeFileSync(join(ws.dir, 'ringmaster.yml'), 'hooks:\n  on_start: x\n');
-    expect(() => loadConfig(ws.dir, env())).toThrow(`${join(ws.dir, 'ringmaster.yml')}: hooks.on_start: unknown hook (expected one of: task_start, iteration_start, action, iteration_end, task_end, anomaly)`);
+    expect(() => loadConfig(ws.dir, env())).toThrow(`${join(ws.dir, 'ringmaster.yml')}:2: hooks.on_start: unknown hook (did you mean hooks.iteration_start?) (expected one of: task_start, iteration_start, action, iteration_end, task_end, anomaly)`);
     writeFileSync(join(ws.dir, 'ringmaster.yml'), 'hooks:\n  anomaly: ""\n');
-    expect(() => loadConfig(ws.dir, env())).toThrow(`${join(ws.dir, 'ringmaster.yml')}: hooks.anomaly: expected a command`);
+    expect(() => loadConfig(ws.dir, env())).toThrow(`${join(ws.dir, 'ringmaster.yml')}:2: hooks.anomaly: expected a command`);
   });
 });
 

@@ -1,8 +1,8 @@
 // "Machines" for the worker tests: each a data directory of its own and the database URL, running the built CLI
 // (`ringmaster worker`, `ringmaster run --repository`) as separate processes; a bare git remote on local disk.
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readAgentPid } from '../../src/runner/leftover.js';
 import { agentPidPath } from '../../src/store/paths.js';
 import { gitEnv, tempRepo } from '../git/git-repo.js';
 import { cleanEnv, planAgent, runCli, startCli, type CliResult } from '../helpers/cli.js';
@@ -75,10 +75,7 @@ export function pushedCheckpoints(repo: string, runId: string): string[] {
 
 /** The process group of the agent a machine (data directory `home`) started for the run last, or null. */
 export function agentGroup(home: string, runId: string): number | null {
-  const pidFile = agentPidPath(home, runId);
-  if (!existsSync(pidFile)) return null;
-  const pgid = Number(readFileSync(pidFile, 'utf8').trim());
-  return Number.isInteger(pgid) && pgid > 0 ? pgid : null;
+  return readAgentPid(agentPidPath(home, runId))?.pid ?? null;
 }
 
 /** True while process group `pgid` has a live process. */

@@ -78,7 +78,7 @@ async function queueRun(b: Bench, plan: string, send = true): Promise<string> {
     checkpoint_interval: 1,
   });
   const id = newRunId(Date.now(), Math.random);
-  await recordQueuedRun(b.store, { id, spec, repository: b.repo, branch: 'main', now: Date.now() });
+  await recordQueuedRun(b.store, cleanEnv(), { id, spec, repository: b.repo, branch: 'main', now: Date.now() });
   if (send) await b.queue.enqueue(id);
   return id;
 }

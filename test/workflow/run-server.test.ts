@@ -13,6 +13,7 @@ afterEach(async () => {
 interface Detail {
   run: { id: string; status: string; stop_reason: string | null; kind: string; meta: Record<string, unknown> };
   iterations: Array<{ number: number; status: string; unit_id: string | null }>;
+  units: Array<{ id: string; title: string | null; status: string | null; iterations: number; cost_usd: number }>;
 }
 
 it('the API shows a workflow run with its metadata, and POST /resume continues it with the workflow program', async () => {
@@ -58,4 +59,5 @@ it('POST /api/runs starts a workflow by name with its message; a prompt with it 
   });
   expect(done.run).toMatchObject({ status: 'completed', stop_reason: 'success_signal', kind: 'workflow', meta: { workflow: 'fix', iteration_count: 2 } });
   expect(done.iterations.map((i) => [i.number, i.status, i.unit_id])).toEqual([[1, 'success', 'fix'], [2, 'complete', 'fix']]);
+  expect(done.units).toEqual([{ id: 'fix', title: 'fix', status: 'completed', iterations: 2, cost_usd: 0 }]);
 });

@@ -9,6 +9,7 @@ import { resolveRun } from '../../config/resolve.js';
 import { newRunId } from '../../core/ids.js';
 import { runInTerminal } from '../run-session.js';
 import type { CliIO, Command } from '../command.js';
+import { GIT_TIMEOUT_MS, SAFE_GIT_CONFIG } from '../../git/git-exec.js';
 import { workflowRun } from './workflow-run.js';
 import { tasksRun } from './tasks-run.js';
 
@@ -59,7 +60,8 @@ export function createDemoWorkspace(parent: string = tmpdir()): string {
   writeFileSync(join(dir, 'tasks.jsonl'), TASKS.map((t) => `${JSON.stringify(t)}\n`).join(''));
   mkdirSync(join(dir, 'checks'));
   writeFileSync(join(dir, 'checks', 'tests-written.mjs'), CHECK);
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 'Ringmaster Demo', GIT_AUTHOR_EMAIL: 'demo@ringmaster.invalid', GIT_COMMITTER_NAME: 'Ringmaster Demo', GIT_COMMITTER_EMAIL: 'demo@ringmaster.invalid' } });
+  // Like every git command of Ringmaster's: none of the user's (global) hooks, and a time limit.
+  const git = (...args: string[]) => execFileSync('git', [...SAFE_GIT_CONFIG, ...args], { cwd: dir, stdio: 'ignore', timeout: GIT_TIMEOUT_MS, env: { ...process.env, GIT_AUTHOR_NAME: 'Ringmaster Demo', GIT_AUTHOR_EMAIL: 'demo@ringmaster.invalid', GIT_COMMITTER_NAME: 'Ringmaster Demo', GIT_COMMITTER_EMAIL: 'demo@ringmaster.invalid' } });
   try {
     git('init', '-q');
     git('add', '-A');

@@ -106,8 +106,8 @@ export const doctorCommand: Command = {
   usage: `Usage: ringmaster doctor [AGENT...] [--json]
        ringmaster doctor --install AGENT [--yes]
 
-For each agent CLI (${AGENT_CLIS.map((a) => a.name).join(', ')}): found or missing (PATH, then this
-package's node_modules/.bin), its version, and the credentials it would use (environment variable
+For each agent CLI (${AGENT_CLIS.map((a) => a.name).join(', ')}): found or missing on PATH (where
+'ringmaster run' looks; a copy only in this package's node_modules/.bin is noted, not counted), its version, and the credentials it would use (environment variable
 names and login files; values are never printed). As root it notes that claude needs IS_SANDBOX=1 for
 --dangerously-skip-permissions.
 

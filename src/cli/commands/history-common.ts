@@ -1,14 +1,11 @@
 // Shared by the history commands (runs, show, logs, stats, rollback): argument parsing, opening the
 // workspace's store, finding a run, liveness, and the snake_case JSON shapes they print.
 import { existsSync, statSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from '../../core/errors.js';
-import { isProcessAlive } from '../../runner/lock.js';
 import { RunNotFoundError } from '../../store/errors.js';
-import type { LivenessProbe } from '../../store/liveness.js';
 import { configuredDatabaseUrl } from '../../config/database.js';
 import { openStore } from '../../store/open-store.js';
 import { workspaceKey } from '../../store/paths.js';
@@ -57,9 +54,7 @@ export async function requireRun(store: Store, id: string, workspace: string): P
 }
 
 /** Liveness probe of this machine, now. */
-export function localProbe(): LivenessProbe {
-  return { host: hostname(), now: Date.now(), isAlive: isProcessAlive };
-}
+export { localProbe } from '../../manager/local-probe.js';
 
 /** The JSON shapes of runs, iterations and checkpoints (shared with the server's API). */
 export { iso, runView as runJson, iterationView as iterationJson, checkpointView as checkpointJson } from '../../manager/views.js';

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { readHookStdin } from '../../hook/hook-input.js';
+import { timerAfter } from '../../os/timers.js';
 import { hookCommand, installStopHook, settingsPath, uninstallStopHook, type HookTarget } from '../../hook/settings-install.js';
 import { runStopHook } from '../../hook/stop-hook.js';
 import type { CliIO, Command } from '../command.js';
@@ -36,18 +37,39 @@ function parse(args: string[]): { project: string | undefined; codex: boolean } 
   }
 }
 
-async function stop(io: CliIO): Promise<number> {
+/**
+ * Time bound of one `hook stop`, whatever stdin or the transcript do (well under the 30 s timeout the
+ * installed hook declares): past it the stop is allowed (fail open) and the process ends.
+ */
+export const HOOK_TIME_LIMIT_MS = 10_000;
+
+/** Time given to stdin to end (a Stop event is a few hundred bytes written at once). */
+export const HOOK_STDIN_LIMIT_MS = 5000;
+
+async function decide(io: CliIO): Promise<{ stdout: string; warning: string | null }> {
   let text = '';
   let readWarning: string | null = null;
   try {
-    text = await readHookStdin(io.stdin);
+    text = await readHookStdin(io.stdin, HOOK_STDIN_LIMIT_MS);
   } catch (error) {
     readWarning = (error as Error).message;
+  } finally {
+    // A writer that never closes stdin must not keep this process alive.
+    io.stdin.destroy();
   }
   const outcome = await runStopHook(text, { env: io.env, cwd: io.cwd, now: () => new Date() });
+  return { stdout: outcome.stdout, warning: readWarning ?? outcome.warning };
+}
+
+async function stop(io: CliIO): Promise<number> {
+  const giveUp = { stdout: '', warning: `no decision after ${HOOK_TIME_LIMIT_MS / 1000} s: allowing the stop` };
+  let expire: () => void = () => undefined;
+  const late = new Promise<typeof giveUp>((resolve) => (expire = () => resolve(giveUp)));
+  const timer = timerAfter(HOOK_TIME_LIMIT_MS, () => expire());
+  const outcome = await Promise.race([decide(io), late]);
+  timer.cancel();
   if (outcome.stdout !== '') io.stdout.write(outcome.stdout);
-  const warning = readWarning ?? outcome.warning;
-  if (warning !== null) io.stderr.write(`ringmaster hook stop: warning: ${warning}\n`);
+  if (outcome.warning !== null) io.stderr.write(`ringmaster hook stop: warning: ${outcome.warning}\n`);
   return EXIT.success;
 }
 

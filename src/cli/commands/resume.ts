@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { EXIT, UsageError, UserError } from '../../core/errors.js';
 import { registerBuiltInProgramKinds } from '../../manager/program-kinds.js';
 import { programForRun } from '../../manager/programs.js';
-import type { RunSpec } from '../../runner/spec.js';
+import { metaFromStorage, specFromStorage, type RunSpec } from '../../runner/spec.js';
 import type { CliIO, Command } from '../command.js';
 import { runInTerminal } from '../run-session.js';
 import { isQueued } from '../../store/liveness.js';
@@ -45,19 +45,23 @@ async function resume(args: string[], io: CliIO): Promise<number> {
       throw new UserError(`run ${run.id} is still running (pid ${run.owner_pid ?? '?'}) and not paused; stop it first with 'ringmaster stop ${run.id}'`, EXIT.locked);
     }
     if (run.stop_reason === 'success_signal') throw new UserError(`run ${run.id} already completed: the agent signalled success`);
-    const spec = run.spec as RunSpec;
-    if (values['max-iterations'] !== undefined) {
-      const n = Number(values['max-iterations']);
-      if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-iterations: expected a whole number of at least 1, got "${values['max-iterations']}"`);
-      spec.limits.maxIterations = n;
-    }
-    if (values.unlimited) spec.limits.maxIterations = null;
-    // A run for the workers goes back to their queue: any of them continues it from its last pushed checkpoint.
-    if (run.origin === 'queue') return await requeueRun(io, store, run, spec, workspace);
+    const withLimits = (spec: RunSpec): RunSpec => {
+      if (values['max-iterations'] !== undefined) {
+        const n = Number(values['max-iterations']);
+        if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-iterations: expected a whole number of at least 1, got "${values['max-iterations']}"`);
+        spec.limits.maxIterations = n;
+      }
+      if (values.unlimited) spec.limits.maxIterations = null;
+      return spec;
+    };
+    // A run for the workers goes back to their queue, its spec as stored (the worker puts the secrets back from its
+    // own environment): any of them continues it from its last pushed checkpoint.
+    if (run.origin === 'queue') return await requeueRun(io, store, run, withLimits(structuredClone(run.spec as RunSpec)), workspace);
+    const spec = withLimits(specFromStorage(run.spec as RunSpec, io.env));
     // A worktree run goes on in its worktree and, as when it started, without the workspace lock.
     const worktree = run.worktree !== null ? { path: run.worktree, branch: run.branch ?? '' } : null;
     registerBuiltInProgramKinds();
-    continueHere = { spec, runId: run.id, worktree, workspace: run.workspace, program: await programForRun(run, spec) };
+    continueHere = { spec, runId: run.id, worktree, workspace: run.workspace, program: await programForRun({ ...run, meta: metaFromStorage(run.meta, io.env) }, spec) };
   } finally {
     await store.close();
   }

@@ -35,13 +35,13 @@ async function view(workspace: string, io: CliIO, file: string | undefined): Pro
   const source = await resolveTaskSource(workspace, config, io.env, file);
   const tasks = await source.load();
   const { entries } = await readEntries(join(workspace, PROGRESS_FILE), progressEntrySchema);
-  const get = <T>(key: string): T => config.values.get(key)?.value as T;
+  const { tasks: settings } = config.settings;
   return {
     source,
     tasks,
     progress: entries,
     totals: totalsByTask(entries),
-    defaults: { maxIterations: get('tasks.max_iterations_per_task'), maxRuntimeMs: get('tasks.max_runtime_per_task'), maxCostUsd: get('tasks.max_cost_per_task') },
+    defaults: { maxIterations: settings.max_iterations_per_task, maxRuntimeMs: settings.max_runtime_per_task, maxCostUsd: settings.max_cost_per_task },
   };
 }
 

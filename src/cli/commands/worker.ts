@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../../core/errors.js';
-import { configuredDatabaseUrl } from '../../config/database.js';
+import { loadConfig, type FlagSetting } from '../../config/load.js';
 import { redactUrl } from '../../core/url.js';
 import { dataDir, openStore } from '../../store/index.js';
 import type { CliIO, Command } from '../command.js';
@@ -22,11 +22,14 @@ async function worker(args: string[], io: CliIO): Promise<number> {
   } catch (error) {
     throw new UsageError(`${(error as Error).message} (see 'ringmaster worker --help')`);
   }
-  const concurrency = values.concurrency === undefined ? 1 : Number(values.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency: expected a whole number of at least 1, got "${values.concurrency}"`);
-  const url = configuredDatabaseUrl(io.cwd, io.env);
+  const flags: FlagSetting[] = [];
+  if (values.concurrency !== undefined) flags.push({ key: 'worker.concurrency', flag: '--concurrency', raw: values.concurrency });
+  if (values.workdir !== undefined) flags.push({ key: 'worker.workdir', flag: '--workdir', raw: values.workdir });
+  const settings = loadConfig(io.cwd, io.env, flags).settings;
+  const url = settings.database.url;
   if (url === null) throw new UsageError('a worker takes runs from the shared database: set database.url or RINGMASTER_DATABASE_URL');
-  const workdir = resolve(io.cwd, values.workdir ?? join(dataDir(io.env), 'worker'));
+  const { concurrency } = settings.worker;
+  const workdir = resolve(io.cwd, settings.worker.workdir ?? join(dataDir(io.env), 'worker'));
   mkdirSync(workdir, { recursive: true });
   const store = await openStore({ env: io.env, databaseUrl: url });
   const { startWorker } = await import('../../worker/worker.js');
@@ -57,8 +60,8 @@ checkpoints and events. A repository run is cloned into DIR (a cache per reposit
 works on branch ringmaster/<run-id> and pushes every checkpoint there. If a worker dies, another one takes
 its runs over within seconds from their last pushed checkpoint. pause / resume / stop work from any machine.
 
-  --concurrency N   runs at once (default 1)
-  --workdir DIR     clones and caches (default: <data directory>/worker)
+  --concurrency N   runs at once (worker.concurrency, default 1)
+  --workdir DIR     clones and caches (worker.workdir, default: <data directory>/worker)
 
 SIGINT/SIGTERM: the runs are interrupted and their jobs given back to the queue for another worker.
 `,

@@ -1,5 +1,5 @@
 // Process-group helpers: signal a whole group, see which members are still alive (zombies count as gone).
-import { readdirSync, readFileSync } from 'node:fs';
+import { isDead, listProcesses } from './proc.js';
 
 /** Sends a signal to every process of a group; false when the group no longer exists. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
@@ -13,36 +13,23 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
 
 /** Pids of the live (non-zombie) members of a process group, read from /proc (Linux). */
 export function groupMembers(pgid: number): number[] {
-  let entries: string[];
+  const processes = listProcesses();
+  if (processes === null) return groupExists(pgid) ? [pgid] : [];
+  return processes.filter((p) => p.pgrp === pgid && !isDead(p)).map((p) => p.pid);
+}
+
+function groupExists(pgid: number): boolean {
   try {
-    entries = readdirSync('/proc');
+    process.kill(-pgid, 0);
+    return true;
   } catch {
-    return signalGroup(pgid, 0 as unknown as NodeJS.Signals) ? [pgid] : [];
+    return false;
   }
-  const members: number[] = [];
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // Fields after the parenthesised command: state ppid pgrp ...
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(rest[2]) === pgid && rest[0] !== 'Z' && rest[0] !== 'X') members.push(Number(entry));
-  }
-  return members;
 }
 
 /** True while any member of the group is alive. Cheap check first (kill 0), /proc scan only if it exists. */
 export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return false;
-  }
-  return groupMembers(pgid).length > 0;
+  return groupExists(pgid) && groupMembers(pgid).length > 0;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -60,6 +47,8 @@ export async function waitGroupGone(pgid: number, timeoutMs: number, pollMs = 10
 /** SIGTERM the group, wait up to `graceMs`, then SIGKILL and wait until every member is gone. */
 export async function killGroup(pgid: number, graceMs: number): Promise<void> {
   if (!signalGroup(pgid, 'SIGTERM')) return;
+  // A suspended group (`pause --now`) would hold SIGTERM pending: continued, it receives it.
+  signalGroup(pgid, 'SIGCONT');
   if (await waitGroupGone(pgid, graceMs)) return;
   signalGroup(pgid, 'SIGKILL');
   await waitGroupGone(pgid, 5000);

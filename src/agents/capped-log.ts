@@ -1,0 +1,138 @@
+// An iteration's log file with a size cap: an agent that writes without end (`yes`) must not fill the disk.
+// The first bytes go to the file as they come; past the cap only the last bytes are kept (in memory, at most
+// TAIL_MAX_BYTES) and written at the end after a marker saying how much was left out. What the agent says is
+// still scanned in full: the cap is about the file only.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { formatByteSize } from '../core/byte-size.js';
+
+/** Default cap of an iteration log (loop.max_log_size). */
+export const DEFAULT_MAX_LOG_BYTES = 100 * 1024 * 1024;
+
+/** Most of the tail kept in memory once the cap is passed. */
+export const TAIL_MAX_BYTES = 4 * 1024 * 1024;
+
+/** The marker written between the head and the tail of a capped log. */
+export function capMarker(omitted: number, cap: number): string {
+  return `\n[ringmaster: ${omitted} bytes of output omitted here: the log keeps its first and last bytes, ${formatByteSize(cap)} in all (loop.max_log_size)]\n`;
+}
+
+/**
+ * The last N bytes of a byte stream (N = 0 keeps nothing), copied into a ring of its own: holding on to the
+ * stream's chunks instead would keep them alive long enough to reach V8's old space, where a flood of output
+ * (1 GiB) piles up tens of MB of dead buffers between full collections.
+ */
+export class ByteTail {
+  private ring: Buffer | null = null;
+  private start = 0;
+  private size = 0;
+  constructor(private readonly max: number) {}
+  push(chunk: Buffer): void {
+    if (this.max <= 0 || chunk.length === 0) return;
+    this.ring ??= Buffer.allocUnsafe(this.max);
+    const ring = this.ring;
+    if (chunk.length >= this.max) {
+      chunk.copy(ring, 0, chunk.length - this.max);
+      this.start = 0;
+      this.size = this.max;
+      return;
+    }
+    const end = (this.start + this.size) % this.max;
+    const first = Math.min(chunk.length, this.max - end);
+    chunk.copy(ring, end, 0, first);
+    if (first < chunk.length) chunk.copy(ring, 0, first);
+    const overflow = this.size + chunk.length - this.max;
+    if (overflow > 0) {
+      this.start = (this.start + overflow) % this.max;
+      this.size = this.max;
+    } else {
+      this.size += chunk.length;
+    }
+  }
+  /** How many bytes `bytes()` returns. */
+  get kept(): number {
+    return this.size;
+  }
+  /** The kept bytes, oldest first (a copy). */
+  bytes(): Buffer {
+    const ring = this.ring;
+    if (ring === null) return Buffer.alloc(0);
+    const firstLength = Math.min(this.size, this.max - this.start);
+    return Buffer.concat([ring.subarray(this.start, this.start + firstLength), ring.subarray(0, this.size - firstLength)]);
+  }
+}
+
+/**
+ * A log file written through `write` with backpressure, capped at `capBytes` (null = no cap). A file that cannot
+ * be written (disk full, read-only, I/O error) is reported once to `onError`; what follows is dropped.
+ */
+export class CappedLog {
+  private readonly file: WriteStream;
+  private readonly headBytes: number;
+  private readonly tail: ByteTail | null;
+  private written = 0;
+  private omitted = 0;
+  private failure: NodeJS.ErrnoException | null = null;
+
+  constructor(path: string, private readonly capBytes: number | null, onError?: (error: NodeJS.ErrnoException) => void) {
+    // Opened asynchronously: writes are buffered until the file exists. Only its owner may read it.
+    this.file = createWriteStream(path, { flags: 'a', mode: 0o600 });
+    this.file.on('error', (error: NodeJS.ErrnoException) => {
+      if (this.failure !== null) return;
+      this.failure = error;
+      onError?.(error);
+    });
+    const tailBytes = capBytes === null ? 0 : Math.min(Math.floor(capBytes / 2), TAIL_MAX_BYTES);
+    this.headBytes = capBytes === null ? Infinity : capBytes - tailBytes;
+    this.tail = capBytes === null ? null : new ByteTail(tailBytes);
+  }
+
+  /** Bytes left out of the file (known so far): what passed the cap, minus the tail kept. */
+  get omittedBytes(): number {
+    return Math.max(0, this.omitted - (this.tail?.kept ?? 0));
+  }
+
+  /** Why the file could not be written, or null. */
+  get error(): NodeJS.ErrnoException | null {
+    return this.failure;
+  }
+
+  /** Writes a chunk; false when the caller should wait for `drain` (the file is slower than the agent). */
+  write(chunk: Buffer): boolean {
+    if (this.failure !== null) return true;
+    const room = this.headBytes - this.written;
+    if (room >= chunk.length) {
+      this.written += chunk.length;
+      return this.file.write(chunk);
+    }
+    let ok = true;
+    if (room > 0) {
+      this.written += room;
+      ok = this.file.write(chunk.subarray(0, room));
+    }
+    const rest = room > 0 ? chunk.subarray(room) : chunk;
+    this.tail?.push(rest);
+    this.omitted += rest.length;
+    return ok;
+  }
+
+  /** Waits for the file to accept more (at once when it failed: nothing more is written). */
+  once(event: 'drain', listener: () => void): void {
+    if (this.failure !== null) queueMicrotask(listener);
+    else this.file.once(event, listener);
+  }
+
+  /** Writes the marker and the tail (when the cap was passed), then closes the file; resolves when closed. */
+  end(): Promise<void> {
+    if (this.failure !== null || this.file.destroyed) return Promise.resolve();
+    if (this.tail !== null && this.omitted > 0 && this.capBytes !== null) {
+      const tail = this.tail.bytes();
+      // Under the cap after all (the tail holds everything past the head): the log is whole, no marker.
+      if (this.omitted > tail.length) this.file.write(capMarker(this.omitted - tail.length, this.capBytes));
+      this.file.write(tail);
+    }
+    return new Promise((resolve) => {
+      // Called on finish, or with the error when the last writes fail.
+      this.file.end(() => resolve());
+    });
+  }
+}

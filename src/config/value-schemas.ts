@@ -1,0 +1,165 @@
+// The zod schemas of configuration values: what a YAML file may hold (for the JSON Schema) and what an env
+// variable or a flag gives (always a string), turned into the value the runner uses. Every message says
+// what was expected and what was given.
+import { z } from 'zod';
+import { splitCommandLine } from '../agents/command.js';
+import { MAX_DURATION_MS, parseDuration } from '../core/duration.js';
+import { parseByteSize } from '../core/byte-size.js';
+
+/** An error function for zod: "<expected>, got <the input as JSON>". */
+function expected(what: string): (issue: { input?: unknown }) => string {
+  return (issue) => (issue.input === undefined ? `missing (${what.replace(/^expected /, 'expected: ')})` : `${what}, got ${JSON.stringify(issue.input)}`);
+}
+
+/** Words that mean "no limit" (any case, surrounding spaces ignored). */
+const NONE = /^\s*(none|off|unlimited)\s*$/i;
+const noneWord = (message: (issue: { input?: unknown }) => string) => z.string().regex(NONE, { error: message }).transform(() => null);
+
+/** A whole number of at least `min`: a YAML integer, or its digits as text. */
+export function wholeNumber(min: number) {
+  const message = expected('expected a whole number');
+  const tooSmall = (issue: { input?: unknown }): string => `must be at least ${min}, got ${JSON.stringify(issue.input)}`;
+  return z
+    .union([z.int({ error: message }).min(min, { error: tooSmall }), z.string({ error: message }).regex(/^\s*-?\d+\s*$/, { error: message })], { error: message })
+    .transform((raw) => Number(raw))
+    .pipe(z.number().min(min, { error: tooSmall }));
+}
+
+const DURATION_TEXT = /^\s*(\d+(\.\d+)?|(\d+(\.\d+)?(ms|s|m|h|d))+)\s*$/;
+
+function durationMs(message: (issue: { input?: unknown }) => string) {
+  const tooLong = `longer than the longest duration supported (${MAX_DURATION_MS / 86_400_000} days)`;
+  const seconds = z
+    .number({ error: message })
+    .min(0, { error: message })
+    .transform((s) => Math.round(s * 1000));
+  const text = z
+    .string({ error: message })
+    .regex(DURATION_TEXT, { error: message })
+    .transform((s) => parseDuration(s) ?? 0);
+  return z.union([seconds, text], { error: message }).pipe(z.number().max(MAX_DURATION_MS, { error: tooLong }));
+}
+
+/** A duration: a number of seconds, or text like '90s', '5m', '4h', '1h30m', '250ms'; in ms. */
+export function duration() {
+  return durationMs(expected('expected a duration like 90s, 5m or 4h'));
+}
+
+/** A duration, or 'none' (or 0): no limit (null). */
+export function optionalDuration() {
+  const message = expected("expected a duration like 90s, 5m or 4h (or 'none')");
+  return z.union([z.null(), noneWord(message), durationMs(message)], { error: message }).transform((v) => (v === 0 ? null : v));
+}
+
+/** An amount in USD (20, 7.50, '$20'), or 'none'. */
+export function money() {
+  const message = expected('expected an amount in USD like 20 or 7.50');
+  return z.union(
+    [
+      z.null(),
+      noneWord(message),
+      z.number({ error: message }).min(0, { error: message }),
+      z
+        .string({ error: message })
+        .regex(/^\s*\$?\d+(\.\d+)?\s*$/, { error: message })
+        .transform((s) => Number(s.trim().replace(/^\$/, ''))),
+    ],
+    { error: message },
+  );
+}
+
+/** A size in bytes: a number of bytes, or text like '100MB', '1.5GiB', '512k'; 'none' or 0 = no cap. */
+export function byteSize() {
+  const message = expected("expected a size like 100MB, 2GiB or 512KB (or 'none')");
+  return z
+    .union(
+      [
+        z.null(),
+        noneWord(message),
+        z.int({ error: message }).min(0, { error: message }),
+        z
+          .string({ error: message })
+          .refine((s) => parseByteSize(s) !== null, { error: message })
+          .transform((s) => parseByteSize(s) ?? 0),
+      ],
+      { error: message },
+    )
+    .transform((v) => (v === 0 ? null : v));
+}
+
+/** A non-empty string. */
+export function text() {
+  const message = expected('expected a non-empty string');
+  return z.string({ error: message }).refine((s) => s.trim() !== '', { error: message });
+}
+
+/** A non-empty string, or nothing (null or ''). */
+export function optionalText() {
+  const message = expected('expected a non-empty string');
+  return z.union([z.null(), z.literal('').transform(() => null), text()], { error: message });
+}
+
+function splitText(split: 'comma' | 'shell') {
+  return z.string().transform((s, ctx) => {
+    if (split === 'comma') return s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+    try {
+      return splitCommandLine(s);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+      return z.NEVER;
+    }
+  });
+}
+
+/** A list of strings, or one string split by `split` (comma-separated, or like a shell line). */
+export function stringList(split: 'comma' | 'shell') {
+  const message = expected('expected a list of strings');
+  return z.union([z.array(z.string({ error: message }), { error: message }), splitText(split)], { error: message });
+}
+
+/** A command as an argv list (or a shell-like line), or null. */
+export function optionalArgv() {
+  const message = expected('expected a command (an argv list like ["my-agent", "--flag"])');
+  return z
+    .union([z.null(), z.array(z.string({ error: message }), { error: message }), splitText('shell')], { error: message })
+    .refine((v) => v === null || v.length > 0, { error: message });
+}
+
+/** true/false, or 'true', 'yes', '1', 'false', 'no', '0' as text (any case). */
+export function flag() {
+  const message = expected('expected true or false');
+  return z.union(
+    [
+      z.boolean({ error: message }),
+      z
+        .string({ error: message })
+        .regex(/^\s*(true|yes|1|false|no|0)\s*$/i, { error: message })
+        .transform((s) => ['true', 'yes', '1'].includes(s.trim().toLowerCase())),
+    ],
+    { error: message },
+  );
+}
+
+/** One of a fixed set of words. */
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, { error: expected(`expected one of ${values.join(', ')}`) });
+}
+
+/**
+ * A PostgreSQL URL (postgres:// or postgresql://), or nothing (null or ''). The message never repeats what was
+ * given: a URL holds a password.
+ */
+export function postgresUrl() {
+  const message = 'expected a PostgreSQL URL like postgres://user:password@host:5432/database';
+  return z.union(
+    [
+      z.null(),
+      z.literal('').transform(() => null),
+      z
+        .string({ error: message })
+        .regex(/^\s*postgres(ql)?:\/\/\S/, { error: message })
+        .transform((s) => s.trim()),
+    ],
+    { error: message },
+  );
+}

@@ -1,0 +1,149 @@
+// REST calls of the dashboard: one function per endpoint, every response parsed with the server's own schema,
+// every failure an ApiError carrying the server's {error: {code, message}} (or what went wrong on the way).
+import type { z } from 'zod';
+import {
+  activityListSchema,
+  agentListSchema,
+  controlOutcomeSchema,
+  errorSchema,
+  eventListSchema,
+  rollbackResultSchema,
+  runCreatedSchema,
+  runDetailSchema,
+  runListSchema,
+  statsSchema,
+  type Agent,
+  type AgentActivity,
+  type ControlOutcome,
+  type RunCreated,
+  type RunDetail,
+  type RunEvent,
+  type RunItem,
+  type RunRequest,
+  type Stats,
+} from './api-types.js';
+
+/** A failed API call: the server's error code and message, or `network` / `http` / `bad_response`. */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number | null;
+  constructor(code: string, message: string, status: number | null) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** Where the API lives: the page's own origin (the dashboard is served by `ringmaster serve`). */
+const BASE = '/api';
+
+async function request(path: string, init?: RequestInit): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(`${BASE}${path}`, { ...init, headers: { accept: 'application/json', ...(init?.body === undefined ? {} : { 'content-type': 'application/json' }), ...init?.headers } });
+  } catch (e) {
+    throw new ApiError('network', `cannot reach the server: ${(e as Error).message}`, null);
+  }
+  if (response.ok) return response;
+  const body: unknown = await response.json().catch(() => null);
+  const parsed = errorSchema.safeParse(body);
+  if (parsed.success) throw new ApiError(parsed.data.error.code, parsed.data.error.message, response.status);
+  throw new ApiError('http', `${response.status} ${response.statusText}`, response.status);
+}
+
+async function json<S extends z.ZodType>(schema: S, path: string, init?: RequestInit): Promise<z.infer<S>> {
+  const response = await request(path, init);
+  const body: unknown = await response.json().catch(() => undefined);
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new ApiError('bad_response', `unexpected response from ${path}: ${parsed.error.issues[0]?.message ?? 'invalid'}`, response.status);
+  return parsed.data;
+}
+
+const post = (body: unknown = {}): RequestInit => ({ method: 'POST', body: JSON.stringify(body) });
+const run = (id: string): string => `/runs/${encodeURIComponent(id)}`;
+
+/** Most runs the board loads (newest first); older ones are counted but not listed. */
+export const MAX_BOARD_RUNS = 5000;
+
+/** Runs per request (the server's largest page). */
+const PAGE = 1000;
+
+/** GET /api/runs, page after page (newest first) up to MAX_BOARD_RUNS; `total` counts every run. */
+export async function listRuns(): Promise<{ runs: RunItem[]; total: number }> {
+  const runs: RunItem[] = [];
+  const seen = new Set<string>();
+  let total = 0;
+  for (let offset = 0; offset < MAX_BOARD_RUNS; offset += PAGE) {
+    const page = await json(runListSchema, `/runs?limit=${PAGE}&offset=${offset}`);
+    total = page.total;
+    // Runs created meanwhile shift the pages: a run seen on the previous page may come again.
+    for (const item of page.runs) {
+      if (seen.has(item.id)) continue;
+      seen.add(item.id);
+      runs.push(item);
+    }
+    if (page.runs.length < PAGE || offset + PAGE >= total) break;
+  }
+  return { runs, total };
+}
+
+/** GET /api/runs/:id. */
+export function getRun(id: string): Promise<RunDetail> {
+  return json(runDetailSchema, run(id));
+}
+
+/** One run as the board lists it (GET /api/runs/:id without what only the run page shows). */
+export async function getRunItem(id: string): Promise<RunItem> {
+  const { spec: _spec, last_iteration: _last, duration_ms: _duration, ...item } = (await getRun(id)).run;
+  return item;
+}
+
+/** GET /api/stats. */
+export function getStats(): Promise<Stats> {
+  return json(statsSchema, '/stats');
+}
+
+/** GET /api/agents. */
+export async function listAgents(): Promise<Agent[]> {
+  return (await json(agentListSchema, '/agents')).agents;
+}
+
+/** GET /api/runs/:id/events?after_seq=N: stored events after a seq, in order (at most `limit`). */
+export async function eventsAfter(id: string, afterSeq: number, limit = 1000): Promise<RunEvent[]> {
+  return (await json(eventListSchema, `${run(id)}/events?after_seq=${afterSeq}&limit=${limit}`)).events;
+}
+
+/** GET /api/runs/:id/activity?iteration=N: one iteration's log read back by its agent's parser. */
+export function iterationActivity(id: string, iteration: number): Promise<{ activity: AgentActivity[]; truncated: boolean }> {
+  return json(activityListSchema, `${run(id)}/activity?iteration=${iteration}`);
+}
+
+/** GET /api/runs/:id/checkpoints/:sha/diff: the unified diff of one checkpoint commit. */
+export async function checkpointDiff(id: string, sha: string): Promise<string> {
+  const response = await request(`${run(id)}/checkpoints/${encodeURIComponent(sha)}/diff`, { headers: { accept: 'text/plain' } });
+  return response.text();
+}
+
+/** POST /api/runs. */
+export function createRun(body: RunRequest): Promise<RunCreated> {
+  return json(runCreatedSchema, '/runs', post(body));
+}
+
+/** A control of a run (POST /api/runs/:id/<action>). */
+export type RunAction = 'pause' | 'resume' | 'stop';
+
+/** POST /api/runs/:id/pause|resume|stop (pause `now`: the agent suspended at once): what the run did with the request. */
+export function controlRun(id: string, action: RunAction, now = false): Promise<ControlOutcome> {
+  return json(controlOutcomeSchema, `${run(id)}/${action}${now ? '?now=true' : ''}`, post());
+}
+
+/** POST /api/runs/:id/extend: allow `iterations` more iterations (a run that ended on its limit continues). */
+export function extendRun(id: string, iterations: number): Promise<ControlOutcome> {
+  return json(controlOutcomeSchema, `${run(id)}/extend`, post({ iterations }));
+}
+
+/** POST /api/runs/:id/rollback: restore the files of an iteration's checkpoint as a new commit (`force`: over uncommitted work). */
+export function rollbackRun(id: string, iteration: number, force: boolean): Promise<z.infer<typeof rollbackResultSchema>> {
+  return json(rollbackResultSchema, `${run(id)}/rollback`, post({ to: iteration, force }));
+}

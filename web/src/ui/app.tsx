@@ -1,0 +1,87 @@
+// The page frame: header (capacity, today's spend, toggles), the disconnected banner, the routes.
+import { lazy, Suspense, useState } from 'react';
+import { Link, Route, Switch, useLocation } from 'wouter';
+import { Board } from './board.js';
+import { ConnectionBanner } from './banner.js';
+import { HelpDialog } from './help.js';
+import { useStats } from './live.js';
+import { useNotificationsToggle } from './notifications.js';
+import { useTheme } from './theme.js';
+import { usd } from '../lib/format.js';
+
+const RunPage = lazy(() => import('./run-page.js'));
+const NewRunPage = lazy(() => import('./new-run-page.js'));
+
+function Capacity() {
+  const stats = useStats();
+  if (!stats.data) return null;
+  const { driving, max_concurrent, today_cost_usd, pending } = stats.data;
+  return (
+    <div className="capacity" data-testid="capacity">
+      <span title="runs this server drives now / at most at once (manager.max_concurrent)">
+        active <strong>{driving}</strong> / {max_concurrent}
+      </span>
+      {pending > 0 && (
+        <span title="runs waiting for a free slot">
+          queued <strong>{pending}</strong>
+        </span>
+      )}
+      <span title="spent today by every run">
+        today <strong>{usd(today_cost_usd)}</strong>
+      </span>
+    </div>
+  );
+}
+
+/** The whole dashboard. */
+export function App() {
+  const [theme, toggleTheme] = useTheme();
+  const [notifying, toggleNotifications, notifyProblem] = useNotificationsToggle();
+  const [help, setHelp] = useState(false);
+  const [, navigate] = useLocation();
+  const shared = { theme, toggleTheme, showHelp: () => setHelp(true) };
+  return (
+    <div className="app">
+      <header className="top">
+        <Link href="/" className="brand">
+          Ringmaster
+        </Link>
+        <Capacity />
+        <nav className="top-actions">
+          <button type="button" onClick={() => navigate('/new')} className="primary">
+            New run
+          </button>
+          <button type="button" onClick={toggleNotifications} aria-pressed={notifying} title={notifyProblem ?? 'notify when a run completes, fails or waits on a usage limit'} disabled={notifyProblem !== null && !notifying}>
+            {notifying ? 'Notifications on' : 'Notify me'}
+          </button>
+          <button type="button" onClick={toggleTheme} aria-label={`switch to ${theme === 'dark' ? 'light' : 'dark'} theme`} title="theme (t)">
+            {theme === 'dark' ? '☀' : '☾'}
+          </button>
+          <button type="button" onClick={() => setHelp(true)} aria-label="keyboard shortcuts" title="keyboard shortcuts (?)">
+            ?
+          </button>
+        </nav>
+      </header>
+      <ConnectionBanner />
+      <main>
+        <Suspense fallback={<p className="muted pad">Loading…</p>}>
+          <Switch>
+            <Route path="/">
+              <Board {...shared} />
+            </Route>
+            <Route path="/new">
+              <NewRunPage />
+            </Route>
+            <Route path="/runs/:id">{(params) => <RunPage id={params.id} {...shared} />}</Route>
+            <Route>
+              <p className="pad">
+                No such page. <Link href="/">Back to the board</Link>
+              </p>
+            </Route>
+          </Switch>
+        </Suspense>
+      </main>
+      <HelpDialog open={help} onClose={() => setHelp(false)} />
+    </div>
+  );
+}

@@ -1,0 +1,137 @@
+// The board: every run in columns by status with counts, filters kept in the URL, keyboard navigation.
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useLocation, useSearch } from 'wouter';
+import type { RunItem, RunStatus } from '../api/api-types.js';
+import { COLUMNS, filterOptions, formatFilters, groupRuns, parseFilters, type Column, type Filters } from '../lib/board.js';
+import { useRuns, type RunsData } from './live.js';
+import { RunCard, baseName } from './run-card.js';
+import { useShortcuts } from './use-shortcuts.js';
+
+function BoardColumn({ column, data, selectedId }: { column: Column; data: RunsData | undefined; selectedId: string | null }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: column.runs.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 168,
+    overscan: 6,
+    getItemKey: (index) => column.runs[index]?.id ?? index,
+  });
+  const selectedIndex = selectedId === null ? -1 : column.runs.findIndex((r) => r.id === selectedId);
+  useEffect(() => {
+    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
+  }, [selectedIndex, virtualizer]);
+  return (
+    <section className={`column column-${column.status}${column.runs.length === 0 ? ' is-empty' : ''}`} data-testid={`column-${column.status}`} aria-label={`${column.status} runs`}>
+      <h2>
+        {column.status} <span className="count" data-testid="column-count">{column.runs.length}</span>
+      </h2>
+      <div className="column-scroll" ref={scroller}>
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const run = column.runs[item.index];
+            if (!run) return null;
+            return (
+              <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="column-item" style={{ transform: `translateY(${item.start}px)` }}>
+                <RunCard run={run} fetchedAt={data?.refetchedAt[run.id] ?? data?.fetchedAt ?? 0} selected={run.id === selectedId} />
+              </div>
+            );
+          })}
+        </div>
+        {column.runs.length === 0 && <p className="muted empty">none</p>}
+      </div>
+    </section>
+  );
+}
+
+function FilterBar({ filters, runs, setFilters, searchRef }: { filters: Filters; runs: RunItem[]; setFilters: (f: Filters) => void; searchRef: React.RefObject<HTMLInputElement | null> }) {
+  const options = useMemo(() => filterOptions(runs), [runs]);
+  const toggleStatus = (status: RunStatus) => {
+    const statuses = filters.statuses.includes(status) ? filters.statuses.filter((s) => s !== status) : [...filters.statuses, status];
+    setFilters({ ...filters, statuses });
+  };
+  return (
+    <div className="filters" role="search">
+      <input ref={searchRef} type="search" placeholder="Search runs (/)" aria-label="search runs" value={filters.text} onChange={(e) => setFilters({ ...filters, text: e.target.value })} onKeyDown={(e) => e.key === 'Escape' && e.currentTarget.blur()} />
+      <select aria-label="workspace" value={filters.workspace} onChange={(e) => setFilters({ ...filters, workspace: e.target.value })}>
+        <option value="">all workspaces</option>
+        {options.workspaces.map((w) => (
+          <option key={w} value={w} title={w}>
+            {baseName(w)}
+          </option>
+        ))}
+      </select>
+      <select aria-label="agent" value={filters.agent} onChange={(e) => setFilters({ ...filters, agent: e.target.value })}>
+        <option value="">all agents</option>
+        {options.agents.map((a) => (
+          <option key={a} value={a}>
+            {a}
+          </option>
+        ))}
+      </select>
+      <div className="status-toggles" role="group" aria-label="statuses">
+        {COLUMNS.map((status) => (
+          <button key={status} type="button" aria-pressed={filters.statuses.includes(status)} onClick={() => toggleStatus(status)} className={`toggle badge-${status}`}>
+            {status}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+/** The board page. */
+export function Board({ toggleTheme, showHelp }: { theme: string; toggleTheme: () => void; showHelp: () => void }) {
+  const runs = useRuns();
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  const filters = useMemo(() => parseFilters(search), [search]);
+  const setFilters = (next: Filters) => {
+    const query = formatFilters(next);
+    navigate(query === '' ? '/' : `/?${query}`, { replace: true });
+  };
+  const columns = useMemo(() => groupRuns(runs.data?.runs ?? [], filters), [runs.data, filters]);
+  const order = useMemo(() => columns.flatMap((c) => c.runs.map((r) => r.id)), [columns]);
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const move = (delta: number) => {
+    if (order.length === 0) return;
+    const at = selectedId === null ? -1 : order.indexOf(selectedId);
+    const next = at === -1 ? (delta > 0 ? 0 : order.length - 1) : Math.min(order.length - 1, Math.max(0, at + delta));
+    setSelectedId(order[next] ?? null);
+  };
+  useShortcuts('board', {
+    search: () => searchRef.current?.focus(),
+    'new-run': () => navigate('/new'),
+    next: () => move(1),
+    previous: () => move(-1),
+    open: () => selectedId !== null && navigate(`/runs/${encodeURIComponent(selectedId)}`),
+    theme: toggleTheme,
+    help: showHelp,
+  });
+
+  const loaded = runs.data?.runs.length ?? 0;
+  const total = runs.data?.total ?? 0;
+  const shown = order.length;
+  return (
+    <div className="board-page">
+      <FilterBar filters={filters} runs={runs.data?.runs ?? []} setFilters={setFilters} searchRef={searchRef} />
+      {runs.isError && (
+        <p className="error pad" role="alert">
+          Cannot load runs: {runs.error.message}
+        </p>
+      )}
+      {runs.data && (
+        <p className="muted summary" data-testid="board-summary">
+          {shown === loaded ? `${loaded} runs` : `${shown} of ${loaded} runs`}
+          {total > loaded ? ` (the newest ${loaded} of ${total})` : ''}
+        </p>
+      )}
+      <div className="board" data-testid="board">
+        {columns.map((column) => (
+          <BoardColumn key={column.status} column={column} data={runs.data} selectedId={selectedId} />
+        ))}
+      </div>
+    </div>
+  );
+}

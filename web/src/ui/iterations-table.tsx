@@ -1,0 +1,52 @@
+// The iterations of a run: status, duration, tokens, cost, exit, checkpoint; a row opens its output.
+import type { Checkpoint, Iteration } from '../api/api-types.js';
+import { count, elapsed, usd } from '../lib/format.js';
+
+/** The iterations table (newest first). */
+export function IterationsTable({ iterations, checkpoints, onOpen }: { iterations: Iteration[]; checkpoints: Checkpoint[]; onOpen: (iteration: number) => void }) {
+  const commits = new Map(checkpoints.filter((c) => c.commit_sha !== null).map((c) => [c.iteration, c.commit_sha ?? '']));
+  if (iterations.length === 0) return <p className="muted pad">No iterations yet.</p>;
+  return (
+    <div className="table-scroll">
+      <table className="iterations" data-testid="iterations">
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>status</th>
+            <th className="num">duration</th>
+            <th className="num">tokens in</th>
+            <th className="num">tokens out</th>
+            <th className="num">cost</th>
+            <th className="num">exit</th>
+            <th>checkpoint</th>
+            <th>error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {[...iterations].reverse().map((it) => (
+            <tr key={it.number} onClick={() => onOpen(it.number)} className="clickable" data-testid="iteration-row">
+              <td>
+                <button type="button" className="link" onClick={() => onOpen(it.number)} aria-label={`open the output of iteration ${it.number}`}>
+                  {it.number}
+                </button>
+              </td>
+              <td>
+                <span className={`badge badge-${it.status}`}>{it.status}</span>
+                {it.completion_signal_found && <span title="completion signal found"> ✓</span>}
+              </td>
+              <td className="num">{elapsed(it.duration_ms)}</td>
+              <td className="num">{count(it.tokens_in)}</td>
+              <td className="num">{count(it.tokens_out)}</td>
+              <td className="num">{it.status === 'running' ? '…' : usd(it.cost_usd)}</td>
+              <td className="num">{it.exit_code ?? it.exit_signal ?? '-'}</td>
+              <td>
+                <code>{commits.get(it.number)?.slice(0, 10) ?? ''}</code>
+              </td>
+              <td className="muted">{it.error_kind && it.error_kind !== 'none' ? `${it.error_kind}${it.error_message ? `: ${it.error_message}` : ''}` : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,104 @@
+// How each row of the output view looks: iteration headers, markdown blocks, collapsible tool calls,
+// raw lines with ANSI colours.
+import { memo } from 'react';
+import Markdown from 'react-markdown';
+import remarkGfm from 'remark-gfm';
+import { ansiSegments } from '../lib/ansi.js';
+import { elapsed } from '../lib/format.js';
+import { toolSummary, type OutputItem } from '../lib/output-log.js';
+
+/** A line of raw output with its ANSI styling. */
+export const AnsiText = memo(function AnsiText({ text }: { text: string }) {
+  return (
+    <>
+      {ansiSegments(text).map((segment, i) =>
+        segment.classes.length === 0 && segment.color === null && segment.background === null ? (
+          <span key={i}>{segment.text}</span>
+        ) : (
+          <span key={i} className={segment.classes.join(' ')} style={{ color: segment.color ?? undefined, backgroundColor: segment.background ?? undefined }}>
+            {segment.text}
+          </span>
+        ),
+      )}
+    </>
+  );
+});
+
+/** Pre-formatted text (tool input or output) with ANSI styling, line by line. */
+function AnsiBlock({ text }: { text: string }) {
+  return (
+    <pre className="ansi-block">
+      {text.split('\n').map((line, i) => (
+        <div key={i}>
+          <AnsiText text={line} />
+        </div>
+      ))}
+    </pre>
+  );
+}
+
+const markdownPlugins = [remarkGfm];
+
+/** Assistant text rendered as markdown (raw HTML is not rendered; links open in a new tab). */
+export const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
+  return (
+    <div className="markdown">
+      <Markdown remarkPlugins={markdownPlugins} components={{ a: ({ href, children }) => <a href={href} target="_blank" rel="noreferrer noopener">{children}</a> }}>
+        {text}
+      </Markdown>
+    </div>
+  );
+});
+
+function formatInput(input: string): string {
+  try {
+    return JSON.stringify(JSON.parse(input), null, 2);
+  } catch {
+    return input;
+  }
+}
+
+/** One row of the output view. */
+export const OutputRow = memo(function OutputRow({ item, current }: { item: OutputItem; current: boolean }) {
+  const className = current ? ' current-match' : '';
+  switch (item.kind) {
+    case 'iteration':
+      return (
+        <div className={`row-iteration${className}`} data-testid="output-iteration">
+          Iteration {item.iteration} · {new Date(item.time).toLocaleTimeString()}
+        </div>
+      );
+    case 'text':
+      return (
+        <div className={`row-text${className}`} data-testid="output-text">
+          <MarkdownBlock text={item.text} />
+        </div>
+      );
+    case 'tool':
+      return (
+        <details className={`row-tool${item.isError ? ' tool-error' : ''}${className}`} data-testid="output-tool">
+          <summary>
+            <span className="tool-name">{item.name}</span> <span className="tool-summary">{toolSummary(item.input)}</span>
+            <span className="tool-time muted">{item.endTime === null ? 'running…' : elapsed(item.endTime - item.time)}</span>
+            {item.isError && <span className="badge badge-failed">error</span>}
+          </summary>
+          <div className="tool-body">
+            <div className="muted">input</div>
+            <AnsiBlock text={formatInput(item.input)} />
+            {item.output !== null && (
+              <>
+                <div className="muted">output</div>
+                <AnsiBlock text={item.output} />
+              </>
+            )}
+          </div>
+        </details>
+      );
+    case 'line':
+      return (
+        <div className={`row-line${item.stream === 'stderr' ? ' stderr' : ''}${className}`} data-testid="output-line">
+          <AnsiText text={item.text} />
+        </div>
+      );
+  }
+});

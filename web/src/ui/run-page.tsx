@@ -1,0 +1,162 @@
+// One run: its state and totals, controls, and tabs for the live output, the iterations, the cost chart,
+// the checkpoints and (for task loops and workflows) the units. The tab and the iteration shown are in the URL.
+import { useRef, useState } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
+import { countdown, elapsed, title, usd } from '../lib/format.js';
+import { ACTIVE } from '../lib/run-reducer.js';
+import { epoch, fraction, liveRuntime, stateLabel } from '../lib/runtime.js';
+import { Checkpoints } from './checkpoints.js';
+import { useNow } from './clock.js';
+import { CostChart } from './cost-chart.js';
+import { IterationsTable } from './iterations-table.js';
+import { useLatestIteration, useRun } from './live.js';
+import { OutputView, type OutputHandle } from './output-view.js';
+import { RunControls } from './run-controls.js';
+import { Units } from './units.js';
+import { useShortcuts } from './use-shortcuts.js';
+
+const TABS = ['output', 'iterations', 'cost', 'checkpoints', 'units'] as const;
+type Tab = (typeof TABS)[number];
+
+/** The run page (`/runs/:id`). */
+export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: string; theme: string; toggleTheme: () => void; showHelp: () => void }) {
+  const run = useRun(id);
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  const params = new URLSearchParams(search);
+  const tabParam = params.get('tab');
+  const tab: Tab = (TABS as readonly string[]).includes(tabParam ?? '') ? (tabParam as Tab) : 'output';
+  const iterationParam = Number(params.get('iteration'));
+  const pinned = Number.isInteger(iterationParam) && iterationParam > 0 ? iterationParam : null;
+  const output = useRef<OutputHandle>(null);
+  const latest = useLatestIteration(id);
+  const now = useNow();
+  // Live mode starts at the iteration current when the page opened and follows the run from there.
+  const [liveFrom, setLiveFrom] = useState<number | null>(null);
+  const detail = run.data?.detail;
+  if (detail && liveFrom === null) setLiveFrom(Math.max(1, detail.run.last_iteration));
+
+  const go = (next: { tab?: Tab; iteration?: number | null }) => {
+    const q = new URLSearchParams(search);
+    if (next.tab !== undefined) q.set('tab', next.tab);
+    if (next.iteration === null) q.delete('iteration');
+    else if (next.iteration !== undefined) q.set('iteration', String(next.iteration));
+    navigate(`/runs/${encodeURIComponent(id)}?${q.toString()}`, { replace: next.tab === undefined });
+  };
+
+  useShortcuts('run', {
+    back: () => navigate('/'),
+    follow: () => {
+      if (pinned !== null) go({ iteration: null });
+      output.current?.jumpToEnd();
+    },
+    search: () => {
+      if (tab !== 'output') go({ tab: 'output' });
+      output.current?.focusSearch();
+    },
+    theme: toggleTheme,
+    help: showHelp,
+  });
+
+  if (run.isError) {
+    return (
+      <div className="pad">
+        <p className="error" role="alert">
+          Cannot load run {id}: {run.error.message}
+        </p>
+        <Link href="/">Back to the board</Link>
+      </div>
+    );
+  }
+  if (!detail || !run.data) return <p className="muted pad">Loading run {id}…</p>;
+  const r = detail.run;
+  const label = stateLabel(r);
+  const active = ACTIVE.has(r.status);
+  const runtime = liveRuntime(r, run.data.fetchedAt, now);
+  const until = epoch(r.waiting_until);
+  const { limits } = r;
+  const live = active && pinned === null;
+  const shownIteration = pinned ?? liveFrom ?? 1;
+  const tabs = TABS.filter((t) => t !== 'units' || detail.units.length > 0);
+
+  return (
+    <div className="run-page" data-testid="run-page" data-run-id={r.id} data-state={label}>
+      <div className="run-head">
+        <div>
+          <Link href="/" className="muted">
+            ← board
+          </Link>
+          <h1 title={r.title ?? undefined}>{title(r.title ?? '', 120) || r.id}</h1>
+          <div className="muted">
+            <code>{r.id}</code> · {r.workspace}
+            {r.worktree ? ` (worktree ${r.branch ?? r.worktree})` : ''} · {r.agent}
+            {r.model ? ` · ${r.model}` : ''}
+          </div>
+        </div>
+        <span className={`badge big badge-${label}`} data-testid="run-state">
+          {label}
+        </span>
+      </div>
+      <div className="run-stats" data-testid="run-stats">
+        <div>
+          <span className="muted">iterations</span> {r.iterations}
+          {limits.max_iterations === null ? '' : ` / ${limits.max_iterations}`}
+          {fraction(r.iterations, limits.max_iterations) !== null && <progress className="meter" value={fraction(r.iterations, limits.max_iterations) ?? 0} max={1} />}
+        </div>
+        <div>
+          <span className="muted">cost</span> {usd(r.cost_usd, r.cost_unknown)}
+          {limits.max_cost_usd === null ? '' : ` / ${usd(limits.max_cost_usd)}`}
+          {fraction(r.cost_usd, limits.max_cost_usd) !== null && <progress className="meter" value={fraction(r.cost_usd, limits.max_cost_usd) ?? 0} max={1} />}
+        </div>
+        <div>
+          <span className="muted">runtime</span> {elapsed(runtime)}
+          {limits.max_runtime_ms === null ? '' : ` / ${elapsed(limits.max_runtime_ms)}`}
+        </div>
+        <div>
+          <span className="muted">tokens</span> {r.tokens_in.toLocaleString('en-US')} in / {r.tokens_out.toLocaleString('en-US')} out
+        </div>
+        {r.status === 'waiting' && until !== null && (
+          <div className="countdown" data-testid="countdown">
+            usage limit resets in {countdown(until, now)}
+          </div>
+        )}
+        {r.stop_reason !== null && !active && <div>stopped by {r.stop_reason.replace(/_/g, ' ')}</div>}
+      </div>
+      <RunControls run={r} />
+      <nav className="tabs" role="tablist">
+        {tabs.map((t) => (
+          <button key={t} type="button" role="tab" aria-selected={tab === t} onClick={() => go({ tab: t })}>
+            {t === 'units' ? (r.kind === 'workflow' ? 'steps' : 'tasks') : t}
+          </button>
+        ))}
+      </nav>
+      <div className="tab-body">
+        {tab === 'output' && (
+          <>
+            {pinned !== null && (
+              <p className="muted">
+                Iteration {pinned} only.{' '}
+                <button type="button" className="link" onClick={() => go({ iteration: null })}>
+                  {active ? 'Follow the live run (f)' : 'Show the last iteration'}
+                </button>
+              </p>
+            )}
+            <OutputView
+              key={`${r.id}:${pinned ?? 'live'}:${shownIteration}`}
+              runId={r.id}
+              iteration={shownIteration}
+              only={pinned !== null}
+              live={live || (pinned !== null && active && pinned === r.last_iteration)}
+              latest={latest}
+              handle={output}
+            />
+          </>
+        )}
+        {tab === 'iterations' && <IterationsTable iterations={detail.iterations} checkpoints={detail.checkpoints} onOpen={(n) => go({ tab: 'output', iteration: n })} />}
+        {tab === 'cost' && <CostChart detail={detail} runtimeMs={Math.floor(runtime / 60_000) * 60_000} theme={theme} />}
+        {tab === 'checkpoints' && <Checkpoints runId={r.id} workspace={r.worktree ?? r.workspace} checkpoints={detail.checkpoints} active={r.status === 'running' || r.status === 'waiting' || r.status === 'pending'} />}
+        {tab === 'units' && <Units units={detail.units} kind={r.kind} />}
+      </div>
+    </div>
+  );
+}
