@@ -32,6 +32,7 @@ const server = await startServer({
   port: 0,
   access: { tokenHash: null, loopback: true },
   maxConcurrent: Number(env.BENCH_MAX_CONCURRENT ?? 500),
+  ...(env.BENCH_ITERATION_THREADS !== undefined ? { iterationThreads: Number(env.BENCH_ITERATION_THREADS) } : {}),
   resumeOnStart: false,
   version: 'bench',
   dashboardDir: null,
@@ -64,6 +65,12 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     delay.enable();
     rss = [];
     sampling = setInterval(() => rss.push(Math.round(process.memoryUsage().rss / 1024)), 250);
+  } else if (line === 'heap') {
+    // After a full collection (with --expose-gc): what the process really keeps, to tell a leak from heap growth.
+    globalThis.gc?.();
+    const m = process.memoryUsage();
+    const kb = (n) => Math.round(n / 1024);
+    process.stdout.write(`${JSON.stringify({ heap_used_kb: kb(m.heapUsed), heap_total_kb: kb(m.heapTotal), external_kb: kb(m.external), array_buffers_kb: kb(m.arrayBuffers), rss_kb: kb(m.rss) })}\n`);
   } else if (line === 'snapshot') {
     if (profiler) {
       const { profile } = await post('Profiler.stop');

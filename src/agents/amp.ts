@@ -1,6 +1,7 @@
 // The Amp adapter: `amp --execute --stream-json`, prompt on stdin. Amp streams Claude Code's SDKMessage
 // shapes (system/init, assistant with Anthropic usage, user tool results, result), so it reuses that parser.
 // [DOCS] Not run against a fake here: Amp needs its own service (AMP_API_KEY) and cannot be pointed at one.
+import { missingBinaryMessage } from './doctor.js';
 import { defaultDeps, type AdapterDeps } from './adapter-deps.js';
 import { createClaudeParser } from './claude.js';
 import { classifyOutputTail, shortMessage } from './classify.js';
@@ -25,7 +26,7 @@ export function createAmpAdapter(deps: AdapterDeps = defaultDeps()): AgentAdapte
     classifyExit(exitCode, outputTail) {
       const c = classifyOutputTail(exitCode, outputTail, deps.clock());
       if (c === null) return null;
-      if (c.kind === 'missing_binary') return { kind: c.kind, message: 'amp not found: install it with `ringmaster doctor --install amp` (npm @ampcode/cli)' };
+      if (c.kind === 'missing_binary') return { kind: c.kind, message: missingBinaryMessage('amp') };
       if (c.kind === 'auth') return { kind: c.kind, message: `Amp is not authenticated: set AMP_API_KEY (from ampcode.com/settings). (${shortMessage(outputTail, 200)})` };
       return { kind: c.kind, message: shortMessage(outputTail, 300) };
     },

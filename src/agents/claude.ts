@@ -1,5 +1,6 @@
 // The Claude Code adapter: `claude -p --output-format stream-json --verbose`, prompt on stdin, and the
 // parser of its SDKMessage lines (system/init, assistant, user, rate_limit_event, result).
+import { missingBinaryMessage } from './doctor.js';
 import { z } from 'zod';
 import type { Usage } from '../core/types.js';
 import { defaultDeps, type AdapterDeps } from './adapter-deps.js';
@@ -225,7 +226,7 @@ export function createClaudeAdapter(deps: AdapterDeps = defaultDeps()): AgentAda
       const c = classifyOutputTail(exitCode, outputTail, deps.clock());
       if (c === null) return null;
       if (c.kind === 'missing_binary') {
-        return { kind: c.kind, message: 'claude not found: install it with `ringmaster doctor --install claude` (npm @anthropic-ai/claude-code)' };
+        return { kind: c.kind, message: missingBinaryMessage('claude') };
       }
       if (c.kind === 'auth') {
         return { kind: c.kind, message: `Claude Code is not authenticated: set ANTHROPIC_API_KEY or run \`claude\` once and /login. (${shortMessage(outputTail, 200)})` };

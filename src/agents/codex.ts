@@ -1,5 +1,6 @@
 // The Codex adapter: `codex exec --json --skip-git-repo-check`, prompt on stdin, resume with
 // `codex exec resume <id> -`, and the parser of its ThreadEvent lines (thread/turn/item events).
+import { missingBinaryMessage } from './doctor.js';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -187,7 +188,7 @@ export function createCodexAdapter(deps: AdapterDeps = defaultDeps()): AgentAdap
     classifyExit(exitCode, outputTail) {
       const c = classifyOutputTail(exitCode, outputTail, deps.clock());
       if (c === null) return null;
-      if (c.kind === 'missing_binary') return { kind: c.kind, message: 'codex not found: install it with `ringmaster doctor --install codex` (npm @openai/codex)' };
+      if (c.kind === 'missing_binary') return { kind: c.kind, message: missingBinaryMessage('codex') };
       if (c.kind === 'auth') return { kind: c.kind, message: `Codex is not authenticated: set OPENAI_API_KEY or run \`codex login\`. (${shortMessage(outputTail, 200)})` };
       return { kind: c.kind, message: shortMessage(outputTail, 300) };
     },

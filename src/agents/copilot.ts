@@ -1,6 +1,7 @@
 // The GitHub Copilot CLI adapter: `copilot --output-format json` with the prompt on stdin, and the parser of
 // its session events (assistant.message, tool.execution_complete, session.error, result). Copilot keeps
 // token counts out of stdout: they are read after the run from its session log (see copilot-usage.ts).
+import { missingBinaryMessage } from './doctor.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -171,7 +172,7 @@ export function createCopilotAdapter(deps: AdapterDeps = defaultDeps(), fixedSes
       const c = classifyOutputTail(exitCode, outputTail, deps.clock());
       if (c === null) return null;
       if (c.kind === 'missing_binary') {
-        return { kind: c.kind, message: 'copilot not found: install it with `npm install -g @github/copilot`' };
+        return { kind: c.kind, message: missingBinaryMessage('copilot') };
       }
       if (c.kind === 'auth') {
         return { kind: c.kind, message: `Copilot CLI is not authenticated: run \`copilot login\` or set GH_TOKEN. (${shortMessage(outputTail, 200)})` };

@@ -102,6 +102,14 @@ export function findAgentCli(name: string): AgentCli | undefined {
   return AGENT_CLIS.find((a) => a.name === name || a.binary === name);
 }
 
+/** What a run says when the agent CLI `name` is not on PATH: how to install it (and agent.auto_install for npm packages). */
+export function missingBinaryMessage(name: string): string {
+  const cli = findAgentCli(name);
+  if (!cli) return `${name} not found on PATH`;
+  if (cli.npmPackage === null) return `${cli.binary} not found: install it with \`${cli.installHint}\``;
+  return `${cli.binary} not found: install it with \`ringmaster doctor --install ${cli.name}\` (npm ${cli.npmPackage}), or set agent.auto_install: true to have Ringmaster install it in its data directory`;
+}
+
 /** This package's node_modules/.bin (from src/agents or dist/agents, two levels below the package root). */
 export const PACKAGE_BIN_DIR = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url));
 
@@ -128,6 +136,8 @@ export interface DoctorEnv {
   isRoot: boolean;
   /** Directories where a copy `run` does not use may be (this package's node_modules/.bin): reported in a note. */
   extraBinDirs: readonly string[];
+  /** The copy Ringmaster installed in its data directory for agent.auto_install, or null. */
+  installedBinary?: (name: string) => string | null;
 }
 
 function isExecutableFile(path: string): boolean {
@@ -193,6 +203,10 @@ export async function diagnoseAgent(cli: AgentCli, world: DoctorEnv): Promise<Ag
         ? `login/config in ${authFiles.join(', ')}`
         : `none found: ${cli.loginHint}`;
   const notes: string[] = [];
+  const installed = path === null ? (world.installedBinary?.(cli.name) ?? null) : null;
+  if (installed !== null) {
+    notes.push(`not on PATH; Ringmaster installed a copy in ${installed} (agent.auto_install): 'ringmaster run' uses it while agent.auto_install is on`);
+  }
   if (unused !== null) {
     notes.push(`not on PATH, so 'ringmaster run' will not find it; a copy is in ${unused} (Ringmaster's own dependencies): put ${dirname(unused)} on PATH to use it, or install it`);
   }

@@ -1,5 +1,6 @@
 // The Gemini CLI adapter: `gemini -p "" -o stream-json` with the prompt on stdin (gemini prepends stdin to
 // -p), and the parser of its stream-json lines (init, message, tool_use, tool_result, error, result).
+import { missingBinaryMessage } from './doctor.js';
 import { z } from 'zod';
 import type { ErrorKind, Usage } from '../core/types.js';
 import { defaultDeps, type AdapterDeps } from './adapter-deps.js';
@@ -164,7 +165,7 @@ export function createGeminiAdapter(deps: AdapterDeps = defaultDeps()): AgentAda
     classifyExit(exitCode, outputTail) {
       const c = classifyOutputTail(exitCode, outputTail, deps.clock());
       if (c?.kind === 'missing_binary') {
-        return { kind: c.kind, message: 'gemini not found: install it with `npm install -g @google/gemini-cli`' };
+        return { kind: c.kind, message: missingBinaryMessage('gemini') };
       }
       if (c?.kind === 'usage_limit') return { kind: c.kind, message: shortMessage(outputTail, 300) };
       const known = exitCode === null ? undefined : EXIT_KINDS[exitCode];

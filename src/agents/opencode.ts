@@ -1,5 +1,6 @@
 // The opencode adapter: `opencode run --format json` with the prompt on stdin, and the parser of its JSON
 // events (step_start, text, tool_use, step_finish with tokens and cost, error with statusCode).
+import { missingBinaryMessage } from './doctor.js';
 import { z } from 'zod';
 import type { Usage } from '../core/types.js';
 import { defaultDeps, type AdapterDeps } from './adapter-deps.js';
@@ -151,7 +152,7 @@ export function createOpencodeAdapter(deps: AdapterDeps = defaultDeps()): AgentA
       const c = classifyOutputTail(exitCode, outputTail, deps.clock());
       if (c === null) return null;
       if (c.kind === 'missing_binary') {
-        return { kind: c.kind, message: 'opencode not found: install it with `npm install -g opencode-ai`' };
+        return { kind: c.kind, message: missingBinaryMessage('opencode') };
       }
       if (c.kind === 'auth') {
         return { kind: c.kind, message: `opencode is not authenticated: run \`opencode auth login\` or set the provider's API key. (${shortMessage(outputTail, 200)})` };

@@ -182,6 +182,14 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
         if (e.rolled_back_to !== null) detail(`rolled back to ${e.rolled_back_to.slice(0, 7)}; the attempt is on branch ${e.failed_branch ?? '?'}`);
         break;
       }
+      case 'agent_install':
+        line(
+          e.time,
+          e.phase === 'installing'
+            ? `${e.agent} is not on PATH: installing ${e.package} with npm into ${e.dir} (agent.auto_install)...`
+            : `Installed ${e.package} in ${formatDuration(e.duration_ms)}`,
+        );
+        break;
       case 'agent_switched':
         line(e.time, `Switching agent: ${e.from} -> ${e.to} (${e.reason})`);
         break;

@@ -113,6 +113,7 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
       args: agent.args,
       fallback: agent.fallback,
       permissionMode: agent.permission_mode,
+      autoInstall: agent.auto_install,
     },
     prices: config.prices,
   };

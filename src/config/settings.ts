@@ -6,7 +6,7 @@ import { DEFAULT_FAILURE_SIGNAL, DEFAULT_SUCCESS_SIGNALS } from '../core/signals
 import { priceOverridesSchema } from '../agents/price-schema.js';
 import { hooksSectionSchema } from './hooks.js';
 import { redactUrl } from '../core/url.js';
-import { byteSize, duration, flag, money, oneOf, optionalArgv, optionalDuration, optionalText, postgresUrl, stringList, text, wholeNumber } from './value-schemas.js';
+import { byteSize, duration, flag, flagOrText, money, oneOf, optionalArgv, optionalDuration, optionalText, postgresUrl, stringList, text, wholeNumber } from './value-schemas.js';
 
 /** `loop.*`: limits and pacing of a run. Defaults are given as a user would write them. */
 export const loopSchema = z.strictObject({
@@ -56,6 +56,9 @@ export const agentSchema = z.strictObject({
   args: stringList('shell').prefault([]).describe('extra arguments appended to the agent command line'),
   fallback: stringList('comma').prefault([]).describe('agents to switch to, in order, when the current one hits a usage or rate limit'),
   permission_mode: oneOf(['bypass', 'default']).prefault('bypass').describe("'bypass' lets the agent act without asking (unattended loops); 'default' keeps the CLI's prompts"),
+  auto_install: flagOrText()
+    .prefault(false)
+    .describe('install an agent CLI missing from PATH with npm into the data directory (agents/<name>), never globally: true, or the npm package spec to install (a pinned version, a tarball)'),
 });
 
 /** `manager.defaults.*`: the run settings of server-created runs where only a built-in default applies. */
@@ -207,6 +210,7 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'agent.args': { format: plain },
   'agent.fallback': { format: plain },
   'agent.permission_mode': { format: plain },
+  'agent.auto_install': { format: plain },
   'manager.max_concurrent': { format: plain },
   'manager.iteration_threads': { format: plain },
   'manager.resume_on_start': { format: plain },

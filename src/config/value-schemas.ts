@@ -140,6 +140,12 @@ export function flag() {
   );
 }
 
+/** true / false, or a non-empty text meaning something more (e.g. agent.auto_install's package spec). */
+export function flagOrText() {
+  const message = expected('expected true, false or a non-empty string');
+  return z.union([flag(), text()], { error: message });
+}
+
 /** One of a fixed set of words. */
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values, { error: expected(`expected one of ${values.join(', ')}`) });

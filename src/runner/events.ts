@@ -104,6 +104,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
   }),
   event('waiting', { iteration: z.number().int().positive(), until: ms, reason: waitReason }),
   event('agent_switched', { from: z.string(), to: z.string(), reason: z.string() }),
+  event('agent_install', { agent: z.string(), package: z.string(), dir: z.string(), phase: z.enum(['installing', 'installed']), duration_ms: ms }),
   event('pause_requested', { by: z.string().nullable(), now: z.boolean() }),
   event('paused', { after_iteration: count, by: z.string().nullable(), suspended: z.boolean() }),
   event('resumed', { paused_ms: ms }),

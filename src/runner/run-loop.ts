@@ -11,6 +11,7 @@ import { dataDir, iterationLogPath } from '../store/paths.js';
 import type { AgentActivity, AgentActivityBody, AgentActivitySink, RunEventBody, RunEventBodySink } from './events.js';
 import { eventUnit, iterationEvents } from './iteration-events.js';
 import { runIteration, type IterationRunner } from './iteration.js';
+import { ensureAgentClis, withBinDirs } from './agent-install.js';
 import { promptProgram, type LoopProgram, type ProgramContext, type ProgramStep, type ProgramStop } from './program.js';
 import type { RunSpec } from './spec.js';
 
@@ -144,6 +145,17 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
 
   let final: Stop | ProgramStop | null = null;
   let message: string | null = null;
+  // agent.auto_install: the run's agents missing from PATH are installed in the data directory first.
+  if (spec.agent.autoInstall !== undefined && spec.agent.autoInstall !== false && spec.agent.command === null) {
+    try {
+      const binDirs = await ensureAgentClis(chain, spec.agent.autoInstall, dataDir(env), env, (notice) => emit({ type: 'agent_install', time: deps.now(), ...notice }));
+      Object.assign(env, withBinDirs(env, binDirs));
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      final = FATAL;
+      message = error.message;
+    }
+  }
   let waitUntil: number | null = null;
   let waitReason: 'usage_limit' | 'rate_limit' | 'overloaded' = 'usage_limit';
   const fatalError = (): string | null => deps.fatalError?.() ?? null;

@@ -14,6 +14,8 @@ export interface AgentSettings {
   /** Agents to switch to, in order, on a usage/rate limit. */
   fallback: string[];
   permissionMode: 'bypass' | 'default';
+  /** agent.auto_install: false, true, or the npm package spec to install. Absent in specs stored before it existed (false). */
+  autoInstall?: boolean | string;
 }
 
 /** Everything a run needs, resolved from config, env and flags. Serialisable (stored with the run). */

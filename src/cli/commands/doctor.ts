@@ -5,6 +5,8 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { AGENT_CLIS, PACKAGE_BIN_DIR, diagnoseAgents, findAgentCli, type AgentCli, type AgentReport } from '../../agents/doctor.js';
 import { EXIT, UsageError } from '../../core/errors.js';
+import { installedAgentBinary } from '../../runner/agent-install.js';
+import { dataDir } from '../../store/paths.js';
 import type { CliIO, Command } from '../command.js';
 
 function render(reports: readonly AgentReport[]): string {
@@ -95,7 +97,8 @@ async function doctor(args: string[], io: CliIO): Promise<number> {
     return cli;
   });
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const reports = await diagnoseAgents(clis, { env: io.env, isRoot, extraBinDirs: [PACKAGE_BIN_DIR] });
+  const home = dataDir(io.env);
+  const reports = await diagnoseAgents(clis, { env: io.env, isRoot, extraBinDirs: [PACKAGE_BIN_DIR], installedBinary: (name) => installedAgentBinary(home, name) });
   io.stdout.write(values.json === true ? `${JSON.stringify(reports, null, 2)}\n` : render(reports));
   return EXIT.success;
 }
@@ -107,7 +110,8 @@ export const doctorCommand: Command = {
        ringmaster doctor --install AGENT [--yes]
 
 For each agent CLI (${AGENT_CLIS.map((a) => a.name).join(', ')}): found or missing on PATH (where
-'ringmaster run' looks; a copy only in this package's node_modules/.bin is noted, not counted), its version, and the credentials it would use (environment variable
+'ringmaster run' looks; a copy only in this package's node_modules/.bin, or one agent.auto_install put in
+the data directory, is noted, not counted), its version, and the credentials it would use (environment variable
 names and login files; values are never printed). As root it notes that claude needs IS_SANDBOX=1 for
 --dangerously-skip-permissions.
 
