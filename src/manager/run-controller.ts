@@ -5,7 +5,7 @@ import { createSuspendSwitch, type SuspendSwitch } from '../agents/suspend-signa
 import { hostname } from 'node:os';
 import { isGitRepo } from '../git/index.js';
 import { acquireLock, type HeldLock } from '../runner/lock.js';
-import { createEventStream, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
+import { createEventStream, runEventSchema, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
 import { killLeftoverAgent } from '../runner/leftover.js';
 import { applyControl } from './control-poller.js';
 import type { IterationRunner } from '../runner/iteration.js';
@@ -18,7 +18,8 @@ import { metaForStorage, specForStorage, type RunSpec } from '../runner/spec.js'
 import { redactDeep, redactor, redactorOf, secretsOfProcess, type Redactor } from '../core/redact.js';
 import { dataDir, iterationLogPath, workspaceKey, workspaceLockPath } from '../store/paths.js';
 import { HEARTBEAT_INTERVAL_MS, RunBusyError } from '../store/index.js';
-import type { ClaimResult, Owner, Store } from '../store/index.js';
+import type { ClaimOptions, ClaimResult, Owner, Store } from '../store/index.js';
+import type { RunStatus } from '../core/types.js';
 import { StoreUnusableError } from '../store/errors.js';
 import { ensureReserve, releaseReserve } from '../store/reserve.js';
 
@@ -56,7 +57,7 @@ export interface RunControllerOptions {
    * takeover), waiting until then, and (onlyIfResumable) only if it can still go on; without these the claim is
    * unconditional (the caller knows the owner is gone).
    */
-  claim?: { ifIdleMs?: number; onlyIfResumable?: boolean };
+  claim?: ClaimOptions;
   /**
    * Runs once the run is ours (created or claimed, lease renewed from then on), before the loop: e.g. a worker's
    * clone. A program it returns is the run's (made from files of the prepared workspace).
@@ -113,6 +114,8 @@ export class RunController {
   private recorder: Recorder | null = null;
   private waitingUntilMs: number | null = null;
   private handOverRequested = false;
+  /** The status the run was claimed with (the recorder starts from it). */
+  private claimedStatus: RunStatus = 'running';
   /** Why the run cannot go on (the store or the disk cannot be written): it ends failed with this message. */
   private fatal: string | null = null;
 
@@ -217,6 +220,7 @@ export class RunController {
       agentDir: spec.workspace,
       owner,
       checkpointInterval: spec.checkpointInterval,
+      status: this.claimedStatus,
       gitEnabled,
       now: this.now,
       emit: (body) => this.emit(body),
@@ -257,7 +261,7 @@ export class RunController {
           stopRequested: () => this.stopBy !== undefined,
           wakeSignal: () => this.waker(),
           pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed(), suspend: this.suspension },
-          handOver: () => this.handOverRequested && this.stopBy === undefined && this.pauseRequest === null,
+          handOver: () => this.handOverRequested && this.stopBy === undefined && (this.pauseRequest === null || this.isPaused),
           fatalError: () => this.fatal,
           ...(program ? { program } : {}),
           logPath: (id, n) => iterationLogPath(dir, id, n),
@@ -361,11 +365,14 @@ export class RunController {
 
   /**
    * Ends the loop at the next iteration boundary without ending the run: its owner row is released and its
-   * status kept, so the next owner (a worker's continuation job) claims it at once. A pause or stop wins.
+   * status kept, so the next owner (a worker's continuation job) claims it at once. A stop wins; a pause is
+   * taken first, and the paused run is handed over (it stays paused); a wait for a usage limit is cut short
+   * (the next owner goes on waiting until the same time).
    */
   requestHandOver(): void {
     this.handOverRequested = true;
     this.wake();
+    if (this.isPaused) this.releaseWaiters();
   }
 
   /** Another process owns the run now (a takeover after our lease ran out): stop here, write nothing more. */
@@ -384,6 +391,7 @@ export class RunController {
     const { store } = this.options;
     const leftoverKilled = killLeftoverAgent(dir, this.runId);
     const claim = await this.claimWhenIdle(owner);
+    this.claimedStatus = claim.run.status;
     for (const request of await store.pendingControls(this.runId)) {
       // Requests addressed to a previous owner are void: a stop sent before a crash must not stop the resumed run.
       // A run nobody drove (queued for workers, or handed over) gets the requests made meanwhile: they were for us.
@@ -392,7 +400,25 @@ export class RunController {
     }
     const { state, lastSessionId } = stateFromRows(await store.listIterations(this.runId), this.now());
     this.options.onClaim?.({ iterations: state.iteration, costUsd: state.totalCostUsd, interrupted: claim.interrupted, leftoverKilled });
-    return { runId: this.runId, state, lastSessionId };
+    return { runId: this.runId, state, lastSessionId, wait: await this.unfinishedWait() };
+  }
+
+  /**
+   * The wait the run was in when its last owner let it go (or died), if it is not over: the last `waiting` event
+   * among the run's latest ones, with no iteration started after it (a hand-over may add a checkpoint after it).
+   */
+  private async unfinishedWait(): Promise<ResumePoint['wait']> {
+    const { store } = this.options;
+    const lastSeq = await store.lastEventSeq(this.runId);
+    const recent = await store.listEvents(this.runId, { afterSeq: Math.max(0, lastSeq - 50) });
+    for (const row of recent.reverse()) {
+      if (row.type === 'iteration_started') return null;
+      if (row.type !== 'waiting') continue;
+      const parsed = runEventSchema.safeParse(row.payload);
+      const event = parsed.success ? parsed.data : null;
+      return event?.type === 'waiting' && event.until > this.now() ? { until: event.until, reason: event.reason } : null;
+    }
+    return null;
   }
 
   /** claimRun as asked (options.claim): when the owner is not idle yet, waits until its lease has run out. */
@@ -421,7 +447,7 @@ export class RunController {
   }
 
   private waitUntilResumed(): Promise<void> {
-    if (this.pauseRequest === null || this.stopBy !== undefined || this.interruptController.signal.aborted) return Promise.resolve();
+    if (this.pauseRequest === null || this.stopBy !== undefined || this.handOverRequested || this.interruptController.signal.aborted) return Promise.resolve();
     // A paused run has no timer or child process of its own: keep the process alive until it is resumed.
     const keepAlive = setInterval(() => undefined, 60 * 60 * 1000);
     return new Promise<void>((resolve) => this.resumeWaiters.push(resolve)).finally(() => clearInterval(keepAlive));

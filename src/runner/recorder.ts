@@ -26,6 +26,8 @@ export interface RecorderOptions {
   agentDir: string;
   owner: Owner;
   checkpointInterval: number;
+  /** The run's stored status when the recorder starts (default `running`): a claim may keep `paused` or `waiting`. */
+  status?: RunStatus;
   gitEnabled: boolean;
   now: () => number;
   /** Emits an event into the run's stream (warnings, checkpoint_created). */
@@ -83,7 +85,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const { store, runId } = options;
   let chain: Promise<void> = Promise.resolve();
   let lastCheckpoint = 0;
-  let status: RunStatus = 'running';
+  let status: RunStatus = options.status ?? 'running';
   let lastMeta = '';
 
   const owner = options.owner;

@@ -76,7 +76,12 @@ export interface ResumePoint {
   runId: string;
   state: LoopState;
   lastSessionId: string | null;
+  /** The wait for a usage or rate limit the run was in when its previous owner let it go: it goes on waiting. */
+  wait?: { until: number; reason: WaitReason } | null;
 }
+
+/** Why a run waits before its next iteration. */
+export type WaitReason = 'usage_limit' | 'rate_limit' | 'overloaded';
 
 /** How a run ended. */
 export interface RunSummary {
@@ -156,8 +161,8 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       message = error.message;
     }
   }
-  let waitUntil: number | null = null;
-  let waitReason: 'usage_limit' | 'rate_limit' | 'overloaded' = 'usage_limit';
+  let waitUntil: number | null = resume?.wait?.until ?? null;
+  let waitReason: WaitReason = resume?.wait?.reason ?? 'usage_limit';
   const fatalError = (): string | null => deps.fatalError?.() ?? null;
   while (final === null) {
     if (fatalError() !== null) {
@@ -169,7 +174,8 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       break;
     }
     const pause = deps.pause?.requested() ?? null;
-    if (pause && !stopRequested()) {
+    // A paused run being handed over goes to its next owner paused (its stored status), not through another pause.
+    if (pause && !stopRequested() && !deps.handOver?.()) {
       await pauseHere(pause.by);
       continue;
     }
@@ -369,6 +375,6 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     const pausedMs = Math.max(0, deps.now() - at);
     // Time spent paused does not count toward max runtime.
     state = { ...state, startedAtMs: state.startedAtMs + pausedMs };
-    if (!deps.signal.aborted && !stopRequested()) emit({ type: 'resumed', time: deps.now(), paused_ms: pausedMs });
+    if (!deps.signal.aborted && !stopRequested() && !deps.handOver?.()) emit({ type: 'resumed', time: deps.now(), paused_ms: pausedMs });
   }
 }

@@ -3,6 +3,7 @@
 // lease every couple of seconds and stops the agent as soon as the lease cannot be confirmed, pushes each
 // checkpoint of a repository run, and hands the run over to a new job before the queue's job cap.
 import { join, relative } from 'node:path';
+import { timerAfter } from '../os/timers.js';
 import type { ControlPoller } from '../manager/control-poller.js';
 import { closeOrphanedRun } from '../manager/orphans.js';
 import { programForRun } from '../manager/programs.js';
@@ -50,16 +51,13 @@ export function repositoryOf(run: RunRow): RepositorySource | null {
   return source && typeof source.url === 'string' && typeof source.branch === 'string' ? source : null;
 }
 
-/** A run a worker continues: one that can go on, and not one held in the queue by a pause. */
-function runnable(run: RunRow | null): run is RunRow {
-  return run !== null && resumable(run) && !(run.status === 'paused' && run.owner_pid === null);
-}
 
 /** Drives run `runId` until it ends, is lost to another owner, is handed over, or `signal` aborts (shutdown, job lost). */
 export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal): Promise<JobOutcome> {
   const { store } = ctx;
   const run = await store.getRun(runId);
-  if (!runnable(run)) return 'finished';
+  // A run that can go on (a paused one too: it was handed over paused, and stays paused here).
+  if (run === null || !resumable(run)) return 'finished';
   const spec = structuredClone(run.spec) as RunSpec & { repository?: RepositorySource };
   const repository = repositoryOf(run);
   const startedAt = performance.now();
@@ -78,7 +76,8 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
     workspace: spec.workspace,
     mode: 'claim',
     // Taken over only once its owner's lease has run out (database clock), and never if it ended meanwhile.
-    claim: { ifIdleMs: ctx.leaseMs, onlyIfResumable: true },
+    // A run handed over paused or waiting keeps that status (no `running` in between).
+    claim: { ifIdleMs: ctx.leaseMs, onlyIfResumable: true, ...(run.status === 'paused' || run.status === 'waiting' ? { status: run.status } : {}) },
     heartbeatMs: ctx.renewMs,
     onRenewed: (sentAt) => (lastRenewed = Math.max(lastRenewed, sentAt)),
     owner: ctx.owner,
@@ -124,6 +123,11 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
   const fence = setInterval(() => {
     if (performance.now() - lastRenewed > ctx.leaseMs / 2) stop();
   }, Math.min(1000, ctx.renewMs));
+  // Before the job's cap: a run that is running hands over after its next iteration (onEvent); one that is paused
+  // or waiting for a usage limit then, at once (it would otherwise sit in this job until the job expires).
+  const cap = timerAfter(ctx.handOverAfterMs, () => {
+    if (controller.paused || controller.waitingUntil !== null) controller.requestHandOver();
+  });
   try {
     const summary = await controller.run();
     ended = true;
@@ -148,6 +152,7 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
     return 'finished';
   } finally {
     clearInterval(fence);
+    cap.cancel();
     unregister();
     signal.removeEventListener('abort', onAbort);
     await git.pusher?.done();

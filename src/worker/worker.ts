@@ -159,7 +159,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
  * Sending is idempotent (one job per run), so a run whose job is running already is left alone.
  */
 export async function reconcileQueue(store: Store, queue: RunQueue): Promise<string[]> {
-  const orphans = (await store.listRuns({ status: ACTIVE_STATUSES })).filter((r) => r.origin === 'queue' && r.owner_pid === null && r.status !== 'paused');
+  const orphans = (await store.listRuns({ status: ACTIVE_STATUSES })).filter((r) => r.origin === 'queue' && r.owner_pid === null);
   if (orphans.length === 0) return [];
   const queued = await queue.queuedRunIds();
   const requeued: string[] = [];

@@ -2,8 +2,8 @@
 // the global max_concurrent, a run handed to a continuation job at an iteration boundary, the reconciler that
 // queues runs which lost their job, and control requests made while a run waits in the queue.
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordQueuedRun, resolveRepositoryRun } from '../../src/manager/repository-run.js';
@@ -48,32 +48,36 @@ async function setUp(): Promise<Bench> {
   return bench;
 }
 
-async function addWorker(b: Bench, name: string, options: { concurrency?: number; handOverAfterMs?: number; reconcileMs?: number } = {}): Promise<void> {
+async function addWorker(b: Bench, name: string, options: { concurrency?: number; handOverAfterMs?: number; reconcileMs?: number; path?: string } = {}): Promise<void> {
   const home = scratch.temp(`rm-worker-${name}-`);
   const workdir = join(home, 'work');
   const log: string[] = [];
   const store = await PostgresStore.open(b.url);
+  const { path, ...settings } = options;
   const worker = await startWorker({
     url: b.url,
     store,
-    env: cleanEnv({ RINGMASTER_HOME: home }),
+    env: cleanEnv({ RINGMASTER_HOME: home, ...(path ? { PATH: `${path}${delimiter}${process.env.PATH ?? ''}` } : {}) }),
     workdir,
     concurrency: options.concurrency ?? 1,
     log: (line) => log.push(line),
     owner: { pid: process.pid, host: `worker-${name}` },
     pollMs: 200,
-    ...options,
+    ...settings,
   });
   b.workers.push({ worker: { stop: async () => (await worker.stop(), await store.close()) }, workdir, log });
 }
 
-/** Records a repository run for the workers; `send` false leaves it without a job (as if its creator died). */
-async function queueRun(b: Bench, plan: string, send = true): Promise<string> {
+/**
+ * Records a repository run of the plan agent (or of `agentCommand`; null: `claude`) for the workers; `send`
+ * false leaves it without a job (as if its creator died).
+ */
+async function queueRun(b: Bench, plan: string, send = true, agentCommand: string | null = planAgent(plan)): Promise<string> {
   const { spec } = resolveRepositoryRun(cleanEnv({ RINGMASTER_HOME: scratch.temp('rm-server-') }), {
     repository: b.repo,
     branch: 'main',
     prompt: 'work',
-    agent_command: planAgent(plan),
+    ...(agentCommand === null ? { agent: 'claude' } : { agent_command: agentCommand }),
     max_iterations: 5,
     checkpoint_interval: 1,
   });
@@ -88,6 +92,49 @@ function openGate(b: Bench, id: string, n: number): void {
   for (const w of b.workers) {
     const clone = join(w.workdir, 'runs', id);
     if (existsSync(clone)) writeFileSync(join(clone, `.gate-${n}`), '');
+  }
+}
+
+/**
+ * A directory with a fake `claude` (stream-json) whose first call is refused with a usage limit that resets
+ * `resetInS` seconds later, and whose next calls complete; every call appends a line to `calls`.
+ */
+function limitedClaude(calls: string, resetInS: number): string {
+  const bin = scratch.temp('rm-fake-claude-');
+  const init = '{"type":"system","subtype":"init","session_id":"s1","model":"claude-opus-5-5"}';
+  const usage = '"usage":{"input_tokens":1,"output_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}';
+  writeFileSync(
+    join(bin, 'claude'),
+    `#!/bin/sh
+cat >/dev/null
+echo call >> '${calls}'
+echo '${init}'
+if [ "$(wc -l < '${calls}')" -eq 1 ]; then
+  reset=$(( $(date +%s) + ${resetInS} ))
+  echo '{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":'"$reset"',"rateLimitType":"five_hour"}}'
+  echo '{"type":"result","subtype":"success","is_error":true,"session_id":"s1","total_cost_usd":0,"result":"limit reached"}'
+  exit 1
+fi
+echo '{"type":"assistant","message":{"id":"m2","type":"message","role":"assistant","model":"claude-opus-5-5","content":[{"type":"text","text":"<promise>COMPLETE</promise>"}],${usage}},"session_id":"s1"}'
+echo '{"type":"result","subtype":"success","is_error":false,"session_id":"s1","total_cost_usd":0,${usage},"result":"<promise>COMPLETE</promise>"}'
+`,
+    { mode: 0o755 },
+  );
+  return bin;
+}
+
+/** The run's jobs, oldest first: [state, handed over to a continuation job]. */
+async function jobsOf(b: Bench, id: string): Promise<Array<[string, boolean]>> {
+  const client = new pg.Client({ connectionString: b.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ state: string; output: { continued?: boolean } | null }>(
+      "SELECT state, output FROM pgboss.job WHERE name = 'ringmaster-runs' AND singleton_key = $1 ORDER BY created_on",
+      [id],
+    );
+    return rows.map((j) => [j.state, j.output?.continued === true]);
+  } finally {
+    await client.end();
   }
 }
 
@@ -151,22 +198,9 @@ describe('the workers queue', () => {
     expect(events.map((e) => e.type)).not.toContain('stopped');
     expect(events.filter((e) => e.type === 'run_finished')).toHaveLength(1);
     expect((await b.store.listRuns())[0]?.totals).toMatchObject({ iterations: 3, last_iteration: 3 });
-    const client = new pg.Client({ connectionString: b.url });
-    await client.connect();
-    try {
-      const jobs = async (): Promise<Array<[string, boolean]>> =>
-        (
-          await client.query<{ state: string; output: { continued?: boolean } | null }>(
-            "SELECT state, output FROM pgboss.job WHERE name = 'ringmaster-runs' AND singleton_key = $1 ORDER BY created_on",
-            [id],
-          )
-        ).rows.map((j) => [j.state, j.output?.continued === true]);
-      // The last job is completed once the worker is done with the run (after its last push), a moment after the run.
-      await until('the last job to be completed', async () => (await jobs()).at(-1)?.[0] === 'completed');
-      expect(await jobs()).toEqual([['completed', true], ['completed', true], ['completed', false]]);
-    } finally {
-      await client.end();
-    }
+    // The last job is completed once the worker is done with the run (after its last push), a moment after the run.
+    await until('the last job to be completed', async () => (await jobsOf(b, id)).at(-1)?.[0] === 'completed');
+    expect(await jobsOf(b, id)).toEqual([['completed', true], ['completed', true], ['completed', false]]);
     const gaps = rows.slice(1).map((row, i) => row.started_at - (rows[i]?.completed_at ?? 0));
     // Measured, not asserted: the gap is the run's cooldown (5 s for runs made like the server's) plus the hand-over.
     process.stderr.write(`hand-over: next iteration started ${gaps.join(' ms, ')} ms after the previous one ended (cooldown 5000 ms)\n`);
@@ -205,4 +239,40 @@ describe('the workers queue', () => {
     expect(await iterations(b, stopped)).toEqual([]);
     await until('the stopped run\'s job to be done with', async () => !(await b.queue.queuedRunIds()).has(stopped));
   }, 60_000);
+
+  it('hands a paused run over before the job cap, paused: no iteration, no resume, until a user resumes it', async () => {
+    const b = await setUp();
+    await addWorker(b, 'a', { handOverAfterMs: 1500 });
+    const id = await queueRun(b, 'complete');
+    await b.store.requestControl({ run_id: id, action: 'pause', requested_by: 'user', requested_at: Date.now() });
+    // Each job lets the paused run go at its cap; the next one takes it, still paused.
+    await until('two hand-overs while paused', async () => (await jobsOf(b, id)).filter(([, continued]) => continued).length >= 2, 60_000);
+    expect(await b.store.getRun(id)).toMatchObject({ status: 'paused' });
+    expect(await iterations(b, id)).toEqual([]);
+    await b.store.requestControl({ run_id: id, action: 'resume', requested_by: 'user', requested_at: Date.now() });
+    await until('the run to complete', async () => (await b.store.getRun(id))?.status === 'completed', 60_000);
+    expect(await iterations(b, id)).toEqual([[1, 'complete']]);
+    const events = await b.store.listEvents(id);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.map((e) => e.type)).not.toContain('stopped');
+    expect(events.filter((e) => e.type === 'resumed').length).toBeLessThanOrEqual(1);
+  }, 90_000);
+
+  it('hands a run waiting for a usage limit over before the job cap; the next job waits until the same time', async () => {
+    const b = await setUp();
+    // A fake `claude` whose first call hits a usage limit that resets in 6 s; the next one completes. Calls are
+    // counted outside the clone (each job resets the clone to the last checkpoint).
+    const calls = join(scratch.temp('rm-calls-'), 'calls');
+    await addWorker(b, 'a', { handOverAfterMs: 1500, path: limitedClaude(calls, 6) });
+    const id = await queueRun(b, '', true, null);
+    await until('the run to complete', async () => (await b.store.getRun(id))?.status === 'completed', 60_000);
+    expect(readFileSync(calls, 'utf8').trim().split('\n')).toHaveLength(2);
+    const rows = await b.store.listIterations(id);
+    expect(rows.map((i) => [i.number, i.error_kind])).toEqual([[1, 'usage_limit'], [2, 'none']]);
+    const waits = (await b.store.listEvents(id)).filter((e) => e.type === 'waiting').map((e) => (e.payload as { until: number }).until);
+    expect(waits.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(waits).size).toBe(1);
+    expect(rows[1]?.started_at).toBeGreaterThanOrEqual(waits[0] ?? Infinity);
+    expect((await jobsOf(b, id)).filter(([, continued]) => continued).length).toBeGreaterThanOrEqual(1);
+  }, 90_000);
 });
