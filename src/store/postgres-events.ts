@@ -6,6 +6,7 @@ import { checkFence, DB_NOW } from './postgres-fence.js';
 import { inTransaction, query, sqlState } from './postgres-pool.js';
 import type { Queryable } from './postgres-pool.js';
 import { controlRowSchema, eventRowSchema } from './rows.js';
+import { CONTROL_COLUMNS, EVENT_COLUMNS } from './sql-columns.js';
 import type { ControlRow, EventRow, EventRowWithId } from './rows.js';
 import type { Fence, NewControl, NewEvent } from './store.js';
 import type pg from 'pg';
@@ -13,8 +14,6 @@ import type pg from 'pg';
 /** Advisory lock key pair ('RING', 2) that orders event inserts. */
 export const EVENT_ORDER_LOCK: readonly [number, number] = [0x52494e47, 2];
 
-const EVENT_COLUMNS = 'run_id, seq, at, type, iteration, payload_json AS payload';
-const CONTROL_COLUMNS = 'id, run_id, action, options_json AS options, requested_by, requested_at, handled_at, result';
 
 /**
  * Inserts events in order, all or none: the owner-given seqs of one run in one statement (one round trip for a

@@ -20,6 +20,7 @@ import type { Channel, Subscription, WatchableStore } from './watchable.js';
 import { runWhere } from './postgres-run-filter.js';
 import { checkpointRowSchema, errorRowSchema, iterationRowSchema, runRowSchema } from './rows.js';
 import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, IterationRow, RunRow, RunTotals, RunWithTotals, StoreStats } from './rows.js';
+import { CHECKPOINT_COLUMNS, ERROR_COLUMNS, RUN_SELECT } from './sql-columns.js';
 import type {
   ClaimOptions,
   ClaimResult,
@@ -36,19 +37,6 @@ import type {
   RunFilter,
   Store,
 } from './store.js';
-
-const RUN_SELECT = `
-SELECT r.id, r.status, r.stop_reason, r.agent, r.kind, r.origin, r.spec_json AS spec, r.meta_json AS meta, r.workspace, r.worktree, r.branch,
-       r.created_at, r.updated_at, r.ended_at,
-       o.pid AS owner_pid, o.host AS owner_host, o.heartbeat_at AS heartbeat_at
-FROM runs r LEFT JOIN run_owners o ON o.run_id = r.id AND o.ended_at IS NULL`;
-
-
-const CHECKPOINT_COLUMNS = 'id, run_id, iteration, commit_sha, state, message, snapshot_json AS snapshot, created_at';
-const ERROR_COLUMNS = 'id, run_id, iteration, kind, message, context_json AS context, created_at';
-
-
-
 
 /** How to open a PostgreSQL store. */
 export interface PostgresStoreOptions extends PoolOptions {

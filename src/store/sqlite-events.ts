@@ -2,12 +2,12 @@
 // a global order by rowid for watchers of every run, control requests kept until their owner answers.
 import { StoreError } from './errors.js';
 import { controlRowSchema, eventRowSchema } from './rows.js';
+import { CONTROL_COLUMNS, EVENT_COLUMNS } from './sql-columns.js';
 import type { ControlRow, EventRow, EventRowWithId } from './rows.js';
 import type { SqliteDb } from './sqlite-db.js';
 import type { Fence, NewControl, NewEvent } from './store.js';
 
-const EVENT_RETURNING = 'RETURNING run_id, seq, at, type, iteration, payload_json AS payload';
-const CONTROL_COLUMNS = 'id, run_id, action, options_json AS options, requested_by, requested_at, handled_at, result';
+const EVENT_RETURNING = `RETURNING ${EVENT_COLUMNS}`;
 
 /** Appends events in order in one transaction, behind the fence of each run they belong to. */
 export function appendEvents(s: SqliteDb, events: readonly NewEvent[], fence?: Fence): EventRow[] {
@@ -43,7 +43,7 @@ function insertEvent(s: SqliteDb, event: NewEvent): EventRow {
 /** A run's events after `afterSeq`, at most `limit`. */
 export function listEvents(s: SqliteDb, runId: string, afterSeq: number, limit: number | null): EventRow[] {
   return s
-    .q('SELECT run_id, seq, at, type, iteration, payload_json AS payload FROM events WHERE run_id = :runId AND seq > :after ORDER BY seq LIMIT :limit')
+    .q(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = :runId AND seq > :after ORDER BY seq LIMIT :limit`)
     .all({ runId, after: afterSeq, limit: limit ?? -1 })
     .map((row) => eventRowSchema.parse(row));
 }
@@ -56,7 +56,7 @@ export function lastEventSeq(s: SqliteDb, runId: string): number {
 /** Every run's events after global id `afterId` (the rowid), in insertion order. */
 export function listEventsAfterId(s: SqliteDb, afterId: number, limit: number): EventRowWithId[] {
   const rows = s
-    .q('SELECT rowid AS id, run_id, seq, at, type, iteration, payload_json AS payload FROM events WHERE rowid > :after ORDER BY rowid LIMIT :limit')
+    .q(`SELECT rowid AS id, ${EVENT_COLUMNS} FROM events WHERE rowid > :after ORDER BY rowid LIMIT :limit`)
     .all({ after: afterId, limit }) as Array<{ id: number }>;
   return rows.map((row) => ({ ...eventRowSchema.parse(row), id: row.id }));
 }

@@ -8,6 +8,7 @@ import { AmbiguousRunIdError, RunBusyError, RunEndedError, StoreError } from './
 import { resumable } from './liveness.js';
 import { checkpointRowSchema, errorRowSchema, runRowSchema } from './rows.js';
 import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, IterationRow, RunRow, RunTotals, RunWithTotals, StoreStats } from './rows.js';
+import { CHECKPOINT_COLUMNS, ERROR_COLUMNS, RUN_SELECT } from './sql-columns.js';
 import { SqliteDb } from './sqlite-db.js';
 import * as events from './sqlite-events.js';
 import * as iterations from './sqlite-iterations.js';
@@ -33,14 +34,6 @@ import type {
   Store,
 } from './store.js';
 
-const RUN_SELECT = `
-SELECT r.id, r.status, r.stop_reason, r.agent, r.kind, r.origin, r.spec_json AS spec, r.meta_json AS meta, r.workspace, r.worktree, r.branch,
-       r.created_at, r.updated_at, r.ended_at,
-       o.pid AS owner_pid, o.host AS owner_host, o.heartbeat_at AS heartbeat_at
-FROM runs r LEFT JOIN run_owners o ON o.run_id = r.id AND o.ended_at IS NULL`;
-
-const CHECKPOINT_COLUMNS = 'id, run_id, iteration, commit_sha, state, message, snapshot_json AS snapshot, created_at';
-const ERROR_COLUMNS = 'id, run_id, iteration, kind, message, context_json AS context, created_at';
 
 /** SQLite implementation of Store on one database file (or ':memory:'). Its clock (`now`) judges leases. */
 export class SqliteStore implements Store {

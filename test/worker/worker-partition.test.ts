@@ -10,28 +10,60 @@ import { PostgresStore } from '../../src/store/postgres-store.js';
 import { gitEnv } from '../git/git-repo.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { useScratch } from '../helpers/scratch.js';
-import { startTcpProxy, viaPort } from '../helpers/tcp-proxy.js';
+import { startTcpProxy, viaPort, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { until } from '../helpers/until.js';
 import { agentGroup, bareRemote, groupAlive, pushedCheckpoints, queueRepositoryRun, startWorkerProc, type WorkerProc } from './machines.js';
 
 const pg = usePostgres();
 const scratch = useScratch();
 
-describe('ringmaster worker across a network partition', () => {
-  it('stops its agent before another worker takes the run over, and writes and pushes nothing once the network is back', async () => {
-    const url = await pg.cluster.createDatabase();
-    const repo = bareRemote(scratch);
-    const proxy = await startTcpProxy(pg.cluster.port);
-    const a = startWorkerProc(scratch, viaPort(url, proxy.port), 'a');
-    let b: WorkerProc | null = null;
-    const id = await queueRepositoryRun(scratch, url, repo, 'gate,gate,complete');
-    const store = await PostgresStore.open(url);
-    try {
-      await until('iteration 1 on worker a', async () => (await store.getIteration(id, 1))?.status === 'running');
-      expect((await store.getRun(id))?.owner_pid).toBe(a.child.pid);
-      const agentA = await until("worker a's agent", () => agentGroup(a.home, id));
-      b = startWorkerProc(scratch, url, 'b');
+interface Scene {
+  repo: string;
+  proxy: TcpProxy;
+  store: PostgresStore;
+  /** The worker behind the proxy, driving the run. */
+  a: WorkerProc;
+  /** The worker that takes it over (started once the run is a's). */
+  b: WorkerProc;
+  id: string;
+}
 
+/**
+ * Worker `a` (through the proxy) drives a run of `plan` to its first iteration, then worker `b` (direct) starts;
+ * `fn` partitions and checks; afterwards the network heals and everything is closed, whatever happened.
+ */
+async function withPartitionScene(names: [string, string], plan: string, fn: (scene: Scene) => Promise<void>): Promise<void> {
+  const url = await pg.cluster.createDatabase();
+  const repo = bareRemote(scratch);
+  const proxy = await startTcpProxy(pg.cluster.port);
+  const a = startWorkerProc(scratch, viaPort(url, proxy.port), names[0]);
+  let b: WorkerProc | null = null;
+  const id = await queueRepositoryRun(scratch, url, repo, plan);
+  const store = await PostgresStore.open(url);
+  try {
+    await until(`iteration 1 on worker ${names[0]}`, async () => (await store.getIteration(id, 1))?.status === 'running');
+    expect((await store.getRun(id))?.owner_pid).toBe(a.child.pid);
+    b = startWorkerProc(scratch, url, names[1]);
+    await fn({ repo, proxy, store, a, b, id });
+  } finally {
+    proxy.heal();
+    await store.close();
+    for (const w of [a, b]) w?.child.kill('SIGTERM');
+    await Promise.all([a.done, b?.done]);
+    await proxy.close();
+  }
+}
+
+/** Every run checkpoint on the remote's run branch is the second worker's: iterations 4, 3, 2. */
+async function onlyTakersCheckpoints(repo: string, id: string): Promise<void> {
+  await until('the last checkpoint on the remote', () => pushedCheckpoints(repo, id)[0]?.endsWith('iteration 4'));
+  expect(pushedCheckpoints(repo, id).filter((s) => s.startsWith('[ringmaster]'))).toEqual([4, 3, 2].map((n) => `[ringmaster] checkpoint run ${id} iteration ${n}`));
+}
+
+describe('ringmaster worker across a network partition', () => {
+  it('stops its agent before another worker takes the run over, and writes and pushes nothing once the network is back', () =>
+    withPartitionScene(['a', 'b'], 'gate,gate,complete', async ({ repo, proxy, store, a, b, id }) => {
+      const agentA = await until("worker a's agent", () => agentGroup(a.home, id));
       const cutAt = Date.now();
       proxy.partition();
       const agentStopped = until("worker a's agent to stop", () => !groupAlive(agentA), 60_000).then(() => Date.now() - cutAt);
@@ -61,34 +93,17 @@ describe('ringmaster worker across a network partition', () => {
       expect(events.map((e) => e.type)).not.toContain('stopped');
       // a started one agent only; every checkpoint on the remote is b's.
       expect(readFileSync(join(a.workdir, 'runs', id, '.plan-agent-count'), 'utf8')).toBe('1');
-      await until('the last checkpoint on the remote', () => pushedCheckpoints(repo, id)[0]?.endsWith('iteration 4'));
-      expect(pushedCheckpoints(repo, id).filter((s) => s.startsWith('[ringmaster]'))).toEqual([4, 3, 2].map((n) => `[ringmaster] checkpoint run ${id} iteration ${n}`));
+      await onlyTakersCheckpoints(repo, id);
       process.stderr.write(`partition: agent stopped after ${stoppedMs} ms, run taken over after ${takeoverMs} ms\n`);
-    } finally {
-      proxy.heal();
-      await store.close();
-      for (const w of [a, b]) w?.child.kill('SIGTERM');
-      await Promise.all([a.done, b?.done]);
-      await proxy.close();
-    }
-  }, 240_000);
+    }), 240_000);
 
-  it('records nothing of an iteration its agent finished during the partition: no result, no checkpoint, nothing pushed', async () => {
-    const url = await pg.cluster.createDatabase();
-    const repo = bareRemote(scratch);
-    const proxy = await startTcpProxy(pg.cluster.port);
-    const a = startWorkerProc(scratch, viaPort(url, proxy.port), 'c');
-    let b: WorkerProc | null = null;
-    const id = await queueRepositoryRun(scratch, url, repo, 'gate,ok,complete');
-    const store = await PostgresStore.open(url);
-    try {
-      await until('iteration 1 on worker c', async () => (await store.getIteration(id, 1))?.status === 'running');
-      b = startWorkerProc(scratch, url, 'd');
+  it('records nothing of an iteration its agent finished during the partition: no result, no checkpoint, nothing pushed', () =>
+    withPartitionScene(['c', 'd'], 'gate,ok,complete', async ({ repo, proxy, store, a, b, id }) => {
       proxy.partition();
       // The agent finishes; its result cannot reach the store.
       const cloneA = join(a.workdir, 'runs', id);
       writeFileSync(join(cloneA, '.gate-1'), '');
-      await until('worker d to take the run over', async () => (await store.getRun(id))?.owner_pid === b?.child.pid, 60_000);
+      await until('worker d to take the run over', async () => (await store.getRun(id))?.owner_pid === b.child.pid, 60_000);
       proxy.heal();
       await until('worker c to give the run up', () => a.out().includes(`run ${id}: stopped (interrupted)`), 60_000);
       // d's clone is ready once its agent works (d cloned main: its agent's gates count from 1 again).
@@ -105,14 +120,6 @@ describe('ringmaster worker across a network partition', () => {
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
       expect(events.filter((e) => e.type === 'iteration_completed').map((e) => e.iteration)).toEqual([2, 3, 4]);
       expect(await store.listCheckpoints(id)).toMatchObject([{ iteration: 2 }, { iteration: 3 }, { iteration: 4 }]);
-      await until('the last checkpoint on the remote', () => pushedCheckpoints(repo, id)[0]?.endsWith('iteration 4'));
-      expect(pushedCheckpoints(repo, id).filter((s) => s.startsWith('[ringmaster]'))).toEqual([4, 3, 2].map((n) => `[ringmaster] checkpoint run ${id} iteration ${n}`));
-    } finally {
-      proxy.heal();
-      await store.close();
-      for (const w of [a, b]) w?.child.kill('SIGTERM');
-      await Promise.all([a.done, b?.done]);
-      await proxy.close();
-    }
-  }, 240_000);
+      await onlyTakersCheckpoints(repo, id);
+    }), 240_000);
 });
