@@ -103,15 +103,36 @@ function dashboardSection(r) {
   ];
 }
 
+function managerSection(r) {
+  const lag = r.event_loop_lag_ms;
+  const idle = r.event_loop_lag_ms_idle_baseline;
+  return [
+    `## Loop manager: ${r.loops} loops in one server — ${verdict(r.pass)}`,
+    '',
+    `\`ringmaster serve\` (as a library in bench/manager-server.js, so that its own event loop and RSS are measured) drives ${r.loops} loops of a fake agent that sleeps ~1 s and exits; measured for ${r.seconds} s once all ${r.running_during_measure} run. A WebSocket client subscribed to every run measures event latency (stored → received).`,
+    '',
+    '| | result | target |',
+    '|---|---|---|',
+    `| event-loop delay (perf_hooks), under load | p50 ${lag.p50} ms, p99 ${lag.p99} ms, max ${lag.max} ms (${lag.samples} samples) | p99 < ${r.targets.event_loop_lag_p99_ms} ms |`,
+    `| event-loop delay, idle server (baseline, same run) | p50 ${idle.p50} ms, p99 ${idle.p99} ms, max ${idle.max} ms | |`,
+    `| WebSocket event latency | p50 ${r.ws_latency_ms.p50} ms, p99 ${r.ws_latency_ms.p99} ms, max ${r.ws_latency_ms.max} ms (${r.ws_latency_ms.events} events) | p99 < ${r.targets.ws_latency_p99_ms} ms |`,
+    `| iterations in the window | ${r.iterations_in_window} (${r.iterations_per_second} per second) | |`,
+    `| server RSS | idle ${Math.round(r.rss_kb.idle / 1024)} MiB, median ${Math.round(r.rss_kb.median / 1024)} MiB, max ${Math.round(r.rss_kb.max / 1024)} MiB; ${r.rss_kb_per_active_loop} KiB per active loop | |`,
+    `| creating the ${r.loops} runs through the API / shutting the server down | ${r.create_ms} ms / ${r.shutdown_ms} ms | |`,
+    '',
+  ];
+}
+
 /** Writes RESULTS.md from the JSON results present in `dir`; returns its path. */
 export function writeReport(dir) {
   const overhead = read(dir, 'overhead');
   const big = read(dir, 'big-output');
   const stop = read(dir, 'stop-latency');
   const dashboard = read(dir, 'dashboard');
-  const first = overhead ?? big ?? stop ?? dashboard;
+  const manager = read(dir, 'manager');
+  const first = overhead ?? big ?? stop ?? dashboard ?? manager;
   const m = first?.machine ?? {};
-  const dates = [...new Set([overhead, big, stop, dashboard].filter(Boolean).map((r) => r.date.slice(0, 16).replace('T', ' ')))];
+  const dates = [...new Set([overhead, big, stop, dashboard, manager].filter(Boolean).map((r) => r.date.slice(0, 16).replace('T', ' ')))];
   const src = first?.source ?? {};
   const lines = [
     '# Ringmaster benchmark results',
@@ -129,11 +150,13 @@ export function writeReport(dir) {
     const d = dashboard;
     lines.push(`| dashboard | board of ${d.board.runs} runs in ${d.board.first_render_ms.median} ms; ${d.output.lines.toLocaleString('en-US')} lines in ${d.output.first_render_ms.median} ms, wheel-scroll p95 ${d.output.scroll.wheel.p95_ms} ms; board heap +${d.live.board_heap_growth_mib} MiB over ${d.live.lines_total.toLocaleString('en-US')} live lines | see below | ${verdict(d.pass)} |`);
   }
+  if (manager) lines.push(`| loop manager | ${manager.loops} loops: event-loop p99 ${manager.event_loop_lag_ms.p99} ms, WebSocket p99 ${manager.ws_latency_ms.p99} ms, ${manager.rss_kb_per_active_loop} KiB RSS per loop | p99 < ${manager.targets.event_loop_lag_p99_ms} ms / < ${manager.targets.ws_latency_p99_ms} ms | ${verdict(manager.pass)} |`);
   lines.push('');
   if (overhead) lines.push(...overheadSection(overhead));
   if (big) lines.push(...bigSection(big));
   if (stop) lines.push(...stopSection(stop));
   if (dashboard) lines.push(...dashboardSection(dashboard));
+  if (manager) lines.push(...managerSection(manager));
   const findings = join(dir, '..', 'FINDINGS.md');
   if (existsSync(findings)) lines.push(readFileSync(findings, 'utf8').trimEnd(), '');
   const path = join(dir, 'RESULTS.md');

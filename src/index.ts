@@ -52,6 +52,9 @@ export type { LoopHooks, TaskAction, Anomaly, TaskHookEvent } from './tasks/hook
 export { TaskFileError } from './tasks/errors.js';
 export { createTaskProgram, TaskProgram } from './tasks/task-program.js';
 export type { TaskProgramOptions } from './tasks/task-program.js';
+export { createParallelTaskProgram, ParallelTaskProgram } from './tasks/parallel-program.js';
+export { createTaskLoop } from './tasks/task-loop.js';
+export type { TaskLoopProgram } from './tasks/task-loop.js';
 export { taskSettingsFromConfig } from './tasks/run-settings.js';
 export type { TaskRunSettings, TaskSourceRef } from './tasks/run-settings.js';
 export { taskRunSpec } from './tasks/run-spec.js';

@@ -165,6 +165,7 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
       }
       case 'task_started':
         line(e.time, paint(c, '1', `${e.resumed ? 'Resuming' : 'Starting'} task ${e.task_id}: ${e.title}`) + (e.resumed ? '' : ` (task ${e.tasks_started} of at most ${e.max_tasks})`));
+        if (e.worktree !== undefined) detail(`in worktree ${e.worktree} (branch ${e.branch ?? '?'})`);
         break;
       case 'task_check':
         detail(`check ${e.passed ? 'passed' : 'failed'}: ${e.summary}`);

@@ -42,7 +42,7 @@ export const tasksSchema = z.strictObject({
   max_runtime: optionalDuration().prefault('4h').describe('wall-clock budget of a task run (unless loop.max_runtime is set)'),
   max_cost: money().prefault(50).describe('cost budget of a task run in USD (unless loop.max_cost is set)'),
   on_failure: oneOf(['continue', 'stop']).prefault('continue').describe("after a task is blocked: 'continue' with the next task or 'stop' the run"),
-  parallelism: wholeNumber(1).prefault(1).describe('independent tasks at once, each in its own git worktree (not implemented yet: above 1 is a warning)'),
+  parallelism: wholeNumber(1).prefault(1).describe('independent tasks at once, each in its own git worktree, merged back in the order they started'),
   rollback_failed_iterations: flag().prefault(false).describe("discard a failed iteration's file changes before the next iteration"),
   check_timeout: duration().prefault('10m').describe('time limit of a test command or validation script'),
   hook_timeout: duration().prefault('10s').describe('time limit of one hook command'),

@@ -170,6 +170,10 @@ export const runEventSchema = z.discriminatedUnion('type', [
     resumed: z.boolean(),
     tasks_started: count,
     max_tasks: count,
+    /** A parallel task's own worktree (tasks.parallelism above 1); absent when tasks run one at a time. */
+    worktree: z.string().optional(),
+    /** The branch of that worktree. */
+    branch: z.string().optional(),
   }),
   event('task_check', {
     task_id: z.string(),

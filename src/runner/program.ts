@@ -43,6 +43,18 @@ export interface ProgramStep {
   completionScanner?: (() => SignalScanner) | null;
   /** This iteration's idle timeout in ms (undefined = the run's; null = none). */
   idleTimeoutMs?: number | null;
+  /** The directory the agent works in for this iteration (a task's own worktree); absent/null = the run's workspace. */
+  cwd?: string | null;
+  /**
+   * The lane this iteration belongs to when iterations run at once (LoopProgram.concurrency): each lane has its
+   * own consecutive failures and agent session. Absent/null = the run's one lane.
+   */
+  lane?: string | null;
+}
+
+/** Nothing to start until a running iteration ends: only while iterations run at once (LoopProgram.concurrency). */
+export interface ProgramWait {
+  kind: 'wait';
 }
 
 /** The program has nothing left to run, or decided to stop the run. */
@@ -88,8 +100,10 @@ export interface ProgramContext {
   runId: string;
   /** The directory the agent works in. */
   workspace: string;
-  /** Run-wide counters before the next iteration (or after the settled one). */
+  /** Run-wide counters before the next iteration (or after the settled one): `state.iteration` counts finished iterations. */
   state: LoopState;
+  /** The run-wide number the next iteration started will get (state.iteration + 1 unless iterations run at once). */
+  nextIteration: number;
   now(): number;
   /** Aborted when the run is interrupted or stopped: bound child processes by it. */
   signal: AbortSignal;
@@ -100,14 +114,22 @@ export interface ProgramContext {
 export interface LoopProgram {
   /** Stored as the run's kind: 'prompt', 'tasks', 'workflow'. */
   readonly kind: string;
-  /** Before each iteration: what to run, or a stop when nothing is left. */
-  next(ctx: ProgramContext): Promise<ProgramStep | ProgramStop>;
+  /**
+   * Before each iteration: what to run, or a stop when nothing is left. With a concurrency above 1 it is asked
+   * again while iterations run, and answers 'wait' when nothing more can start until one of them ends.
+   */
+  next(ctx: ProgramContext): Promise<ProgramStep | ProgramStop | ProgramWait>;
   /** After each iteration, before the run's limits are checked. */
   settle(ctx: ProgramContext, iteration: SettledIteration): Promise<ProgramSettlement>;
   /** Run metadata to store with the run (JSON object); stored after every next() and settle(). */
   metadata(): Record<string, unknown>;
   /** Sees what the agent does while an iteration runs (tool calls, text), e.g. for lifecycle hooks. Must not throw. */
-  observe?(activity: AgentActivity): void;
+  observe?(activity: AgentActivity, step: ProgramStep): void;
+  /**
+   * How many iterations may run at once (asked once, when the run starts; default 1). Above 1 the runner keeps up to
+   * that many running, each in its step's `cwd` and `lane`; a stop (the program's, a limit's) ends them all.
+   */
+  concurrency?(): number;
 }
 
 /** The plain loop: the spec's prompt (files re-read every iteration); a completion ends the run. */

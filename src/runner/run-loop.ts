@@ -1,103 +1,35 @@
 // The imperative shell of one run: ask the program what to run, run an iteration, let the program judge it,
 // ask decide(), pause or sleep at the boundary, repeat. Everything with side effects comes in through RunDeps.
 import { getAdapter } from '../agents/registry.js';
-import type { SuspendSignal } from '../agents/suspend-signal.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { decide, initialState, limitReached, runtimeUsedMs } from '../core/decide.js';
 import { UserError } from '../core/errors.js';
-import type { Decision, IterationResult, LoopState, RunStatus, StopReason } from '../core/types.js';
+import type { Decision, LoopState, RunStatus, StopReason } from '../core/types.js';
+import type { ResumePoint, RunDeps, RunSummary, WaitReason } from './run-deps.js';
 import { iterationTag } from '../os/process-tag.js';
 import { dataDir, iterationLogPath } from '../store/paths.js';
-import type { AgentActivity, AgentActivityBody, AgentActivitySink, RunEventBody, RunEventBodySink } from './events.js';
+import type { AgentActivity, AgentActivityBody, RunEventBody } from './events.js';
 import { eventUnit, iterationEvents } from './iteration-events.js';
-import { runIteration, type IterationRunner } from './iteration.js';
+import { InFlight } from './in-flight.js';
+import { runIteration, type IterationOutcomeData } from './iteration.js';
 import { ensureAgentClis, withBinDirs } from './agent-install.js';
-import { promptProgram, type LoopProgram, type ProgramContext, type ProgramStep, type ProgramStop } from './program.js';
+import { promptProgram, type ProgramContext, type ProgramSettlement, type ProgramStep, type ProgramStop, type ProgramWait } from './program.js';
 import type { RunSpec } from './spec.js';
 
-/** Pause requests as the loop sees them: taken at the next iteration boundary. */
-export interface PauseControl {
-  /** The pending pause request (who asked), or null. */
-  requested(): { by: string | null } | null;
-  /** Resolves when the run is resumed, stopped or interrupted. */
-  waitUntilResumed(): Promise<void>;
-  /** Suspends the running agent (`pause --now`); the time it is suspended does not count toward max runtime. */
-  suspend?: SuspendSignal & { suspendedMs(): number };
-}
-
-/** Side effects a run needs, injected so tests and the library can replace them. */
-export interface RunDeps {
-  now(): number;
-  newRunId(): string;
-  /** Sleeps, resolving early (with false) when the signal aborts. */
-  sleep(ms: number, signal: AbortSignal): Promise<boolean>;
-  env: Readonly<Record<string, string | undefined>>;
-  /** Receives the run's events (bodies: the run controller stamps run_id and seq). */
-  onEvent: RunEventBodySink;
-  /** Receives live agent activity (output, text, tool calls); null/absent = not wanted. */
-  onActivity?: AgentActivitySink | null;
-  /** Aborting it interrupts the run (SIGINT/SIGTERM, server shutdown): the agent's process group is killed. */
-  signal: AbortSignal;
-  /** Checked at every boundary: an external stop request (user, manager). */
-  stopRequested?(): boolean;
-  /** A fresh signal per sleep that aborts when a pause or stop is requested, so the loop acts at once. */
-  wakeSignal?(): AbortSignal;
-  /** Pause requests; without it the run cannot be paused. */
-  pause?: PauseControl;
-  /** Checked at every boundary: true ends the loop there without ending the run (a worker hands it to its next job). */
-  handOver?(): boolean;
-  /** Warnings known before the loop starts (e.g. no git repository), reported right after run_started. */
-  startWarnings?: readonly string[];
-  /** What the run runs; default: the spec's prompt (promptProgram). */
-  program?: LoopProgram;
-  /** Runs each iteration (default: in this thread; a server hands a pool of worker threads). */
-  runIteration?: IterationRunner;
-  /** Where iteration logs go; default: the data directory's logs/<run>/iteration-<n>.log. */
-  logPath?(runId: string, iteration: number): string;
-  /** Awaited before each agent process starts (the store writes the iteration row here). */
-  beforeIteration?(runId: string, iteration: number, agent: string, logPath: string, unitId: string | null): Promise<void>;
-  /** Called with the agent's pid (= its process group id) once it is spawned. */
-  onAgentSpawn?(runId: string, iteration: number, pid: number): void;
-  /** Called after each iteration (checkpoints, heartbeat); errors become warnings. */
-  afterIteration?(runId: string, iteration: number, state: LoopState): Promise<void>;
-  /** Called when the program's metadata may have changed (after each next() and settle()). */
-  onMetadata?(metadata: Record<string, unknown>): void;
-  /** Called once at the end, before the final events. */
-  beforeFinish?(runId: string, state: LoopState, status: RunStatus, reason: StopReason): Promise<void>;
-  /**
-   * Why the run cannot go on (the store or the disk cannot be written), or null. Checked at every boundary and
-   * when the run is interrupted: the run then ends failed (fatal_error) with this message.
-   */
-  fatalError?(): string | null;
-}
-
-/** Continuing an existing run (resume after a crash, a stop or a limit). */
-export interface ResumePoint {
-  runId: string;
-  state: LoopState;
-  lastSessionId: string | null;
-  /** The wait for a usage or rate limit the run was in when its previous owner let it go: it goes on waiting. */
-  wait?: { until: number; reason: WaitReason } | null;
-}
-
-/** Why a run waits before its next iteration. */
-export type WaitReason = 'usage_limit' | 'rate_limit' | 'overloaded';
-
-/** How a run ended. */
-export interface RunSummary {
-  runId: string;
-  status: RunStatus;
-  stopReason: StopReason;
-  state: LoopState;
-  message: string | null;
-  /** The loop stopped at a boundary to hand the run over (status still running; nothing terminal was emitted). */
-  handedOver?: boolean;
-}
+export type { PauseControl, RunDeps, ResumePoint, RunSummary, WaitReason } from './run-deps.js';
 
 /** Default sleep: a timer that an AbortSignal cuts short, safe for any length (os/timers.ts). */
 export { sleep as abortableSleep } from '../os/timers.js';
 
 type Stop = Extract<Decision, { kind: 'stop' }>;
+/** An iteration that ended, with what it was started with. */
+interface Ran {
+  step: ProgramStep;
+  iteration: number;
+  adapter: AgentAdapter;
+  logPath: string;
+  data: IterationOutcomeData;
+}
 const INTERRUPTED: Stop = { kind: 'stop', reason: 'interrupted', status: 'stopped' };
 const FATAL: Stop = { kind: 'stop', reason: 'fatal_error', status: 'failed' };
 
@@ -111,7 +43,9 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   let agentIndex = 0;
   let runAgentSpec = { name: chain[0] ?? spec.agent.name, command: spec.agent.command };
   let runAgent: AgentAdapter = getAdapter(runAgentSpec);
-  let lastSession: { id: string; agent: string } | null = resume?.lastSessionId ? { id: resume.lastSessionId, agent: runAgent.name } : null;
+  // The last agent session of each lane (one lane unless iterations run at once).
+  const sessions = new Map<string, { id: string; agent: string }>();
+  if (resume?.lastSessionId) sessions.set('', { id: resume.lastSessionId, agent: runAgent.name });
   const sessionCost = new Map<string, number>();
   // Iteration logs still being flushed: awaited before the run reports its end, never between iterations.
   const openLogs = new Set<Promise<void>>();
@@ -122,7 +56,17 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   const logPathOf = (iteration: number): string => deps.logPath?.(runId, iteration) ?? iterationLogPath(logsRoot ?? '', runId, iteration);
   const displayMax = (): number | null => (limits.maxIterations === null ? null : limits.maxIterations + state.waitedIterations);
   const stopRequested = (): boolean => deps.stopRequested?.() ?? false;
-  const context = (): ProgramContext => ({ runId, workspace: spec.workspace, state, now: () => deps.now(), signal: deps.signal, emit });
+  // Iterations at once (LoopProgram.concurrency). Above 1, a stop ends the others through `halt`, and each lane
+  // (a task) keeps its own consecutive failures; with 1 the loop is the plain one: start, wait, judge, decide.
+  const capacity = Math.max(1, Math.floor(program.concurrency?.() ?? 1));
+  const halt = new AbortController();
+  const iterationSignal = capacity > 1 ? AbortSignal.any([deps.signal, halt.signal]) : deps.signal;
+  const running = new InFlight<Ran>();
+  /** Iteration numbers handed out (started iterations); state.iteration counts finished ones. */
+  let numbered = state.iteration;
+  const laneFailures = new Map<string, number>();
+  const failuresOf = (lane: string): number => (capacity === 1 ? state.consecutiveFailures : (laneFailures.get(lane) ?? 0));
+  const context = (): ProgramContext => ({ runId, workspace: spec.workspace, state, nextIteration: numbered + 1, now: () => deps.now(), signal: deps.signal, emit });
   const publishMetadata = (): void => deps.onMetadata?.(program.metadata());
   /** Sleeps unless interrupted or woken by a pause/stop request; true when the full time passed. */
   const sleepAwake = async (ms: number): Promise<boolean> => {
@@ -161,168 +105,167 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       message = error.message;
     }
   }
+  /** The time agents spent suspended (`pause --now`) already taken out of the runtime. */
+  let suspendedAccounted = deps.pause?.suspend?.suspendedMs() ?? 0;
   let waitUntil: number | null = resume?.wait?.until ?? null;
   let waitReason: WaitReason = resume?.wait?.reason ?? 'usage_limit';
+  /** When the next iteration may start (cooldown, backoff); null = now. */
+  let notBefore: number | null = null;
+  /** The program answered 'wait': nothing starts until a running iteration ends. */
+  let programWaits = false;
   const fatalError = (): string | null => deps.fatalError?.() ?? null;
-  while (final === null) {
-    if (fatalError() !== null) {
-      final = FATAL;
-      break;
-    }
-    if (deps.signal.aborted) {
-      final = INTERRUPTED;
-      break;
-    }
-    const pause = deps.pause?.requested() ?? null;
-    // A paused run being handed over goes to its next owner paused (its stored status), not through another pause.
-    if (pause && !stopRequested() && !deps.handOver?.()) {
-      await pauseHere(pause.by);
-      continue;
-    }
-    final = limitReached(state, limits, deps.now(), stopRequested()) as Stop | null;
-    if (final) break;
-    if (deps.handOver?.()) {
-      await Promise.all(openLogs);
-      // The next owner starts from this state: the last checkpoint (pushed by a worker) holds the work so far.
-      await finishHook(state, 'running', 'interrupted');
-      return { runId, status: 'running', stopReason: 'interrupted', state, message: null, handedOver: true };
-    }
-    if (waitUntil !== null && waitUntil > deps.now()) {
-      emit({ type: 'waiting', time: deps.now(), iteration: state.iteration, until: waitUntil, reason: waitReason });
-      if (!(await sleepAwake(waitUntil - deps.now()))) continue;
-    }
-    waitUntil = null;
-
-    let step: ProgramStep | ProgramStop;
-    try {
-      step = await program.next(context());
-    } catch (error) {
-      if (!(error instanceof UserError)) throw error;
-      step = { kind: 'stop', reason: 'fatal_error', status: 'failed', message: error.message };
-    }
-    publishMetadata();
-    if (step.kind === 'stop') {
-      final = step;
-      message = step.message;
-      break;
-    }
-    // A new unit (task, workflow step) starts with no consecutive failures: they were the previous unit's.
-    if (step.unit?.iteration === 1 && state.consecutiveFailures > 0) state = { ...state, consecutiveFailures: 0 };
-    const iteration = state.iteration + 1;
-    const stepAgentSpec = step.agent?.name ? { name: step.agent.name, command: step.agent.command ?? spec.agent.command } : null;
-    const adapter = stepAgentSpec ? getAdapter(stepAgentSpec) : runAgent;
-    const logPath = logPathOf(iteration);
-    emit({ type: 'iteration_started', time: deps.now(), iteration, max_iterations: displayMax(), agent: adapter.name, log_path: logPath, unit: eventUnit(step.unit) });
-    if (deps.beforeIteration) {
-      try {
-        await deps.beforeIteration(runId, iteration, adapter.name, logPath, step.unit?.id ?? null);
-      } catch (error) {
-        // The iteration cannot be recorded (the store cannot be written): the agent does not start, the run ends.
-        if (!(error instanceof UserError)) throw error;
+  const handingOver = (): boolean => deps.handOver?.() ?? false;
+  /** While iterations run: whether another may start now, or when to look again (null: when one ends). */
+  const startable = (): { now: boolean; at: number | null } => {
+    const now = deps.now();
+    if (fatalError() !== null || deps.signal.aborted || programWaits || (deps.pause?.requested() ?? null) !== null || handingOver()) return { now: false, at: null };
+    if (limitReached({ ...state, iteration: state.iteration + running.size }, limits, now, stopRequested())) return { now: false, at: null };
+    const at = Math.max(waitUntil ?? 0, notBefore ?? 0);
+    return at > now ? { now: false, at } : { now: true, at: null };
+  };
+  try {
+    while (final === null) {
+      if (running.size > 0) {
+        const can = running.size < capacity ? startable() : { now: false, at: null };
+        if (!can.now) {
+          const ran = await running.next(can.at, () => deps.now());
+          if (ran !== null) await finish(ran);
+          continue;
+        }
+      }
+      if (fatalError() !== null) {
         final = FATAL;
-        message = error.message;
         break;
       }
-    }
-    // Interrupted while the row was written (e.g. the run was taken over): no agent starts.
-    if (deps.signal.aborted) {
-      final = INTERRUPTED;
-      break;
-    }
-    const resumeId = !step.freshSession && adapter.supportsResume && lastSession?.agent === adapter.name ? lastSession.id : null;
-    const onActivity = deps.onActivity ?? null;
-    const observe = program.observe ? program.observe.bind(program) : null;
-    const activitySink =
-      onActivity || observe
-        ? (body: AgentActivityBody): void => {
-            const activity: AgentActivity = { ...body, iteration, time: deps.now() };
-            observe?.(activity);
-            onActivity?.(activity);
-          }
-        : null;
-    const suspend = deps.pause?.suspend;
-    const suspendedBefore = suspend?.suspendedMs() ?? 0;
-    const outcome = await (deps.runIteration ?? runIteration)({
-      adapter,
-      agentSpec: stepAgentSpec ?? runAgentSpec,
-      prompt: step.prompt,
-      cwd: spec.workspace,
-      logPath,
-      model: step.agent?.model !== undefined ? step.agent.model : spec.agent.model,
-      extraArgs: spec.agent.args,
-      permissionMode: spec.agent.permissionMode,
-      resumeSessionId: resumeId,
-      resumeCostBaseline: resumeId ? (sessionCost.get(resumeId) ?? 0) : 0,
-      env,
-      successSignals: step.successSignals ?? spec.successSignals,
-      completion: step.completion ?? null,
-      completionScanner: step.completionScanner ?? null,
-      failureSignal: spec.failureSignal,
-      idleTimeoutMs: step.idleTimeoutMs !== undefined ? step.idleTimeoutMs : spec.idleTimeoutMs,
-      hardTimeoutMs: spec.iterationTimeoutMs,
-      deadlineMs: limits.maxRuntimeMs === null ? null : deps.now() + Math.max(0, limits.maxRuntimeMs - runtimeUsedMs(state, deps.now())),
-      killGraceMs: spec.killGraceMs,
-      maxLogBytes: spec.maxLogBytes,
-      prices: spec.prices,
-      signal: deps.signal,
-      ...(suspend ? { suspend } : {}),
-      onSpawn: deps.onAgentSpawn ? (pid) => deps.onAgentSpawn?.(runId, iteration, pid) : undefined,
-      tag: iterationTag(runId, iteration),
-      onActivity: activitySink,
-    });
-    // Time the agent spent suspended (`pause --now`) does not count toward max runtime, like a pause.
-    if (suspend) state = { ...state, startedAtMs: state.startedAtMs + Math.max(0, suspend.suspendedMs() - suspendedBefore) };
-    openLogs.add(outcome.logClosed);
-    void outcome.logClosed.then(() => openLogs.delete(outcome.logClosed));
-    if (outcome.result.sessionId) {
-      lastSession = { id: outcome.result.sessionId, agent: adapter.name };
-      if (outcome.sessionCumulativeCost !== null) sessionCost.set(outcome.result.sessionId, outcome.sessionCumulativeCost);
-    }
-    const settled = await settle(step, iteration, outcome.result, outcome.text, logPath);
-    publishMetadata();
-    const decided = decide({ state, result: settled.result, limits, nowMs: deps.now(), stopRequested: stopRequested(), completionEnds: settled.completionEnds, unitEnded: settled.unitEnded ?? false });
-    state = decided.state;
-    for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit })) emit(e);
-    for (const warning of outcome.warnings) emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${warning}` });
-    if (outcome.malformedLines > 0) {
-      emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${outcome.malformedLines} malformed output line(s) from ${adapter.name} skipped (see ${logPath})` });
-    }
-    for (const e of settled.events ?? []) emit(e);
-    if (deps.afterIteration) {
-      try {
-        await deps.afterIteration(runId, iteration, state);
-      } catch (error) {
-        emit({ type: 'warning', time: deps.now(), message: `after iteration ${iteration}: ${(error as Error).message}` });
+      if (deps.signal.aborted) {
+        final = INTERRUPTED;
+        break;
       }
-    }
-    const decision = decided.decision;
-    // The program's stop comes first: it says more (the workflow completed, which step failed) than a limit reached at the same iteration.
-    if (settled.stop) {
-      final = settled.stop;
-      message = settled.stop.message;
-      break;
-    }
-    if (decision.kind === 'stop') {
-      final = decision;
-      if (decision.reason === 'fatal_error') message = settled.result.errorMessage;
-      break;
-    }
-    if (decision.kind === 'wait') {
-      const next = chain[agentIndex + 1];
-      if (next !== undefined && decision.reason !== 'overloaded' && adapter === runAgent) {
-        agentIndex += 1;
-        const previous = runAgent.name;
-        runAgentSpec = { name: next, command: spec.agent.command };
-        runAgent = getAdapter(runAgentSpec);
-        lastSession = null;
-        emit({ type: 'agent_switched', time: deps.now(), from: previous, to: runAgent.name, reason: settled.result.errorMessage ?? decision.reason });
+      const pause = deps.pause?.requested() ?? null;
+      // A paused run being handed over goes to its next owner paused (its stored status), not through another pause.
+      if (pause && !stopRequested() && !handingOver()) {
+        notBefore = null;
+        await pauseHere(pause.by);
         continue;
       }
-      waitUntil = decision.untilMs;
-      waitReason = decision.reason;
-      continue;
+      final = limitReached(state, limits, deps.now(), stopRequested()) as Stop | null;
+      if (final) break;
+      if (handingOver()) {
+        await Promise.all(openLogs);
+        // The next owner starts from this state (a worker pushed the last checkpoint); a wait or cooldown it was
+        // in is cut short here: the next owner goes on waiting until the same time.
+        await finishHook(state, 'running', 'interrupted');
+        return { runId, status: 'running', stopReason: 'interrupted', state, message: null, handedOver: true };
+      }
+      if (waitUntil !== null && waitUntil > deps.now()) {
+        emit({ type: 'waiting', time: deps.now(), iteration: state.iteration, until: waitUntil, reason: waitReason });
+        if (!(await sleepAwake(waitUntil - deps.now()))) continue;
+      }
+      waitUntil = null;
+      if (notBefore !== null) {
+        // The pause after an iteration (cooldown, backoff), cut short by a pause or stop request; then look again.
+        const ms = Math.max(0, notBefore - deps.now());
+        notBefore = null;
+        await sleepAwake(ms);
+        continue;
+      }
+
+      let step: ProgramStep | ProgramStop | ProgramWait;
+      try {
+        step = await program.next(context());
+      } catch (error) {
+        if (!(error instanceof UserError)) throw error;
+        step = { kind: 'stop', reason: 'fatal_error', status: 'failed', message: error.message };
+      }
+      publishMetadata();
+      if (step.kind === 'stop') {
+        final = step;
+        message = step.message;
+        break;
+      }
+      if (step.kind === 'wait') {
+        if (running.size === 0) throw new Error(`the ${program.kind} program waits with no iteration running`);
+        programWaits = true;
+        continue;
+      }
+      const lane = step.lane ?? '';
+      // A new unit (task, workflow step) starts with no consecutive failures: they were the previous unit's.
+      if (step.unit?.iteration === 1 && failuresOf(lane) > 0) {
+        laneFailures.set(lane, 0);
+        state = { ...state, consecutiveFailures: 0 };
+      }
+      const iteration = numbered + 1;
+      const stepAgentSpec = step.agent?.name ? { name: step.agent.name, command: step.agent.command ?? spec.agent.command } : null;
+      const adapter = stepAgentSpec ? getAdapter(stepAgentSpec) : runAgent;
+      const logPath = logPathOf(iteration);
+      emit({ type: 'iteration_started', time: deps.now(), iteration, max_iterations: displayMax(), agent: adapter.name, log_path: logPath, unit: eventUnit(step.unit) });
+      if (deps.beforeIteration) {
+        try {
+          await deps.beforeIteration(runId, iteration, adapter.name, logPath, step.unit?.id ?? null);
+        } catch (error) {
+          // The iteration cannot be recorded (the store cannot be written): the agent does not start, the run ends.
+          if (!(error instanceof UserError)) throw error;
+          final = FATAL;
+          message = error.message;
+          break;
+        }
+      }
+      // Interrupted while the row was written (e.g. the run was taken over): no agent starts.
+      if (deps.signal.aborted) {
+        final = INTERRUPTED;
+        break;
+      }
+      numbered = iteration;
+      const session = sessions.get(lane) ?? null;
+      const resumeId = !step.freshSession && adapter.supportsResume && session?.agent === adapter.name ? session.id : null;
+      const onActivity = deps.onActivity ?? null;
+      const observe = program.observe ? program.observe.bind(program) : null;
+      const ranStep = step;
+      const activitySink =
+        onActivity || observe
+          ? (body: AgentActivityBody): void => {
+              const activity: AgentActivity = { ...body, iteration, time: deps.now() };
+              observe?.(activity, ranStep);
+              onActivity?.(activity);
+            }
+          : null;
+      const outcome = (deps.runIteration ?? runIteration)({
+        adapter,
+        agentSpec: stepAgentSpec ?? runAgentSpec,
+        prompt: step.prompt,
+        cwd: step.cwd ?? spec.workspace,
+        logPath,
+        model: step.agent?.model !== undefined ? step.agent.model : spec.agent.model,
+        extraArgs: spec.agent.args,
+        permissionMode: spec.agent.permissionMode,
+        resumeSessionId: resumeId,
+        resumeCostBaseline: resumeId ? (sessionCost.get(resumeId) ?? 0) : 0,
+        env,
+        successSignals: step.successSignals ?? spec.successSignals,
+        completion: step.completion ?? null,
+        completionScanner: step.completionScanner ?? null,
+        failureSignal: spec.failureSignal,
+        idleTimeoutMs: step.idleTimeoutMs !== undefined ? step.idleTimeoutMs : spec.idleTimeoutMs,
+        hardTimeoutMs: spec.iterationTimeoutMs,
+        deadlineMs: limits.maxRuntimeMs === null ? null : deps.now() + Math.max(0, limits.maxRuntimeMs - runtimeUsedMs(state, deps.now())),
+        killGraceMs: spec.killGraceMs,
+        maxLogBytes: spec.maxLogBytes,
+        prices: spec.prices,
+        signal: iterationSignal,
+        ...(deps.pause?.suspend ? { suspend: deps.pause.suspend } : {}),
+        onSpawn: deps.onAgentSpawn ? (pid) => deps.onAgentSpawn?.(runId, iteration, pid) : undefined,
+        tag: iterationTag(runId, iteration),
+        onActivity: activitySink,
+      });
+      running.add(outcome.then((data) => ({ step: ranStep, iteration, adapter, logPath, data })));
     }
-    await sleepAwake(decision.delayMs);
+  } finally {
+    // The run ends (a stop, a limit, or a bug) while other iterations run: their agents are stopped and each is recorded.
+    if (running.size > 0) halt.abort();
+    while (running.size > 0) {
+      const ran = await running.next(null, () => deps.now());
+      if (ran !== null) await finish(ran);
+    }
   }
 
   // An interrupt that a stop request caused is a user stop, not a crash-like interruption.
@@ -353,10 +296,76 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   });
   return { runId, status: end.status, stopReason: end.reason, state, message };
 
-  async function settle(step: ProgramStep, iteration: number, result: IterationResult, text: string, logPath: string) {
+  /**
+   * Takes in an iteration that ended: the program judges it, decide() counts it and says what comes next, its
+   * events are emitted. While the run is ending (`final` set: the others are being stopped) only the recording is done.
+   */
+  async function finish(ran: Ran): Promise<void> {
+    const { step, iteration, adapter, logPath, data: outcome } = ran;
+    const lane = step.lane ?? '';
+    openLogs.add(outcome.logClosed);
+    void outcome.logClosed.then(() => openLogs.delete(outcome.logClosed));
+    if (outcome.result.sessionId) {
+      sessions.set(lane, { id: outcome.result.sessionId, agent: adapter.name });
+      if (outcome.sessionCumulativeCost !== null) sessionCost.set(outcome.result.sessionId, outcome.sessionCumulativeCost);
+    }
+    // Time agents spent suspended (`pause --now`) does not count toward max runtime, like a pause (counted once
+    // however many iterations were suspended together).
+    const suspendedMs = deps.pause?.suspend?.suspendedMs() ?? 0;
+    state = { ...state, startedAtMs: state.startedAtMs + Math.max(0, suspendedMs - suspendedAccounted) };
+    suspendedAccounted = suspendedMs;
     // An interrupted iteration is not the program's to judge: the run ends as interrupted.
-    if (result.errorKind === 'interrupted') return { result, completionEnds: 'run' as const, stop: null, events: [] };
-    return program.settle(context(), { iteration, step, result, text, logPath });
+    const settled: ProgramSettlement =
+      outcome.result.errorKind === 'interrupted'
+        ? { result: outcome.result, completionEnds: 'run', stop: null, events: [] }
+        : await program.settle(context(), { iteration, step, result: outcome.result, text: outcome.text, logPath });
+    publishMetadata();
+    const decided = decide({ state: { ...state, consecutiveFailures: failuresOf(lane) }, result: settled.result, limits, nowMs: deps.now(), stopRequested: stopRequested(), completionEnds: settled.completionEnds, unitEnded: settled.unitEnded ?? false });
+    state = decided.state;
+    laneFailures.set(lane, state.consecutiveFailures);
+    programWaits = false;
+    for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit })) emit(e);
+    for (const warning of outcome.warnings) emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${warning}` });
+    if (outcome.malformedLines > 0) {
+      emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${outcome.malformedLines} malformed output line(s) from ${adapter.name} skipped (see ${logPath})` });
+    }
+    for (const e of settled.events ?? []) emit(e);
+    if (deps.afterIteration) {
+      try {
+        await deps.afterIteration(runId, iteration, state);
+      } catch (error) {
+        emit({ type: 'warning', time: deps.now(), message: `after iteration ${iteration}: ${(error as Error).message}` });
+      }
+    }
+    if (final !== null) return;
+    const decision = decided.decision;
+    // The program's stop comes first: it says more (the workflow completed, which step failed) than a limit reached at the same iteration.
+    if (settled.stop) {
+      final = settled.stop;
+      message = settled.stop.message;
+      return;
+    }
+    if (decision.kind === 'stop') {
+      final = decision;
+      if (decision.reason === 'fatal_error') message = settled.result.errorMessage;
+      return;
+    }
+    if (decision.kind === 'wait') {
+      const next = chain[agentIndex + 1];
+      if (next !== undefined && decision.reason !== 'overloaded' && adapter === runAgent) {
+        agentIndex += 1;
+        const previous = runAgent.name;
+        runAgentSpec = { name: next, command: spec.agent.command };
+        runAgent = getAdapter(runAgentSpec);
+        sessions.clear();
+        emit({ type: 'agent_switched', time: deps.now(), from: previous, to: runAgent.name, reason: settled.result.errorMessage ?? decision.reason });
+        return;
+      }
+      waitUntil = decision.untilMs;
+      waitReason = decision.reason;
+      return;
+    }
+    notBefore = deps.now() + decision.delayMs;
   }
 
   async function finishHook(at: LoopState, status: RunStatus, reason: StopReason): Promise<void> {
@@ -375,6 +384,6 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     const pausedMs = Math.max(0, deps.now() - at);
     // Time spent paused does not count toward max runtime.
     state = { ...state, startedAtMs: state.startedAtMs + pausedMs };
-    if (!deps.signal.aborted && !stopRequested() && !deps.handOver?.()) emit({ type: 'resumed', time: deps.now(), paused_ms: pausedMs });
+    if (!deps.signal.aborted && !stopRequested() && !handingOver()) emit({ type: 'resumed', time: deps.now(), paused_ms: pausedMs });
   }
 }

@@ -3,7 +3,7 @@
 import { join, resolve } from 'node:path';
 import { composePrompt } from '../prompt/compose.js';
 import type { RunSpec } from '../runner/spec.js';
-import { LEARNING_FILE, PROGRESS_FILE, learningEntrySchema, learningNotes, progressEntrySchema, progressNotes, readEntries } from './journal.js';
+import { LEARNING_FILE, PROGRESS_FILE, learningEntrySchema, learningNotes, progressEntrySchema, progressNotes, readEntries, type ProgressEntry } from './journal.js';
 import { DEFAULT_TASK_TEMPLATE, readTemplate, renderTaskPrompt } from './prompt.js';
 import type { Task } from './task.js';
 
@@ -19,6 +19,8 @@ export interface TaskPromptRequest {
   maxIterations: number | null;
   /** What the last failed check said ('' for nothing). */
   feedback: string;
+  /** Progress lines of the task not in progress.jsonl yet (a parallel task's, written when it ends). */
+  pendingProgress?: readonly ProgressEntry[];
 }
 
 /** The run's own prompt (--prompt, --prompt-file, --procedure, --context) as the task prompt's instructions. */
@@ -40,7 +42,7 @@ export async function composeTaskPrompt(r: TaskPromptRequest): Promise<string> {
       maxIterations: r.maxIterations,
       tracker: r.tracker,
       instructions: taskInstructions(r.spec),
-      progress: progressNotes(progress.entries, r.task.id),
+      progress: progressNotes(r.pendingProgress ? [...progress.entries, ...r.pendingProgress] : progress.entries, r.task.id),
       learnings: learningNotes(learning.entries),
       feedback: r.feedback,
       signal: r.spec.successSignals[0] ?? '<promise>COMPLETE</promise>',

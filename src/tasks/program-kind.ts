@@ -6,13 +6,13 @@ import type { RunRow } from '../store/index.js';
 import { openTaskSourceRef } from './resolve-source.js';
 import { loadSetup } from './run-settings.js';
 import { taskRunMetaSchema, taskRunStateFrom } from './run-state.js';
-import { createTaskProgram, type TaskProgram } from './task-program.js';
+import { createTaskLoop, type TaskLoopProgram } from './task-loop.js';
 
 /** Rebuilds the program of a stored task run, continuing where it stopped. */
-export async function taskProgramForRun(run: RunRow, spec: RunSpec, env: Readonly<Record<string, string | undefined>> = process.env): Promise<TaskProgram> {
+export async function taskProgramForRun(run: RunRow, spec: RunSpec, env: Readonly<Record<string, string | undefined>> = process.env): Promise<TaskLoopProgram> {
   const parsed = taskRunMetaSchema.safeParse(run.meta);
   if (!parsed.success) throw new UserError(`run ${run.id}: its task loop state is unreadable (${parsed.error.issues[0]?.message ?? 'invalid'}): it cannot be resumed`);
   const { source: ref, settings } = loadSetup(parsed.data);
   const source = await openTaskSourceRef(ref, spec.workspace, env);
-  return createTaskProgram({ spec, source, sourceRef: ref, settings, env, state: taskRunStateFrom(parsed.data, run.id) });
+  return createTaskLoop({ spec, source, sourceRef: ref, settings, env, state: taskRunStateFrom(parsed.data, run.id), lanes: parsed.data.lanes });
 }

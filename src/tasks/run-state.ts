@@ -3,6 +3,7 @@
 // finished. `resume` rebuilds the program from it and continues the same task.
 import { z } from 'zod';
 import type { TaskAttempt } from './attempt.js';
+import { progressEntrySchema } from './journal.js';
 import { storedSetupSchema, type StoredSetup } from './run-settings.js';
 
 /** What the run has done so far. */
@@ -37,76 +38,87 @@ const attemptSchema = z.object({
   feedback: z.string(),
 });
 
+/** An attempt as stored. */
+export type StoredAttempt = z.infer<typeof attemptSchema>;
+
+/** A task of a parallel run in its own worktree (tasks.parallelism above 1), as stored. */
+export const storedLaneSchema = z.object({
+  attempt: attemptSchema,
+  /** The worktree's top directory, its branch, and where the agent works in it. */
+  worktree: z.object({ path: z.string(), branch: z.string(), workdir: z.string() }),
+  /** running: the agent works on it; complete: its commit waits for its turn to merge. */
+  phase: z.enum(['running', 'complete']),
+  /** Its progress lines, written to progress.jsonl by the run when the task ends. */
+  entries: z.array(progressEntrySchema),
+});
+/** A parallel task as stored. */
+export type StoredLane = z.infer<typeof storedLaneSchema>;
+
 /** The metadata of a task run (snake_case: `ringmaster show --json` prints it as `meta`). */
 export const taskRunMetaSchema = storedSetupSchema.extend({
   current: attemptSchema.nullable(),
   done: z.array(z.string()),
   blocked: z.array(z.string()),
   tasks_started: z.number().int().nonnegative(),
+  /** The tasks in hand of a parallel run, in the order they started (absent when tasks run one at a time). */
+  lanes: z.array(storedLaneSchema).optional(),
 });
 /** The metadata of a task run. */
 export type TaskRunMeta = z.infer<typeof taskRunMetaSchema>;
 
+/** An attempt in its stored form. */
+export function storeAttempt(a: TaskAttempt): StoredAttempt {
+  return {
+    task_id: a.taskId,
+    title: a.title,
+    base: a.base,
+    iterations: a.iterations,
+    cost_usd: a.costUsd,
+    cost_unknown: a.costUnknown,
+    runtime_ms: a.runtimeMs,
+    consecutive_failures: a.consecutiveFailures,
+    failure_reasons: a.failureReasons,
+    failed_checks: a.failedChecks,
+    learnings: a.learnings,
+    feedback: a.feedback,
+  };
+}
+
+/** An attempt of run `runId` back from its stored form. */
+export function loadAttempt(a: StoredAttempt, runId: string): TaskAttempt {
+  return {
+    runId,
+    taskId: a.task_id,
+    title: a.title,
+    base: a.base,
+    iterations: a.iterations,
+    costUsd: a.cost_usd,
+    costUnknown: a.cost_unknown,
+    runtimeMs: a.runtime_ms,
+    consecutiveFailures: a.consecutive_failures,
+    failureReasons: a.failure_reasons,
+    failedChecks: a.failed_checks,
+    learnings: a.learnings,
+    feedback: a.feedback,
+  };
+}
+
 /** The metadata to store for `state` under `setup`. */
 export function taskRunMeta(setup: StoredSetup, state: TaskRunState): TaskRunMeta {
-  const a = state.current;
-  return {
-    ...setup,
-    current:
-      a === null
-        ? null
-        : {
-            task_id: a.taskId,
-            title: a.title,
-            base: a.base,
-            iterations: a.iterations,
-            cost_usd: a.costUsd,
-            cost_unknown: a.costUnknown,
-            runtime_ms: a.runtimeMs,
-            consecutive_failures: a.consecutiveFailures,
-            failure_reasons: a.failureReasons,
-            failed_checks: a.failedChecks,
-            learnings: a.learnings,
-            feedback: a.feedback,
-          },
-    done: state.done,
-    blocked: state.blocked,
-    tasks_started: state.tasksStarted,
-  };
+  return { ...setup, current: state.current === null ? null : storeAttempt(state.current), done: state.done, blocked: state.blocked, tasks_started: state.tasksStarted };
 }
 
 /** The state back from stored metadata of run `runId`. */
 export function taskRunStateFrom(meta: TaskRunMeta, runId: string): TaskRunState {
-  const a = meta.current;
-  return {
-    current:
-      a === null
-        ? null
-        : {
-            runId,
-            taskId: a.task_id,
-            title: a.title,
-            base: a.base,
-            iterations: a.iterations,
-            costUsd: a.cost_usd,
-            costUnknown: a.cost_unknown,
-            runtimeMs: a.runtime_ms,
-            consecutiveFailures: a.consecutive_failures,
-            failureReasons: a.failure_reasons,
-            failedChecks: a.failed_checks,
-            learnings: a.learnings,
-            feedback: a.feedback,
-          },
-    done: meta.done,
-    blocked: meta.blocked,
-    tasksStarted: meta.tasks_started,
-  };
+  return { current: meta.current === null ? null : loadAttempt(meta.current, runId), done: meta.done, blocked: meta.blocked, tasksStarted: meta.tasks_started };
 }
 
 /** A task run's progress as the history commands show it, from its stored metadata (null when unreadable). */
 export interface TaskRunSummary {
-  /** The task in hand and its iterations so far, or null. */
+  /** The task in hand and its iterations so far, or null (a parallel run: the first of `inHand`). */
   current: { id: string; iterations: number } | null;
+  /** Every task in hand (several in a parallel run), in the order they started. */
+  inHand: Array<{ id: string; iterations: number }>;
   done: string[];
   blocked: string[];
 }
@@ -115,6 +127,7 @@ export interface TaskRunSummary {
 export function taskRunSummary(meta: unknown): TaskRunSummary | null {
   const parsed = taskRunMetaSchema.safeParse(meta);
   if (!parsed.success) return null;
-  const { current, done, blocked } = parsed.data;
-  return { current: current === null ? null : { id: current.task_id, iterations: current.iterations }, done, blocked };
+  const { current, done, blocked, lanes } = parsed.data;
+  const inHand = [...(current === null ? [] : [current]), ...(lanes ?? []).map((l) => l.attempt)].map((a) => ({ id: a.task_id, iterations: a.iterations }));
+  return { current: inHand[0] ?? null, inHand, done, blocked };
 }

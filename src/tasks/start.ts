@@ -13,7 +13,7 @@ import { openTaskSourceRef, resolveTaskSourceRef } from './resolve-source.js';
 import { taskSettingsFromConfig, type TaskRunSettings, type TaskSourceRef } from './run-settings.js';
 import { taskRunSpec } from './run-spec.js';
 import type { TaskSource } from './source.js';
-import { createTaskProgram, type TaskProgram } from './task-program.js';
+import { createTaskLoop, type TaskLoopProgram } from './task-loop.js';
 
 /** What `prepareTaskRun` needs. */
 export interface TaskRunRequest {
@@ -30,7 +30,8 @@ export interface TaskRunRequest {
 /** A task run ready to go: its spec and program, and what they were made from. */
 export interface PreparedTaskRun {
   spec: RunSpec;
-  program: TaskProgram;
+  /** One task at a time, or parallel tasks in worktrees (tasks.parallelism above 1 in a git repository with a commit). */
+  program: TaskLoopProgram;
   source: TaskSource;
   sourceRef: TaskSourceRef;
   settings: TaskRunSettings;
@@ -46,7 +47,7 @@ export async function prepareTaskRun(r: TaskRunRequest): Promise<PreparedTaskRun
   const spec = taskRunSpec(resolved, config, flags, source.name);
   getAdapter({ name: spec.agent.name, command: spec.agent.command });
   await source.load();
-  const program = createTaskProgram({ spec, source, sourceRef, settings, env: r.env, callbacks: r.callbacks ?? null });
+  const program = await createTaskLoop({ spec, source, sourceRef, settings, env: r.env, callbacks: r.callbacks ?? null });
   return { spec, program, source, sourceRef, settings };
 }
 
@@ -62,7 +63,7 @@ export async function taskRunInWorktree(prepared: PreparedTaskRun, workspace: st
     if (!rel.startsWith('..')) sourceRef = { type: 'file', path: join(spec.workspace, rel) };
   }
   const source = await openTaskSourceRef(sourceRef, spec.workspace, env);
-  return { spec, settings, source, sourceRef, program: createTaskProgram({ spec, source, sourceRef, settings, env, callbacks }) };
+  return { spec, settings, source, sourceRef, program: await createTaskLoop({ spec, source, sourceRef, settings, env, callbacks }) };
 }
 
 /** The prompt the first iteration of a prepared run would get (`--dry-run`). */

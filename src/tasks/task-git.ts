@@ -1,10 +1,11 @@
 // Git for task loops: one commit per completed task (`[ringmaster] RALPH-001: title`); a blocked task rolled
 // back to the commit before it started, its attempt kept on `ringmaster/failed/<task-id>`; and for
 // `parallelism: N`, a worktree per task whose result merges back into the workspace as one commit.
+import { existsSync, realpathSync } from 'node:fs';
 import { commitWorkspace, type CheckpointResult } from '../git/checkpoint.js';
 import { git } from '../git/git-exec.js';
 import { headSha, identityEnv, repoRoot } from '../git/repo.js';
-import { createWorktree, removeWorktree, type RunWorktree } from '../git/worktree.js';
+import { createWorktree, defaultWorktreePath, removeWorktree, worktreeBranch, type RunWorktree } from '../git/worktree.js';
 import type { Task } from './task.js';
 
 /** The subject line of a task's commit. */
@@ -28,7 +29,8 @@ export function failedBranch(id: string): string {
   return `ringmaster/failed/${branchSafe(id)}`;
 }
 
-async function branchExists(dir: string, branch: string): Promise<boolean> {
+/** True when the branch exists. */
+export async function branchExists(dir: string, branch: string): Promise<boolean> {
   const out = await git(dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okExitCodes: [1] });
   return out.exitCode === 0;
 }
@@ -77,15 +79,48 @@ export interface TaskWorktree extends RunWorktree {
   taskId: string;
 }
 
-/** Creates a worktree for task `task` of run `runId` on branch `ringmaster/<run-id>-<task-id>`, from HEAD. */
+/** The name of a task's worktree and branch (`<run-id>-<task-id>`, then `-2`, `-3`... when taken). */
+async function freeWorktreeName(workspace: string, runId: string, task: Pick<Task, 'id'>): Promise<string> {
+  const root = await repoRoot(workspace);
+  const name = `${runId}-${branchSafe(task.id)}`;
+  let candidate = name;
+  for (let n = 2; (await branchExists(workspace, worktreeBranch(candidate))) || existsSync(defaultWorktreePath(root, candidate)); n++) candidate = `${name}-${n}`;
+  return candidate;
+}
+
+/** The branch a task's worktree will get (what createTaskWorktree will create now). */
+export async function taskWorktreeBranch(workspace: string, runId: string, task: Pick<Task, 'id'>): Promise<string> {
+  return worktreeBranch(await freeWorktreeName(workspace, runId, task));
+}
+
+/** Creates a worktree for task `task` of run `runId` on branch `ringmaster/<run-id>-<task-id>` (or `-2`...), from HEAD. */
 export async function createTaskWorktree(workspace: string, runId: string, task: Pick<Task, 'id'>): Promise<TaskWorktree> {
-  const wt = await createWorktree(workspace, `${runId}-${branchSafe(task.id)}`);
+  const wt = await createWorktree(workspace, await freeWorktreeName(workspace, runId, task));
   return { ...wt, taskId: task.id };
 }
 
-/** Removes a task's worktree directory; its branch stays (with the commits of the task). */
-export async function removeTaskWorktree(workspace: string, wt: TaskWorktree): Promise<void> {
-  await removeWorktree(await repoRoot(workspace), wt.path);
+/**
+ * A task's worktree again after the run stopped (resume): reused when it is still there; else made again
+ * from its branch (its commits; uncommitted work is gone with the directory), or from `base` when the branch is gone too.
+ */
+export async function reopenTaskWorktree(workspace: string, wt: { path: string; branch: string }, base: string): Promise<'reused' | 'from_branch' | 'from_base'> {
+  const top = existsSync(wt.path) ? await git(wt.path, ['rev-parse', '--show-toplevel'], { okExitCodes: [128] }) : null;
+  if (top !== null && top.exitCode === 0 && realpathSync(top.stdout.trim()) === realpathSync(wt.path)) return 'reused';
+  const root = await repoRoot(workspace);
+  await git(root, ['worktree', 'prune']);
+  if (await branchExists(root, wt.branch)) {
+    await git(root, ['worktree', 'add', '--quiet', wt.path, wt.branch]);
+    return 'from_branch';
+  }
+  await git(root, ['worktree', 'add', '--quiet', '-b', wt.branch, wt.path, base]);
+  return 'from_base';
+}
+
+/** Removes a task's worktree directory (or forgets it when it is already gone); its branch stays (with the commits of the task). */
+export async function removeTaskWorktree(workspace: string, wt: Pick<TaskWorktree, 'path'>): Promise<void> {
+  const root = await repoRoot(workspace);
+  if (existsSync(wt.path)) await removeWorktree(root, wt.path);
+  else await git(root, ['worktree', 'prune']);
 }
 
 /** What merging a task branch did. */
@@ -114,4 +149,52 @@ export async function commitMerged(dir: string, message: string): Promise<string
   if (staged.exitCode === 0) return headSha(dir);
   await git(dir, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '-m', message], { env: await identityEnv(dir) });
   return headSha(dir);
+}
+
+/** The commit a branch points at. */
+export async function branchTip(dir: string, branch: string): Promise<string> {
+  return (await git(dir, ['rev-parse', '--verify', `refs/heads/${branch}^{commit}`])).stdout.trim();
+}
+
+/** True when commit `a` is `b` or one of its ancestors. */
+export async function isAncestor(dir: string, a: string, b: string): Promise<boolean> {
+  return (await git(dir, ['merge-base', '--is-ancestor', a, b], { okExitCodes: [1] })).exitCode === 0;
+}
+
+/**
+ * Commits everything staged and changed under `dir` after mergeTaskBranch as a merge commit of HEAD and `tip` (the
+ * task branch's commit), so that `git log --first-parent` shows one commit per task and the branch stays reachable.
+ */
+export async function commitTaskMerge(dir: string, message: string, tip: string): Promise<string> {
+  const head = await headSha(dir);
+  if (head === null) throw new Error(`cannot merge ${tip}: ${dir} has no commit`);
+  await git(dir, ['add', '--all', '--', '.']);
+  const tree = (await git(dir, ['write-tree'])).stdout.trim();
+  const commit = (await git(dir, ['-c', 'commit.gpgsign=false', 'commit-tree', tree, '-p', head, '-p', tip, '-m', message], { env: await identityEnv(dir) })).stdout.trim();
+  await git(dir, ['update-ref', '-m', `ringmaster: ${message}`, 'HEAD', commit, head]);
+  return commit;
+}
+
+/** Deletes a branch (a merged task's: its commits stay reachable from the merge). */
+export async function deleteBranch(dir: string, branch: string): Promise<void> {
+  await git(dir, ['branch', '-D', '--quiet', branch]);
+}
+
+/**
+ * Keeps the failed attempt of a task worked on in its own worktree: its files committed on the task's branch, the
+ * branch renamed `ringmaster/failed/<task-id>` (`-2`... when taken), the worktree removed. Null when the attempt
+ * changed nothing since `base` (the branch is deleted then).
+ */
+export async function keepFailedWorktree(workspace: string, wt: { path: string; branch: string; workdir: string }, task: Pick<Task, 'id' | 'title'>, base: string, reason: string): Promise<string | null> {
+  if (existsSync(wt.workdir)) await commitWorkspace(wt.workdir, taskCommitMessage(task, `failed attempt: ${reason.replace(/\s+/g, ' ').slice(0, 200)}`));
+  await removeTaskWorktree(workspace, wt);
+  if (!(await branchExists(workspace, wt.branch))) return null;
+  if ((await branchTip(workspace, wt.branch)) === base) {
+    await deleteBranch(workspace, wt.branch);
+    return null;
+  }
+  let branch = failedBranch(task.id);
+  for (let n = 2; await branchExists(workspace, branch); n++) branch = `${failedBranch(task.id)}-${n}`;
+  await git(workspace, ['branch', '-m', wt.branch, branch]);
+  return branch;
 }

@@ -3,28 +3,25 @@
 // ordinary recorded iteration of the run (unit = the task); per-task limits, the verify gate, rollback and
 // hooks are this program's, run-wide limits stay the runner's.
 import { join } from 'node:path';
-import { UserError } from '../core/errors.js';
-import { isGitRepo } from '../git/repo.js';
-import { restoreWorkingState, snapshotWorkingState, type WorkingSnapshot } from '../git/snapshot.js';
+import { headSha, isGitRepo } from '../git/repo.js';
+import { snapshotWorkingState } from '../git/snapshot.js';
 import type { AgentActivity, RunEventBody } from '../runner/events.js';
 import type { LoopProgram, ProgramContext, ProgramSettlement, ProgramStep, ProgramStop, SettledIteration } from '../runner/program.js';
 import type { RunSpec } from '../runner/spec.js';
-import { detectAnomalies, textDigest, type IterationTrace } from './anomaly.js';
-import { attemptLimitReached, iterationEntry, recordIteration, startAttempt, type TaskAttempt } from './attempt.js';
-import { runCheck } from './checks.js';
-import { createHookRunner, taskRef, type HookRunner, type LoopHooks } from './hooks.js';
+import { attemptLimitReached, startAttempt } from './attempt.js';
+import { taskRef, type HookRunner, type LoopHooks } from './hooks.js';
+import { asUserError, isoNow, loadWithVerdicts, maxTasksStop, noTaskStop, onFailureStop, queueToolCall, taskHookRunner, taskRunSetup } from './program-parts.js';
 import { PROGRESS_FILE, appendEntries } from './journal.js';
-import { judgeIteration, shouldRunCheck } from './judge.js';
 import { effectiveLimits } from './limits.js';
 import { explainSelection } from './pick.js';
 import { composeTaskPrompt } from './compose-task-prompt.js';
-import { parseTaskResult } from './result.js';
-import { storeSetup, type StoredSetup, type TaskRunSettings, type TaskSourceRef } from './run-settings.js';
+import type { StoredSetup, TaskRunSettings, TaskSourceRef } from './run-settings.js';
 import { EMPTY_TASK_RUN_STATE, taskRunMeta, type TaskRunState } from './run-state.js';
 import type { TaskSource } from './source.js';
 import { blockTask, completeTask, type TaskEndContext } from './task-end.js';
 import { beginTask, commitTask } from './task-git.js';
-import type { Task, TaskLimits } from './task.js';
+import type { Task } from './task.js';
+import { failureThresholdReached, judgeTaskIteration, taskTurn, type InHand, type VerdictDeps } from './verdict.js';
 
 /** What a task program is made of. */
 export interface TaskProgramOptions {
@@ -42,17 +39,7 @@ export interface TaskProgramOptions {
 }
 
 /** The task in hand. */
-interface Current {
-  task: Task;
-  attempt: TaskAttempt;
-  limits: TaskLimits;
-  /** The working state when the iteration started (per-iteration rollback, stalled detection). */
-  snapshot: WorkingSnapshot | null;
-  previousTrace: IterationTrace | null;
-}
-
-/** Error kinds that end the run at once (decide()): not the task's fault, so the task is never blocked for them. */
-const RUN_FATAL = new Set(['auth', 'missing_binary', 'spawn_failed']);
+type Current = InHand;
 
 /** Creates the program of a task run. */
 export function createTaskProgram(options: TaskProgramOptions): TaskProgram {
@@ -73,9 +60,7 @@ export class TaskProgram implements LoopProgram {
 
   constructor(options: TaskProgramOptions) {
     this.o = options;
-    const ref = options.sourceRef ?? (options.source.path === null ? null : { type: 'file' as const, path: options.source.path });
-    if (ref === null) throw new UserError('a task program over a command source needs its sourceRef (the commands), so that the run can be resumed');
-    this.setup = storeSetup(ref, options.settings);
+    this.setup = taskRunSetup(options);
     this.state = options.state ?? EMPTY_TASK_RUN_STATE;
   }
 
@@ -86,17 +71,7 @@ export class TaskProgram implements LoopProgram {
 
   observe(activity: AgentActivity): void {
     const current = this.current;
-    if (activity.kind !== 'tool_call' || !current || !this.hooks) return;
-    let input: unknown = activity.input;
-    try {
-      input = JSON.parse(activity.input);
-    } catch {
-      // not JSON: passed on as text
-    }
-    this.hooks.queueAction(
-      { event: 'action', time: activity.time, run_id: current.attempt.runId, task: taskRef(current.task), iteration: current.attempt.iterations + 1, action: { tool: activity.name, input } },
-      current.task,
-    );
+    if (current) queueToolCall(this.hooks, activity, current.attempt.runId, current.task, current.attempt.iterations + 1);
   }
 
   async next(ctx: ProgramContext): Promise<ProgramStep | ProgramStop> {
@@ -136,16 +111,12 @@ export class TaskProgram implements LoopProgram {
     const { settings, env } = this.o;
     this.git = await isGitRepo(ctx.workspace);
     if (!this.git) ctx.emit({ type: 'warning', time: ctx.now(), message: `${ctx.workspace} is not a git repository: tasks are not committed and a blocked task is not rolled back` });
-    if (settings.parallelism > 1) ctx.emit({ type: 'warning', time: ctx.now(), message: `tasks.parallelism is ${settings.parallelism}, but parallel task runs are not implemented yet (docs/tasks.md#parallelism): tasks run one at a time` });
-    this.hooks = createHookRunner({
-      commands: settings.hooks,
-      callbacks: this.o.callbacks ?? null,
-      cwd: ctx.workspace,
-      env,
-      timeoutMs: settings.hookTimeoutMs,
-      signal: ctx.signal,
-      report: (message) => ctx.emit({ type: 'warning', time: ctx.now(), message }),
-    });
+    if (settings.parallelism > 1) {
+      // Parallel tasks work in git worktrees made from a commit (createTaskLoop picks this program when there is none).
+      const why = !this.git ? 'it is not a git repository' : (await headSha(ctx.workspace)) === null ? 'it has no commit yet' : 'this task program runs one task at a time (createTaskLoop runs them at once)';
+      ctx.emit({ type: 'warning', time: ctx.now(), message: `tasks.parallelism is ${settings.parallelism}, but parallel tasks each work in a git worktree of ${ctx.workspace} and ${why}: tasks run one at a time` });
+    }
+    this.hooks = taskHookRunner(ctx, settings, this.o.callbacks ?? null, env);
     const resumed = this.state.current;
     if (resumed === null) return null;
     this.state = { ...this.state, current: null };
@@ -167,16 +138,13 @@ export class TaskProgram implements LoopProgram {
     this.current = { task, attempt: resumed, limits, snapshot: null, previousTrace: null };
     ctx.emit({ type: 'task_started', time: ctx.now(), task_id: task.id, title: task.title, base: resumed.base, resumed: true, tasks_started: this.state.tasksStarted, max_tasks: settings.maxTasks });
     // The run may have stopped right after the task reached a limit, before it was blocked.
-    const reached = attemptLimitReached(resumed, limits) ?? this.failureThreshold(resumed);
+    const reached = attemptLimitReached(resumed, limits) ?? failureThresholdReached(resumed, this.o.spec.limits.failureThreshold);
     return reached === null ? null : this.block(ctx, this.current, reached);
   }
 
   /** The tasks, with this run's own verdicts over a source that may not record them (a command without a status command). */
   private async load(ctx: ProgramContext): Promise<Task[]> {
-    const tasks = await this.o.source.load(ctx.signal);
-    const done = new Set(this.state.done);
-    const blocked = new Set(this.state.blocked);
-    const seen = tasks.map((t) => (done.has(t.id) ? { ...t, status: 'done' as const } : blocked.has(t.id) ? { ...t, status: 'blocked' as const } : t));
+    const seen = await loadWithVerdicts(this.o.source, this.state, ctx.signal);
     this.units = seen.map((t) => ({ id: t.id, title: t.title, status: t.id === this.current?.task.id ? 'in_progress' : t.status }));
     return seen;
   }
@@ -184,19 +152,8 @@ export class TaskProgram implements LoopProgram {
   private async pick(ctx: ProgramContext): Promise<{ kind: 'task'; task: Task } | ProgramStop> {
     const tasks = await this.load(ctx);
     const selection = explainSelection(tasks, { priorityOrder: this.o.source.priorityOrder });
-    const tally = `${this.state.done.length} done and ${this.state.blocked.length} blocked by this run`;
-    if (selection.task === null) {
-      if (tasks.every((t) => t.status === 'done')) {
-        return { kind: 'stop', reason: 'success_signal', status: 'completed', message: tasks.length === 0 ? 'the task list is empty: nothing to do' : `every task is done (${tally})` };
-      }
-      const blocked = tasks.filter((t) => t.status === 'blocked').map((t) => t.id);
-      const waiting = tasks.filter((t) => t.status === 'pending' || t.status === 'in_progress').map((t) => t.id);
-      const detail = [blocked.length > 0 ? `blocked: ${blocked.join(', ')}` : null, waiting.length > 0 ? `waiting for them: ${waiting.join(', ')}` : null].filter((x) => x !== null).join('; ');
-      return { kind: 'stop', reason: 'stalled', status: 'completed', message: `no task can run (${detail}); ${tally}` };
-    }
-    if (this.state.tasksStarted >= this.o.settings.maxTasks) {
-      return { kind: 'stop', reason: 'max_iterations', status: 'completed', message: `reached max tasks: ${this.state.tasksStarted} tasks started (tasks.max_tasks); ${tally}` };
-    }
+    if (selection.task === null) return noTaskStop(tasks, this.state);
+    if (this.state.tasksStarted >= this.o.settings.maxTasks) return maxTasksStop(this.state);
     return { kind: 'task', task: selection.task };
   }
 
@@ -207,7 +164,7 @@ export class TaskProgram implements LoopProgram {
     const attempt = startAttempt(ctx.runId, task, base);
     this.state = { ...this.state, tasksStarted: this.state.tasksStarted + 1 };
     this.current = { task: { ...task, status: 'in_progress' }, attempt, limits: effectiveLimits(task.limits, this.o.settings.defaults), snapshot: null, previousTrace: null };
-    await appendEntries(join(ctx.workspace, PROGRESS_FILE), [{ time: iso(ctx), run_id: ctx.runId, task_id: task.id, event: 'task_started', title: task.title, attempt_base: base }]);
+    await appendEntries(join(ctx.workspace, PROGRESS_FILE), [{ time: isoNow(ctx), run_id: ctx.runId, task_id: task.id, event: 'task_started', title: task.title, attempt_base: base }]);
     ctx.emit({ type: 'task_started', time: ctx.now(), task_id: task.id, title: task.title, base, resumed: false, tasks_started: this.state.tasksStarted, max_tasks: this.o.settings.maxTasks });
     await this.hooks?.fire({ event: 'task_start', time: ctx.now(), run_id: ctx.runId, task: taskRef(this.current.task) }, this.current.task);
   }
@@ -232,60 +189,20 @@ export class TaskProgram implements LoopProgram {
 
   /** The verdict on one iteration: structured result, check, verify gate, limits; then complete or block. */
   private async judge(ctx: ProgramContext, current: Current, settled: SettledIteration): Promise<ProgramSettlement> {
-    const { task, limits } = current;
-    const answer = parseTaskResult(settled.text);
-    const check = shouldRunCheck(task, settled.result, answer)
-      ? await runCheck(task, { workspace: ctx.workspace, env: this.o.env, defaultTimeoutMs: this.o.settings.checkTimeoutMs, signal: ctx.signal })
-      : null;
-    const judged = judgeIteration(task, settled.result, answer, check);
-    if (judged.warning) ctx.emit({ type: 'warning', time: ctx.now(), message: judged.warning });
-    const record = check ? { type: check.type, passed: check.passed, summary: check.summary } : null;
-    if (check && !check.interrupted) {
-      ctx.emit({ type: 'task_check', time: ctx.now(), task_id: task.id, iteration: settled.iteration, check_type: check.type, passed: check.passed, summary: check.summary });
-    }
-    const attempt = recordIteration(current.attempt, judged, record);
-    current.attempt = attempt;
-    const trace: IterationTrace = { textDigest: textDigest(settled.text), filesTree: this.git ? (await snapshotWorkingState(ctx.workspace)).files : null };
-    const entry = iterationEntry(attempt, judged, record, settled.iteration, iso(ctx));
-    if (judged.kind === 'failure' && this.o.settings.rollbackFailedIterations && current.snapshot) {
-      await restoreWorkingState(ctx.workspace, current.snapshot);
-      entry.note = `${entry.note ?? 'failed'} (its file changes were discarded)`;
-    }
-    await appendEntries(join(ctx.workspace, PROGRESS_FILE), [entry]);
-    await this.hooks?.drain();
-    const ref = taskRef(task);
-    const result = judged.kind === 'waiting' || judged.kind === 'interrupted' ? null : answer.kind === 'result' ? answer.result : null;
-    const unitIteration = settled.step.unit?.iteration ?? attempt.iterations;
-    await this.hooks?.fire({ event: 'iteration_end', time: ctx.now(), run_id: ctx.runId, task: ref, iteration: unitIteration, outcome: judged.kind, result }, task);
-    // A completing iteration that changed nothing is a check that the work was done, not a stall.
-    if (judged.kind !== 'waiting' && judged.kind !== 'interrupted' && judged.kind !== 'complete') {
-      for (const anomaly of detectAnomalies(unitIteration, current.snapshot?.files ?? null, trace, current.previousTrace)) {
-        ctx.emit({ type: 'task_anomaly', time: ctx.now(), task_id: task.id, iteration: settled.iteration, kind: anomaly.kind, message: anomaly.message });
-        await this.hooks?.fire({ event: 'anomaly', time: ctx.now(), run_id: ctx.runId, task: ref, iteration: unitIteration, anomaly }, task);
-      }
-      current.previousTrace = trace;
-    }
-
+    const deps: VerdictDeps = { workdir: ctx.workspace, git: this.git, env: this.o.env, settings: this.o.settings, hooks: this.hooks, record: (entry) => appendEntries(join(ctx.workspace, PROGRESS_FILE), [entry]) };
+    const judged = await judgeTaskIteration(ctx, deps, current, settled);
     const settlement = (extra: Partial<ProgramSettlement> = {}): ProgramSettlement => ({ result: judged.result, completionEnds: 'unit', ...extra });
-    if (judged.kind === 'waiting' || judged.kind === 'interrupted' || RUN_FATAL.has(judged.result.errorKind)) return settlement();
-    if (judged.kind === 'complete') {
+    const turn = taskTurn(judged, current, this.o.spec.limits.failureThreshold);
+    if (turn.kind === 'go_on') return settlement();
+    if (turn.kind === 'complete') {
       await this.complete(ctx, current);
       return settlement();
     }
-    const reason = judged.kind === 'blocked' ? (judged.blocker ?? 'the agent is blocked') : (attemptLimitReached(attempt, limits) ?? this.failureThreshold(attempt));
-    if (reason === null) return settlement();
-    return settlement({ unitEnded: true, stop: await this.block(ctx, current, reason) });
-  }
-
-  /** The run's failure threshold, applied to the task's own consecutive failures (reaching it blocks the task). */
-  private failureThreshold(attempt: TaskAttempt): string | null {
-    const threshold = this.o.spec.limits.failureThreshold;
-    if (attempt.consecutiveFailures < threshold) return null;
-    return `failure_threshold: ${attempt.consecutiveFailures} consecutive failed iterations (limit ${threshold})`;
+    return settlement({ unitEnded: true, stop: await this.block(ctx, current, turn.reason) });
   }
 
   private endContext(ctx: ProgramContext): TaskEndContext {
-    return { workspace: ctx.workspace, git: this.git, source: this.o.source, signal: ctx.signal, time: iso(ctx) };
+    return { workspace: ctx.workspace, git: this.git, source: this.o.source, signal: ctx.signal, time: isoNow(ctx) };
   }
 
   private async complete(ctx: ProgramContext, current: Current): Promise<void> {
@@ -318,17 +235,6 @@ export class TaskProgram implements LoopProgram {
     });
     const final = { ...task, status: 'blocked' as const, blocker: reason };
     await this.hooks?.fire({ event: 'task_end', time: ctx.now(), run_id: ctx.runId, task: taskRef(final), success: false, reason }, final);
-    if (this.o.settings.onFailure !== 'stop') return null;
-    return { kind: 'stop', reason: 'failure_threshold', status: 'failed', message: `task ${task.id} is blocked (${reason}) and tasks.on_failure is stop` };
+    return this.o.settings.onFailure === 'stop' ? onFailureStop(task.id, reason) : null;
   }
-}
-
-function iso(ctx: ProgramContext): string {
-  return new Date(ctx.now()).toISOString();
-}
-
-/** Errors of the task loop's bookkeeping (git, files) as the user's to see: the run ends with the message. */
-function asUserError(error: unknown): UserError {
-  if (error instanceof UserError) return error;
-  return new UserError(`task loop: ${(error as Error).message}`, 1, { cause: error });
 }

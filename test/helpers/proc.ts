@@ -10,3 +10,13 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** The state letter of a process (R, S, T = stopped, Z...), from /proc; null when it is gone. */
+export function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
+  } catch {
+    return null;
+  }
+}

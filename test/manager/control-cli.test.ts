@@ -9,7 +9,7 @@ import { agentPidPath, workspaceKey, workspaceLockPath } from '../../src/store/p
 import { removeDir, tempRepo } from '../git/git-repo.js';
 import { cleanEnv, normalise, planAgent, runCli, startCli } from '../helpers/cli.js';
 import { testHome } from '../helpers/home.js';
-import { alive } from '../helpers/proc.js';
+import { alive, processState } from '../helpers/proc.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -105,15 +105,6 @@ describe('pause and resume from another process', () => {
   }, 30_000);
 });
 
-/** The state letter of a process (R, S, T = stopped...), from /proc; null when it is gone. */
-function procState(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
-  } catch {
-    return null;
-  }
-}
 
 const ticks = (dir: string, n: number): number => (existsSync(join(dir, `.ticks-${n}`)) ? Number(readFileSync(join(dir, `.ticks-${n}`), 'utf8')) : 0);
 const tickerPid = (dir: string): number | null => {
@@ -132,18 +123,18 @@ describe('pause --now', () => {
 
     const pause = await runCli(['pause', '--now', run.id], { cwd: dir, env: env() });
     expect(pause).toMatchObject({ code: 0, stdout: `run ${run.id} is paused: its agent is suspended mid-iteration ('ringmaster resume ${run.id}' continues it)\n` });
-    expect(procState(pid)).toBe('T');
+    expect(processState(pid)).toBe('T');
     const held = ticks(dir, 1);
     // Longer than the idle timeout: a timer that was not held would kill the silent agent meanwhile.
     await new Promise((r) => setTimeout(r, 2500));
-    expect(procState(pid)).toBe('T');
+    expect(processState(pid)).toBe('T');
     expect(ticks(dir, 1)).toBe(held);
     expect(await onlyRun(dir)).toMatchObject({ status: 'paused', iterations: 1 });
     expect((await runCli(['pause', '--now', run.id], { cwd: dir, env: env() })).stdout).toBe(`run ${run.id} is already paused\n`);
 
     expect(await runCli(['resume', run.id], { cwd: dir, env: env() })).toMatchObject({ code: 0, stdout: `resumed run ${run.id}\n` });
     await until('ticking again', () => (ticks(dir, 1) > held ? true : null));
-    expect(procState(pid)).not.toBe('T');
+    expect(processState(pid)).not.toBe('T');
     writeFileSync(join(dir, '.gate-1'), '');
     const ended = await live.done;
     expect(ended.code, ended.stderr).toBe(0);
@@ -172,7 +163,7 @@ describe('pause --now', () => {
     const pid = await until('the agent', () => tickerPid(dir));
     await until('ticks', () => (ticks(dir, 1) >= 1 ? true : null));
     expect((await runCli(['pause', '--now', run.id], { cwd: dir, env: env() })).code).toBe(0);
-    expect(procState(pid)).toBe('T');
+    expect(processState(pid)).toBe('T');
     const stop = await runCli(['stop', run.id], { cwd: dir, env: env() });
     expect(stop.stdout).toContain(`run ${run.id} stopped (stopped, user_stop)\n`);
     expect((await live.done).code).toBe(130);

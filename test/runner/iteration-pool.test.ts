@@ -11,7 +11,7 @@ import type * as SuspendModule from '../../src/agents/suspend-signal.js';
 import type { IterationInput } from '../../src/runner/iteration.js';
 import type { AgentActivityBody } from '../../src/runner/events.js';
 import { PLAN_AGENT, ROOT, useWorkspace } from '../helpers/cli.js';
-import { alive } from '../helpers/proc.js';
+import { alive, processState } from '../helpers/proc.js';
 
 const dist = (path: string): string => join(ROOT, 'dist', path);
 const { IterationPool } = (await import(dist('runner/iteration-pool.js'))) as typeof PoolModule;
@@ -120,12 +120,3 @@ it('pause --now reaches the agent in a worker thread: suspended (SIGSTOP) with i
   expect(outcome.result.durationMs).toBeLessThanOrEqual(wall - suspend.suspendedMs() + 1000);
 });
 
-/** The state letter of a process (T = stopped), from /proc; null when it is gone. */
-function processState(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
-  } catch {
-    return null;
-  }
-}

@@ -102,13 +102,14 @@ describe('cost and task limits', () => {
     expect(stats.stdout).toContain(`cost per task:\nRUN            TASK  ITER     COST\n${all[0]?.run_id ?? ''}  A        2  $0.6000\n${all[0]?.run_id ?? ''}  B        2  $0.6000\n`);
   });
 
-  it('starts at most tasks.max_tasks tasks; parallelism is not there yet and says so', { timeout: 60_000 }, async () => {
+  it('starts at most tasks.max_tasks tasks, also when they run in parallel', { timeout: 60_000 }, async () => {
     const ws = workspace({ 'tasks.jsonl': tasksJsonl({ id: 'A', title: 'one' }, { id: 'B', title: 'two' }, { id: 'C', title: 'three' }) });
     ws.script({ A: [{ say: COMPLETE }], B: [{ say: COMPLETE }], C: [{ say: COMPLETE }] });
     const r = await ws.cli(['tasks', 'run', '--agent-command', ws.agentCommand, '--max-cost', 'none', '--json'], { RINGMASTER_TASKS_MAX_TASKS: '2', RINGMASTER_TASKS_PARALLELISM: '2' });
     expect(r.code).toBe(2);
     const all = events(r.stdout);
-    expect(ofType(all, 'warning').map((e) => e.message)).toEqual(['tasks.parallelism is 2, but parallel task runs are not implemented yet (docs/tasks.md#parallelism): tasks run one at a time']);
+    expect(ofType(all, 'warning')).toEqual([]);
+    expect(ofType(all, 'task_started').map((e) => [e.task_id, e.tasks_started, e.max_tasks, e.branch !== undefined])).toEqual([['A', 1, 2, true], ['B', 2, 2, true]]);
     expect(ofType(all, 'task_completed').map((e) => e.task_id)).toEqual(['A', 'B']);
     expect(all.at(-1)).toMatchObject({ stop_reason: 'max_iterations', message: 'reached max tasks: 2 tasks started (tasks.max_tasks); 2 done and 0 blocked by this run' });
   });

@@ -31,6 +31,7 @@ export interface AgentCall {
   task: string;
   iteration: number;
   cwd: string;
+  pid: number;
 }
 
 /** A workspace for one test: the git repository and the directory of the agent's script and records. */

@@ -28,7 +28,7 @@ async function runs(args: string[], io: CliIO): Promise<number> {
       io.stdout.write(values.all ? 'no runs yet\n' : `no runs in ${workspace} (--all lists every workspace's runs)\n`);
       return EXIT.success;
     }
-    // Runs of other kinds (task runs) get a KIND column: the kind and the task in hand.
+    // Runs of other kinds (task runs) get a KIND column: the kind and the tasks in hand.
     const kinds = list.some((run) => run.kind !== 'prompt');
     const rows = list.map((run, i) => [
       run.id,
@@ -48,11 +48,11 @@ async function runs(args: string[], io: CliIO): Promise<number> {
   }
 }
 
-/** The kind of a run, with the task a task run has in hand: `tasks (RALPH-002)`. */
+/** The kind of a run, with the tasks a task run has in hand: `tasks (RALPH-002)`, `tasks (A, B)` when parallel. */
 function kindText(run: RunRow): string {
   if (run.kind !== 'tasks') return run.kind;
-  const current = taskRunSummary(run.meta)?.current ?? null;
-  return current === null ? 'tasks' : `tasks (${current.id})`;
+  const inHand = taskRunSummary(run.meta)?.inHand ?? [];
+  return inHand.length === 0 ? 'tasks' : `tasks (${inHand.map((t) => t.id).join(', ')})`;
 }
 
 /** The `runs` command. */
@@ -62,7 +62,7 @@ export const runsCommand: Command = {
 
 Lists the runs of this workspace (every workspace's with --all), newest first: status, stop reason,
 iterations, cost and where the run works (its worktree and branch with --worktree); when task runs are listed,
-a KIND column shows each run's kind and the task a task run has in hand. Runs are recorded in
+a KIND column shows each run's kind and the task(s) a task run has in hand. Runs are recorded in
 the data directory ($RINGMASTER_HOME, default ~/.local/share/ringmaster), never in the workspace.
 A run whose process is gone while it was running shows as 'orphaned': resume or stop it.
 

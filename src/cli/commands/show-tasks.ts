@@ -1,4 +1,4 @@
-// What `ringmaster show` adds for a task run: the tasks it completed and blocked, and the task in hand.
+// What `ringmaster show` adds for a task run: the tasks it completed and blocked, and the tasks in hand.
 import type { RunRow } from '../../store/rows.js';
 import { taskRunSummary } from '../../tasks/run-state.js';
 
@@ -8,6 +8,6 @@ export function taskRunLines(run: RunRow): string[] {
   const tasks = taskRunSummary(run.meta);
   if (tasks === null) return [];
   const list = (ids: string[]): string => (ids.length === 0 ? '-' : ids.join(', '));
-  const current = tasks.current === null ? '-' : `${tasks.current.id} (${tasks.current.iterations} iteration${tasks.current.iterations === 1 ? '' : 's'} so far)`;
-  return [`tasks done: ${list(tasks.done)}   blocked: ${list(tasks.blocked)}   in hand: ${current}`, ''];
+  const inHand = tasks.inHand.length === 0 ? '-' : tasks.inHand.map((t) => `${t.id} (${t.iterations} iteration${t.iterations === 1 ? '' : 's'} so far)`).join(', ');
+  return [`tasks done: ${list(tasks.done)}   blocked: ${list(tasks.blocked)}   in hand: ${inHand}`, ''];
 }

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { removeDir, tempRepo } from '../../git/git-repo.js';
 import { cleanEnv, startCli, type CliResult } from '../../helpers/cli.js';
@@ -53,11 +54,37 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** A page in a fresh context (its own storage), light theme unless told. */
-export async function openPage(browser: Browser, url: string, options: { width?: number; height?: number; dark?: boolean } = {}): Promise<Page> {
+export async function openPage(browser: Browser, url: string, options: { width?: number; height?: number; dark?: boolean; before?: (context: BrowserContext) => Promise<void> } = {}): Promise<Page> {
   const context: BrowserContext = await browser.newContext({ viewport: { width: options.width ?? 1400, height: options.height ?? 900 }, colorScheme: options.dark ? 'dark' : 'light' });
+  await options.before?.(context);
   const page = await context.newPage();
   await page.goto(url);
   return page;
+}
+
+/** One `ringmaster serve` and one browser for a test file: started before its tests, stopped after them. */
+export function useServeAndBrowser(): { readonly serve: ServeProcess; readonly browser: Browser } {
+  let serve: ServeProcess | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    [serve, browser] = await Promise.all([ServeProcess.start(), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await serve?.stop();
+  });
+  const started = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`${what} not started`);
+    return value;
+  };
+  return {
+    get serve() {
+      return started(serve, 'ringmaster serve');
+    },
+    get browser() {
+      return started(browser, 'the browser');
+    },
+  };
 }
 
 /** A free TCP port on 127.0.0.1 (the server is restarted on the same one). */

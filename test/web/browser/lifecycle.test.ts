@@ -4,23 +4,14 @@
 // every line once; the page reconnects by itself after the server is killed and started again.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { groupMembers } from '../../../src/os/process-group.js';
 import { planAgent } from '../../helpers/cli.js';
-import { launchBrowser, openPage, screenshot, ServeProcess, until } from './harness.js';
+import { processState } from '../../helpers/proc.js';
+import { openPage, screenshot, until, useServeAndBrowser } from './harness.js';
 
-let serve: ServeProcess;
-let browser: Browser;
-
-beforeAll(async () => {
-  [serve, browser] = await Promise.all([ServeProcess.start(), launchBrowser()]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await serve?.stop();
-});
+const t = useServeAndBrowser();
 
 interface Event {
   seq: number;
@@ -30,17 +21,8 @@ interface Event {
 const card = (page: Page, id: string): Locator => page.locator(`[data-testid="run-card"][data-run-id="${id}"]`);
 const gate = (dir: string, n: number): void => writeFileSync(join(dir, `.gate-${n}`), '');
 const count = (dir: string, file = '.plan-agent-count'): number => (existsSync(join(dir, file)) ? Number(readFileSync(join(dir, file), 'utf8')) : 0);
-const events = async (id: string): Promise<Event[]> => (await serve.api<{ events: Event[] }>(`/api/runs/${id}/events`)).events;
+const events = async (id: string): Promise<Event[]> => (await t.serve.api<{ events: Event[] }>(`/api/runs/${id}/events`)).events;
 
-/** The state letter of a process (T = stopped), from /proc; null when it is gone. */
-function processState(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
-  } catch {
-    return null;
-  }
-}
 
 /** Waits until the element's attribute has the value. */
 async function attribute(locator: Locator, name: string, value: string): Promise<void> {
@@ -50,19 +32,19 @@ async function attribute(locator: Locator, name: string, value: string): Promise
 /** The run as the API shows it once it has ended. */
 async function settled(id: string): Promise<Record<string, unknown>> {
   return until(`run ${id} to end`, async () => {
-    const { run } = await serve.api<{ run: Record<string, unknown> }>(`/api/runs/${id}`);
+    const { run } = await t.serve.api<{ run: Record<string, unknown> }>(`/api/runs/${id}`);
     return ['completed', 'stopped', 'failed'].includes(String(run.status)) ? run : null;
   });
 }
 
 async function createRun(body: Record<string, unknown>): Promise<string> {
-  return (await serve.api<{ id: string }>('/api/runs', { cooldown: 0, checkpoint_interval: 0, prompt: 'Make the tests pass', ...body })).id;
+  return (await t.serve.api<{ id: string }>('/api/runs', { cooldown: 0, checkpoint_interval: 0, prompt: 'Make the tests pass', ...body })).id;
 }
 
 describe('runs from the dashboard', () => {
   it("a run created from the form (validated with ringmaster run's messages, then the server's) reaches completed on its card", async () => {
-    const dir = serve.workspace();
-    const page = await openPage(browser, `${serve.url}/new`);
+    const dir = t.serve.workspace();
+    const page = await openPage(t.browser, `${t.serve.url}/new`);
     await page.locator('#f-agent option[value="command"]').waitFor({ state: 'attached' });
     await page.fill('#f-workspace', `${dir}/nope`);
     await page.fill('#f-prompt', 'Make the tests pass');
@@ -100,9 +82,9 @@ describe('runs from the dashboard', () => {
   });
 
   it('pause takes effect after the current iteration ("pausing" until then); no iteration starts while paused; resume goes on', async () => {
-    const dir = serve.workspace();
+    const dir = t.serve.workspace();
     const id = await createRun({ workspace: dir, agent_command: planAgent('gate,gate,complete') });
-    const page = await openPage(browser, `${serve.url}/runs/${id}`);
+    const page = await openPage(t.browser, `${t.serve.url}/runs/${id}`);
     const state = page.getByTestId('run-state');
     await attribute(page.getByTestId('run-page'), 'data-state', 'running');
     await until('iteration 1', () => (count(dir) === 1 ? true : null));
@@ -131,9 +113,9 @@ describe('runs from the dashboard', () => {
   });
 
   it('pause now: the agent is suspended mid-iteration (its process stopped), resume continues the same iteration', async () => {
-    const dir = serve.workspace();
+    const dir = t.serve.workspace();
     const id = await createRun({ workspace: dir, agent_command: planAgent('ticker,complete') });
-    const page = await openPage(browser, `${serve.url}/runs/${id}`);
+    const page = await openPage(t.browser, `${t.serve.url}/runs/${id}`);
     await attribute(page.getByTestId('run-page'), 'data-state', 'running');
     const pid = await until('the agent', () => {
       const file = join(dir, '.plan-agent-pids');
@@ -156,7 +138,7 @@ describe('runs from the dashboard', () => {
   });
 
   it('stop: the card says "stopping" until the agent’s process group is gone (it ignores SIGTERM), then "stopped"', async () => {
-    const dir = serve.workspace({ 'README.md': 'hello\n', 'ringmaster.yml': 'loop:\n  kill_grace: 2s\n' });
+    const dir = t.serve.workspace({ 'README.md': 'hello\n', 'ringmaster.yml': 'loop:\n  kill_grace: 2s\n' });
     const id = await createRun({ workspace: dir, agent_command: planAgent('stubborn') });
     const pids = await until('the agent and its child', () => {
       // The file may be seen empty between its creation and its write.
@@ -165,8 +147,8 @@ describe('runs from the dashboard', () => {
     });
     const [agent] = pids;
     if (agent === undefined) throw new Error('no agent pid');
-    const board = await openPage(browser, serve.url);
-    const page = await openPage(browser, `${serve.url}/runs/${id}`);
+    const board = await openPage(t.browser, t.serve.url);
+    const page = await openPage(t.browser, `${t.serve.url}/runs/${id}`);
     await attribute(page.getByTestId('run-page'), 'data-state', 'running');
     await page.getByRole('button', { name: 'Stop' }).click();
     await page.getByTestId('confirm').getByRole('button', { name: 'Stop the run' }).click();
@@ -185,9 +167,9 @@ describe('the live output', () => {
   const lines = (page: Page): Promise<string[]> => page.getByTestId('output-line').allTextContents();
 
   it('a reload mid-run shows every line of a plain-text agent once: the log read back and the live stream meet at a byte offset', async () => {
-    const dir = serve.workspace();
+    const dir = t.serve.workspace();
     const id = await createRun({ workspace: dir, agent_command: planAgent('ticker'), max_iterations: 1 });
-    const page = await openPage(browser, `${serve.url}/runs/${id}`, { height: 4000 });
+    const page = await openPage(t.browser, `${t.serve.url}/runs/${id}`, { height: 4000 });
     await page.getByTestId('output-line').filter({ hasText: /^tick 1\.5$/ }).waitFor();
     await page.reload();
     await page.getByTestId('output-line').filter({ hasText: /^tick 1\.20$/ }).waitFor();
@@ -200,9 +182,9 @@ describe('the live output', () => {
   });
 
   it('a reload mid-iteration of a structured agent shows each text and tool call once; the tool call gets its result live', async () => {
-    const dir = serve.workspace({ 'README.md': 'hello\n', '.claude-plan': 'gate' });
+    const dir = t.serve.workspace({ 'README.md': 'hello\n', '.claude-plan': 'gate' });
     const id = await createRun({ workspace: dir, agent: 'claude', max_iterations: 1 });
-    const page = await openPage(browser, `${serve.url}/runs/${id}`);
+    const page = await openPage(t.browser, `${t.serve.url}/runs/${id}`);
     const tool = page.getByTestId('output-tool');
     await tool.waitFor();
     expect(await tool.locator('.tool-time').textContent()).toBe('running…');
@@ -219,16 +201,16 @@ describe('the live output', () => {
 
 describe('connection', () => {
   it('kill -9 of the server: the page says it is disconnected, reconnects by itself when the server is back, and shows the resumed run to its end', async () => {
-    const dir = serve.workspace();
+    const dir = t.serve.workspace();
     const id = await createRun({ workspace: dir, agent_command: planAgent('gate,complete') });
-    const page = await openPage(browser, serve.url);
+    const page = await openPage(t.browser, t.serve.url);
     await attribute(card(page, id), 'data-state', 'running');
     expect(await page.getByTestId('disconnected').count()).toBe(0);
-    await serve.kill('SIGKILL');
+    await t.serve.kill('SIGKILL');
     await page.getByTestId('disconnected').waitFor();
     expect(await page.getByTestId('disconnected').textContent()).toMatch(/^Disconnected from the server\. .*; retrying in \d+s \(attempt \d+\)\. Reconnect now What you see may be out of date until it reconnects\.$/);
     await screenshot(page, 'disconnected');
-    await serve.restart();
+    await t.serve.restart();
     await page.getByTestId('disconnected').waitFor({ state: 'detached' });
     // The restarted server resumes the run: iteration 1 interrupted, iteration 2 completes.
     const done = page.getByTestId('column-completed').locator(`[data-run-id="${id}"]`);
