@@ -4,6 +4,7 @@ import { storeErrorFrom } from '../store/errors.js';
 import type { CliIO } from './command.js';
 import { COMMANDS, type CommandEntry } from './commands/index.js';
 import { VERSION } from '../version.js';
+import { StoreUnavailableError } from '../store/unavailable.js';
 
 /** Builds the real-process CliIO. */
 export function processIO(): CliIO {
@@ -88,6 +89,11 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     if (known) {
       io.stderr.write(`ringmaster ${name}: ${known.message}\n`);
       return known.exitCode;
+    }
+    // An unreachable database is the environment's problem, not a bug: its message, no stack.
+    if (error instanceof StoreUnavailableError) {
+      io.stderr.write(`ringmaster ${name}: ${error.message}\n`);
+      return EXIT.failure;
     }
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
     io.stderr.write(`ringmaster ${name}: internal error (please report): ${message}\n`);

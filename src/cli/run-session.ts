@@ -5,6 +5,7 @@ import type { RunSummary } from '../runner/run-loop.js';
 import type { RunSpec } from '../runner/spec.js';
 import { ControlPoller } from '../manager/control-poller.js';
 import { RunController, type ClaimInfo } from '../manager/run-controller.js';
+import { configuredDatabaseUrl } from '../config/database.js';
 import { openStore } from '../store/index.js';
 import type { CliIO } from './command.js';
 import { exitCodeFor } from './exit-codes.js';
@@ -34,7 +35,7 @@ export async function runInTerminal(io: CliIO, options: SessionOptions): Promise
   const render = options.json
     ? jsonRenderer(target)
     : humanRenderer(target, { color: useColor(io.stdout, io.env), maxRuntimeMs: spec.limits.maxRuntimeMs, maxCostUsd: spec.limits.maxCostUsd });
-  const store = await openStore({ env: io.env, workspace: options.workspace });
+  const store = await openStore({ env: io.env, workspace: options.workspace, databaseUrl: configuredDatabaseUrl(options.workspace, io.env) });
   const controller = new RunController({
     store,
     env: io.env,

@@ -5,7 +5,8 @@ import { formatByteSize } from '../core/byte-size.js';
 import { DEFAULT_FAILURE_SIGNAL, DEFAULT_SUCCESS_SIGNALS } from '../core/signals.js';
 import { priceOverridesSchema } from '../agents/price-schema.js';
 import { hooksSectionSchema } from './hooks.js';
-import { byteSize, duration, flag, flagOrText, money, oneOf, optionalArgv, optionalDuration, optionalText, stringList, text, wholeNumber } from './value-schemas.js';
+import { redactUrl } from '../core/url.js';
+import { byteSize, duration, flag, flagOrText, money, oneOf, optionalArgv, optionalDuration, optionalText, postgresUrl, stringList, text, wholeNumber } from './value-schemas.js';
 
 /** `loop.*`: limits and pacing of a run. Defaults are given as a user would write them. */
 export const loopSchema = z.strictObject({
@@ -84,8 +85,29 @@ export const serverSchema = z.strictObject({
   port: wholeNumber(0).prefault(7420).describe("port of 'ringmaster serve'"),
 });
 
+/** `database.*`: the store every command uses. */
+export const databaseSchema = z.strictObject({
+  url: postgresUrl()
+    .prefault(null)
+    .describe('PostgreSQL store shared by many machines (postgres://user:password@host:5432/db); unset: SQLite in the data directory'),
+});
+
+/** `worker.*`: how `ringmaster worker` takes runs from the queue (its flags override them). */
+export const workerSchema = z.strictObject({
+  concurrency: wholeNumber(1).prefault(1).describe("runs one 'ringmaster worker' drives at once (--concurrency)"),
+  workdir: optionalText().prefault(null).describe("where 'ringmaster worker' keeps its clones and repository caches (--workdir; default <data directory>/worker)"),
+});
+
 /** The scalar settings by section: add a section here (and its keys to SETTING_INFO) to add keys. */
-export const SECTIONS = { loop: loopSchema, tasks: tasksSchema, agent: agentSchema, manager: managerSchema, server: serverSchema } as const;
+export const SECTIONS = {
+  loop: loopSchema,
+  tasks: tasksSchema,
+  agent: agentSchema,
+  manager: managerSchema,
+  server: serverSchema,
+  database: databaseSchema,
+  worker: workerSchema,
+} as const;
 
 /** Groups of keys nested inside a section (a mapping in YAML, `_` in env names), by their full key. */
 const GROUPS: Readonly<Record<string, z.ZodObject>> = { 'manager.defaults': managerDefaultsSchema };
@@ -125,6 +147,8 @@ export const configFileSchema = z
     agent: agentSchema.optional(),
     manager: managerSchema.optional(),
     server: serverSchema.optional(),
+    database: databaseSchema.optional(),
+    worker: workerSchema.optional(),
     procedures: z.record(z.string(), procedureSchema).optional().describe('your own OODA procedures, by name (--procedure NAME)'),
     prices: priceOverridesSchema.optional().describe('price overrides in USD per million tokens, by model (override data/prices.json)'),
     hooks: hooksSectionSchema.optional().describe("shell commands run at the task loop's lifecycle events (task_start, iteration_start, action, iteration_end, task_end, anomaly)"),
@@ -198,6 +222,9 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'manager.defaults.failure_threshold': { format: plain },
   'server.host': { format: plain },
   'server.port': { format: plain },
+  'database.url': { format: (v) => (typeof v === 'string' ? redactUrl(v) : 'none (SQLite in the data directory)') },
+  'worker.concurrency': { format: plain },
+  'worker.workdir': { format: (v) => (v === null ? '<data directory>/worker' : plain(v)) },
 };
 
 /** True for the name of a section of scalar settings. */

@@ -150,3 +150,22 @@ export function flagOrText() {
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values, { error: expected(`expected one of ${values.join(', ')}`) });
 }
+
+/**
+ * A PostgreSQL URL (postgres:// or postgresql://), or nothing (null or ''). The message never repeats what was
+ * given: a URL holds a password.
+ */
+export function postgresUrl() {
+  const message = 'expected a PostgreSQL URL like postgres://user:password@host:5432/database';
+  return z.union(
+    [
+      z.null(),
+      z.literal('').transform(() => null),
+      z
+        .string({ error: message })
+        .regex(/^\s*postgres(ql)?:\/\/\S/, { error: message })
+        .transform((s) => s.trim()),
+    ],
+    { error: message },
+  );
+}

@@ -18,7 +18,7 @@ export const HOOK_DECISION_EVENT = 'hook_decision' as const;
 
 /** True when the user already has a store (the hook never creates one). */
 export function hasStore(env: StoreEnv): boolean {
-  return existsSync(databasePath(dataDir(env)));
+  return Boolean(env.RINGMASTER_DATABASE_URL) || existsSync(databasePath(dataDir(env)));
 }
 
 /** The environment that names the data directory ($RINGMASTER_HOME, $XDG_DATA_HOME, $HOME). */

@@ -1,6 +1,8 @@
 // Picks up control requests (pause / resume / stop written to the store by any process) for the runs this
-// process owns, within one poll interval, and answers each one. One poller per process, whatever its runs.
-import type { ControlRow, Store } from '../store/index.js';
+// process owns and answers each one. One poller per process, whatever its runs. With PostgreSQL a notification
+// wakes it the moment a request is written; polling stays as the fallback (and is all SQLite has).
+import { isWatchable } from '../store/index.js';
+import type { ControlRow, Store, Subscription } from '../store/index.js';
 import type { ControlAnswer } from './run-controller.js';
 
 /** What the poller needs of a run it dispatches to. */
@@ -15,11 +17,16 @@ export interface ControlTarget {
 /** Default poll interval: a request is picked up well within a second. */
 export const CONTROL_POLL_MS = 250;
 
+/** Poll interval when the store announces requests (a safety net in case a notification is lost). */
+export const CONTROL_FALLBACK_POLL_MS = 2000;
+
 /** Polls the store for control requests addressed to registered runs. */
 export class ControlPoller {
   private readonly targets = new Map<string, ControlTarget>();
   private timer: NodeJS.Timeout | null = null;
   private busy = false;
+  private again = false;
+  private subscription: Promise<Subscription | null> | null = null;
 
   constructor(
     private readonly store: Store,
@@ -35,23 +42,33 @@ export class ControlPoller {
     };
   }
 
-  /** Stops polling. */
+  /** Stops polling and listening. */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    const subscription = this.subscription;
+    this.subscription = null;
+    void subscription?.then((s) => s?.close());
   }
 
-  /** One poll: answers every pending request of a registered run. */
+  /** One poll: answers every pending request of a registered run (once more if woken meanwhile). */
   async poll(): Promise<void> {
-    if (this.busy || this.targets.size === 0) return;
+    if (this.targets.size === 0) return;
+    if (this.busy) {
+      this.again = true;
+      return;
+    }
     this.busy = true;
     try {
-      for (const request of await this.store.pendingControls()) {
-        const target = this.targets.get(request.run_id);
-        if (!target) continue;
-        const answer = apply(target, request);
-        await this.store.markControlHandled(request.id, (this.options.now ?? Date.now)(), answer);
-      }
+      do {
+        this.again = false;
+        for (const request of await this.store.pendingControls()) {
+          const target = this.targets.get(request.run_id);
+          if (!target) continue;
+          const answer = applyControl(target, request);
+          await this.store.markControlHandled(request.id, (this.options.now ?? Date.now)(), answer);
+        }
+      } while (this.again);
     } catch (error) {
       this.options.onError?.(error as Error);
     } finally {
@@ -61,12 +78,22 @@ export class ControlPoller {
 
   private start(): void {
     if (this.timer) return;
+    const watchable = isWatchable(this.store);
     // Not unref'd: a paused run waits only for this poller, and the process must stay alive for it.
-    this.timer = setInterval(() => void this.poll(), this.options.intervalMs ?? CONTROL_POLL_MS);
+    this.timer = setInterval(() => void this.poll(), this.options.intervalMs ?? (watchable ? CONTROL_FALLBACK_POLL_MS : CONTROL_POLL_MS));
+    if (watchable) {
+      this.subscription = this.store
+        .watch('control', () => void this.poll(), () => void this.poll())
+        .catch((error: unknown) => {
+          this.options.onError?.(error as Error);
+          return null;
+        });
+    }
   }
 }
 
-function apply(target: ControlTarget, request: ControlRow): ControlAnswer | 'invalid_request' {
+/** Hands one request to its run; the answer to store. */
+export function applyControl(target: ControlTarget, request: ControlRow): ControlAnswer | 'invalid_request' {
   switch (request.action) {
     case 'pause':
       return target.requestPause(request.requested_by, request.options.now === true);

@@ -16,7 +16,7 @@ import type { LoopProgram } from '../runner/program.js';
 import { metaForStorage, metaFromStorage, specForStorage, specFromStorage, type RunSpec } from '../runner/spec.js';
 import { redactDeep, redactor } from '../core/redact.js';
 import { appendEventBodies } from '../runner/standalone-events.js';
-import { ACTIVE_STATUSES, isOrphaned, type LivenessProbe } from '../store/liveness.js';
+import { ACTIVE_STATUSES, isOrphaned, isQueued, type LivenessProbe } from '../store/liveness.js';
 import { workspaceKey } from '../store/paths.js';
 import type { ControlAction, Owner, RunRow, Store } from '../store/index.js';
 import { IterationPool, iterationWorkersAvailable } from '../runner/iteration-pool.js';
@@ -29,6 +29,7 @@ import { programForRun } from './programs.js';
 import { RunController, type Transition } from './run-controller.js';
 import { runFlagsFromRequest } from './run-flags.js';
 import type { RunRequest } from './run-request.js';
+import { recordQueuedRun, resolveRepositoryRun } from './repository-run.js';
 import { placeInWorktree } from './worktree-run.js';
 import { prepareWorkflowRun } from '../workflow/start.js';
 
@@ -49,6 +50,17 @@ export interface ManagerOptions {
   log?: (message: string) => void;
   /** Worker threads that run the agents (0: in this thread). Default 2 when the compiled worker is available. */
   iterationThreads?: number;
+  /**
+   * Workers drive the runs (`serve --workers external`): a run ready to start is handed to this (queued as a job)
+   * instead of being started here; max_concurrent is the workers' global limit then, not this process's.
+   */
+  dispatch?: (runId: string) => Promise<void>;
+  /**
+   * The origin of the runs this manager creates, and the only ones it resumes after a restart (default
+   * `server`). Servers sharing one database each need their own (`serve` uses `server@<host>` with PostgreSQL),
+   * so that one server's restart never adopts another's runs.
+   */
+  origin?: string;
 }
 
 /** Seed 000's LoopManagerStats, over the active runs of every process that shares the store. */
@@ -106,12 +118,14 @@ export class LoopManager {
   private readonly active = new Map<string, Active>();
   private readonly poller: ControlPoller;
   private readonly pool: IterationPool | null;
+  private readonly origin: string;
   private accepting = true;
 
   constructor(options: ManagerOptions) {
     this.options = options;
     this.owner = options.owner ?? { pid: process.pid, host: hostname() };
     this.now = options.now ?? Date.now;
+    this.origin = options.origin ?? 'server';
     this.poller = new ControlPoller(options.store, { onError: (error) => options.log?.(`control requests: ${error.message}`) });
     const threads = options.iterationThreads ?? 2;
     this.pool = threads > 0 && iterationWorkersAvailable() ? new IterationPool(threads) : null;
@@ -152,7 +166,8 @@ export class LoopManager {
   /** Validates a request like `ringmaster run` and queues the run; it starts at once when a slot is free. */
   async createRun(request: RunRequest): Promise<{ id: string; status: RunStatus }> {
     if (!this.accepting) throw new ManagerError('unavailable', 'the server is shutting down');
-    const dir = request.workspace;
+    if (request.repository !== undefined) return this.createRepositoryRun(request);
+    const dir = request.workspace ?? '';
     if (!isAbsolute(dir)) throw new ManagerError('invalid_request', `workspace: expected an absolute path, got '${dir}'`);
     if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ManagerError('invalid_request', `workspace: not a directory: ${dir}`);
     const flags = runFlagsFromRequest(request);
@@ -172,6 +187,8 @@ export class LoopManager {
     if (!request.worktree) await this.assertWorkspaceFree(key);
     const id = newRunId(this.now(), Math.random);
     const worktree = request.worktree ? await placeInWorktree(dir, id, spec) : null;
+    // For the workers: queued with no owner (a worker on this machine takes the workspace path as it is).
+    const queued = this.options.dispatch !== undefined;
     await this.options.store.createRun({
       id,
       agent: spec.agent.name,
@@ -182,14 +199,24 @@ export class LoopManager {
       worktree: worktree?.path ?? null,
       branch: worktree?.branch ?? null,
       status: 'pending',
-      origin: 'server',
-      owner: this.owner,
+      origin: queued ? 'queue' : this.origin,
+      owner: queued ? null : this.owner,
       now: this.now(),
     });
     this.queued.set(id, { spec, workspace: key, worktree: worktree ? { path: worktree.path, branch: worktree.branch } : null, ...(program ? { program } : {}), held: false, startPaused: false });
     await this.announce(id, [{ type: 'run_queued', time: this.now(), position: this.waitingCount(), workspace: key, agent: spec.agent.name, label: spec.label }]);
     this.pump();
     return { id, status: this.active.has(id) ? 'running' : 'pending' };
+  }
+
+  /** A run on a repository and branch (`repository` instead of `workspace`): queued for the workers, which clone it. */
+  private async createRepositoryRun(request: RunRequest): Promise<{ id: string; status: RunStatus }> {
+    if (!this.options.dispatch) throw new ManagerError('invalid_request', "repository: runs on a repository are driven by workers: start the server with '--workers external'");
+    const { spec, repository, branch } = this.guard(() => resolveRepositoryRun(this.options.env, request));
+    const id = newRunId(this.now(), Math.random);
+    this.broadcast(await recordQueuedRun(this.options.store, this.options.env, { id, spec, repository, branch, now: this.now() }));
+    await this.options.dispatch(id);
+    return { id, status: 'pending' };
   }
 
   /**
@@ -212,6 +239,7 @@ export class LoopManager {
     if (waiting) return this.controlQueued(runId, waiting, action, iterations);
     const run = await this.options.store.getRun(runId);
     if (!run) throw new ManagerError('not_found', `no run '${runId}'`);
+    if (isQueued(run)) return this.controlWorkerQueue(run, action, by, iterations);
     if (ACTIVE_STATUSES.includes(run.status) && !isOrphaned(run, this.probe())) return this.controlRemote(run, action, by, iterations, now);
     switch (action) {
       case 'extend': {
@@ -264,7 +292,7 @@ export class LoopManager {
     const marked: string[] = [];
     const candidates = await this.options.store.listRuns({ status: [...ACTIVE_STATUSES, 'stopped'] });
     for (const run of candidates.reverse()) {
-      if (run.origin !== 'server' || this.owns(run.id)) continue;
+      if (run.origin !== this.origin || this.owns(run.id)) continue;
       const orphaned = ACTIVE_STATUSES.includes(run.status) && isOrphaned(run, probe);
       const interrupted = run.status === 'stopped' && run.stop_reason === 'interrupted';
       if (!orphaned && !interrupted) continue;
@@ -322,6 +350,13 @@ export class LoopManager {
   private async adopt(run: RunRow, startPaused: boolean): Promise<void> {
     if (!this.accepting) throw new ManagerError('unavailable', 'the server is shutting down');
     if (run.stop_reason === 'success_signal') throw new ManagerError('conflict', `run ${run.id} already completed: the agent signalled success`);
+    if (this.options.dispatch) {
+      // For the workers: an ended run is queued again (pending, no owner), a live or orphaned one as it is. The
+      // worker that takes it puts its secrets back from its own environment.
+      if (!ACTIVE_STATUSES.includes(run.status)) await this.options.store.updateRunStatus(run.id, 'pending', this.now());
+      await this.options.dispatch(run.id);
+      return;
+    }
     // The stored spec has the secrets of its agent command redacted: they come back from this environment.
     const spec = this.guard(() => specFromStorage(run.spec as RunSpec, this.options.env));
     const meta = this.guard(() => metaFromStorage(run.meta, this.options.env));
@@ -372,6 +407,27 @@ export class LoopManager {
     }
   }
 
+  /**
+   * A run waiting in the workers' queue (no owner yet): a stop closes it now; a raised limit is stored; pause and
+   * resume are requests that the worker taking it applies before its first iteration.
+   */
+  private async controlWorkerQueue(run: RunRow, action: ControlAction, by: string | null, iterations: number): Promise<ControlOutcome> {
+    const { store } = this.options;
+    if (action === 'stop') {
+      await closeOrphanedRun(store, this.options.env, run, this.owner, this.now(), 'user_stop', (events) => this.broadcast(events));
+      return this.outcome(run.id, action, 'accepted');
+    }
+    if (action === 'extend') {
+      const spec = run.spec as RunSpec;
+      if (spec.limits.maxIterations === null) return this.outcome(run.id, action, 'already');
+      spec.limits.maxIterations += iterations;
+      await store.updateRunSpec(run.id, spec, this.now());
+      return this.outcome(run.id, action, 'accepted');
+    }
+    await store.requestControl({ run_id: run.id, action, options: {}, requested_by: by, requested_at: this.now() });
+    return this.outcome(run.id, action, 'requested');
+  }
+
   private async controlRemote(run: RunRow, action: ControlAction, by: string | null, iterations: number, now: boolean): Promise<ControlOutcome> {
     const { store } = this.options;
     const options = action === 'extend' ? { iterations } : action === 'pause' && now ? { now } : {};
@@ -403,9 +459,18 @@ export class LoopManager {
     for (const event of events) this.options.onEvent?.(event);
   }
 
-  /** Starts queued runs while slots are free, oldest first. */
+  /** Starts queued runs while slots are free, oldest first (with workers: hands each to them). */
   private pump(): void {
     if (!this.accepting) return;
+    const dispatch = this.options.dispatch;
+    if (dispatch) {
+      for (const [id, queued] of this.queued) {
+        if (queued.held) continue;
+        this.queued.delete(id);
+        dispatch(id).catch((error: unknown) => this.options.log?.(`run ${id}: could not queue it for the workers: ${(error as Error).message}`));
+      }
+      return;
+    }
     for (const [id, queued] of this.queued) {
       if (this.active.size >= this.options.maxConcurrent) return;
       if (queued.held) continue;
@@ -442,7 +507,9 @@ export class LoopManager {
           const message = error instanceof Error ? error.message : String(error);
           this.options.log?.(`run ${id} could not start: ${message}`);
           const run = await this.options.store.getRun(id);
-          if (run && ACTIVE_STATUSES.includes(run.status)) {
+          // Never a run that another process has taken meanwhile: only one nobody holds, or we hold.
+          const ours = run !== null && (run.owner_pid === null || (run.owner_pid === this.owner.pid && run.owner_host === this.owner.host));
+          if (run && ours && ACTIVE_STATUSES.includes(run.status)) {
             await closeOrphanedRun(this.options.store, this.options.env, run, this.owner, this.now(), 'fatal_error', (events) => this.broadcast(events), message);
           }
         },

@@ -5,17 +5,21 @@ import { createSuspendSwitch, type SuspendSwitch } from '../agents/suspend-signa
 import { hostname } from 'node:os';
 import { isGitRepo } from '../git/index.js';
 import { acquireLock, type HeldLock } from '../runner/lock.js';
-import { createEventStream, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
+import { createEventStream, runEventSchema, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
 import { killLeftoverAgent } from '../runner/leftover.js';
+import { applyControl } from './control-poller.js';
 import type { IterationRunner } from '../runner/iteration.js';
 import type { LoopProgram } from '../runner/program.js';
+import { startLease } from '../runner/lease.js';
 import { createRecorder, type Recorder } from '../runner/recorder.js';
 import { stateFromRows } from '../runner/resume-state.js';
 import { abortableSleep, runLoop, type ResumePoint, type RunSummary } from '../runner/run-loop.js';
 import { metaForStorage, specForStorage, type RunSpec } from '../runner/spec.js';
 import { redactDeep, redactor, redactorOf, secretsOfProcess, type Redactor } from '../core/redact.js';
 import { dataDir, iterationLogPath, workspaceKey, workspaceLockPath } from '../store/paths.js';
-import type { Owner, Store } from '../store/index.js';
+import { HEARTBEAT_INTERVAL_MS, RunBusyError } from '../store/index.js';
+import type { ClaimOptions, ClaimResult, Owner, Store } from '../store/index.js';
+import type { RunStatus } from '../core/types.js';
 import { StoreUnusableError } from '../store/errors.js';
 import { ensureReserve, releaseReserve } from '../store/reserve.js';
 
@@ -44,6 +48,29 @@ export interface RunControllerOptions {
   onClaim?: (info: ClaimInfo) => void;
   /** Where iterations run (default: this thread; a server passes its worker pool). */
   runIteration?: IterationRunner;
+  /** How often the owner renews its lease on the run (default HEARTBEAT_INTERVAL_MS). */
+  heartbeatMs?: number;
+  /** A lease renewal succeeded; `sentAt` is performance.now() when it was sent. */
+  onRenewed?: (sentAt: number) => void;
+  /**
+   * With mode 'claim': take the run only once its owner has been silent `ifIdleMs` by the store's clock (a
+   * takeover), waiting until then, and (onlyIfResumable) only if it can still go on; without these the claim is
+   * unconditional (the caller knows the owner is gone).
+   */
+  claim?: ClaimOptions;
+  /**
+   * Runs once the run is ours (created or claimed, lease renewed from then on), before the loop: e.g. a worker's
+   * clone. A program it returns is the run's (made from files of the prepared workspace).
+   */
+  prepare?: () => Promise<LoopProgram | undefined>;
+}
+
+/** interrupt() came while the controller waited to claim its run: nothing was taken or started. */
+export class ClaimInterruptedError extends Error {
+  constructor(runId: string) {
+    super(`run ${runId}: interrupted while waiting for its owner's lease to run out`);
+    this.name = 'ClaimInterruptedError';
+  }
 }
 
 /** What claiming an existing run found. */
@@ -86,6 +113,9 @@ export class RunController {
   private lastEvent: RunEvent | null = null;
   private recorder: Recorder | null = null;
   private waitingUntilMs: number | null = null;
+  private handOverRequested = false;
+  /** The status the run was claimed with (the recorder starts from it). */
+  private claimedStatus: RunStatus = 'running';
   /** Why the run cannot go on (the store or the disk cannot be written): it ends failed with this message. */
   private fatal: string | null = null;
 
@@ -136,7 +166,6 @@ export class RunController {
     try {
       // Room to record the run's end should the disk fill up during it (store/reserve.ts).
       ensureReserve(dir);
-      const gitEnabled = await isGitRepo(spec.workspace);
       const program = this.options.program;
       let resume: ResumePoint | undefined;
       let lastSeq = 0;
@@ -157,74 +186,99 @@ export class RunController {
         resume = await this.claim(dir, owner);
         lastSeq = await store.lastEventSeq(this.runId);
       }
-      const storing = redactor(env);
-      const recorder = createRecorder({
+      // The run is ours from here: the lease is renewed until the loop has ended and its writes are done.
+      const lease = startLease({
         store,
         runId: this.runId,
-        dataDir: dir,
-        agentDir: spec.workspace,
         owner,
-        checkpointInterval: spec.checkpointInterval,
-        gitEnabled,
+        intervalMs: this.options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
         now: this.now,
-        emit: (body) => this.emit(body),
-        freeSpace: () => releaseReserve(dir),
-        onDiskFull: (message) => this.fail(message),
-        onStoreError: (message, error) => {
-          this.options.onStoreError?.(message);
-          // A store that cannot be written any more (disk full, read-only, I/O error) cannot record the run:
-          // it ends now, failed with that reason, rather than run on unrecorded.
-          if (error instanceof StoreUnusableError && error.reason !== 'busy') this.fail(error.message);
-        },
-        onLostOwnership: () => {
-          this.emit({ type: 'warning', time: this.now(), message: `run ${this.runId} was taken over by another process: stopping here` });
-          this.interrupt();
-        },
-      });
-      this.recorder = recorder;
-      this.stream = createEventStream(this.runId, lastSeq, (event) => {
-        this.lastEvent = event;
-        if (event.type === 'waiting') this.waitingUntilMs = event.until;
-        else if (event.type === 'iteration_started' || event.type === 'paused' || event.type === 'run_finished') this.waitingUntilMs = null;
-        if (event.type === 'iteration_started') this.lastStarted = event.iteration;
-        if (event.type === 'paused') this.isPaused = true;
-        if (event.type === 'resumed') this.isPaused = false;
-        this.options.onEvent?.(event);
-        recorder.record(event);
+        ...(this.options.onRenewed ? { onRenewed: this.options.onRenewed } : {}),
+        onLost: () => this.lostOwnership(),
       });
       try {
-        return await runLoop(
-          spec,
-          {
-            now: this.now,
-            newRunId: () => this.runId,
-            sleep: abortableSleep,
-            env,
-            onEvent: (body) => this.emit(body),
-            onActivity: this.options.onActivity ?? null,
-            signal: this.interruptController.signal,
-            startWarnings: !gitEnabled && spec.checkpointInterval > 0 ? [`${spec.workspace} is not a git repository: checkpoints are off`] : [],
-            stopRequested: () => this.stopBy !== undefined,
-            wakeSignal: () => this.waker(),
-            pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed(), suspend: this.suspension },
-            fatalError: () => this.fatal,
-            ...(program ? { program } : {}),
-            logPath: (id, n) => iterationLogPath(dir, id, n),
-            ...(this.options.runIteration ? { runIteration: this.options.runIteration } : {}),
-            ...recorder.deps,
-            onMetadata: (meta) => recorder.deps.onMetadata?.(metaForStorage(meta, storing)),
-          },
-          resume,
-        );
+        const prepared = await this.options.prepare?.();
+        return await this.drive(dir, owner, resume, lastSeq, prepared ?? this.options.program);
       } finally {
-        this.finished = true;
-        this.releaseWaiters();
-        await recorder.close();
+        lease.stop();
       }
     } finally {
       this.finished = true;
       await lock?.release();
     }
+  }
+
+  /** The loop with its recorder, once the run is ours; a run handed over is released for the next owner. */
+  private async drive(dir: string, owner: Owner, resume: ResumePoint | undefined, lastSeq: number, program: LoopProgram | undefined): Promise<RunSummary> {
+    const { store, spec, env } = this.options;
+    const gitEnabled = await isGitRepo(spec.workspace);
+    const storing = redactor(env);
+    const recorder = createRecorder({
+      store,
+      runId: this.runId,
+      dataDir: dir,
+      agentDir: spec.workspace,
+      owner,
+      checkpointInterval: spec.checkpointInterval,
+      status: this.claimedStatus,
+      gitEnabled,
+      now: this.now,
+      emit: (body) => this.emit(body),
+      freeSpace: () => releaseReserve(dir),
+      onDiskFull: (message) => this.fail(message),
+      onStoreError: (message, error) => {
+        this.options.onStoreError?.(message);
+        // A store that cannot be written any more (disk full, read-only, I/O error) cannot record the run:
+        // it ends now, failed with that reason, rather than run on unrecorded.
+        if (error instanceof StoreUnusableError && error.reason !== 'busy') this.fail(error.message);
+      },
+      onLostOwnership: () => this.lostOwnership(),
+    });
+    this.recorder = recorder;
+    this.stream = createEventStream(this.runId, lastSeq, (event) => {
+      this.lastEvent = event;
+      if (event.type === 'waiting') this.waitingUntilMs = event.until;
+      else if (event.type === 'iteration_started' || event.type === 'paused' || event.type === 'run_finished') this.waitingUntilMs = null;
+      if (event.type === 'iteration_started') this.lastStarted = event.iteration;
+      if (event.type === 'paused') this.isPaused = true;
+      if (event.type === 'resumed') this.isPaused = false;
+      this.options.onEvent?.(event);
+      recorder.record(event);
+    });
+    let summary: RunSummary;
+    try {
+      summary = await runLoop(
+        spec,
+        {
+          now: this.now,
+          newRunId: () => this.runId,
+          sleep: abortableSleep,
+          env,
+          onEvent: (body) => this.emit(body),
+          onActivity: this.options.onActivity ?? null,
+          signal: this.interruptController.signal,
+          startWarnings: !gitEnabled && spec.checkpointInterval > 0 ? [`${spec.workspace} is not a git repository: checkpoints are off`] : [],
+          stopRequested: () => this.stopBy !== undefined,
+          wakeSignal: () => this.waker(),
+          pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed(), suspend: this.suspension },
+          handOver: () => this.handOverRequested && this.stopBy === undefined && (this.pauseRequest === null || this.isPaused),
+          fatalError: () => this.fatal,
+          ...(program ? { program } : {}),
+          logPath: (id, n) => iterationLogPath(dir, id, n),
+          ...(this.options.runIteration ? { runIteration: this.options.runIteration } : {}),
+          ...recorder.deps,
+          onMetadata: (meta) => recorder.deps.onMetadata?.(metaForStorage(meta, storing)),
+        },
+        resume,
+      );
+    } finally {
+      this.finished = true;
+      this.releaseWaiters();
+      await recorder.close();
+    }
+    // Handed over at an iteration boundary: the run goes on (status unchanged) with whoever claims it next.
+    if (summary.handedOver) await store.releaseRun(this.runId, owner, this.now());
+    return summary;
   }
 
   /**
@@ -309,6 +363,25 @@ export class RunController {
     this.releaseWaiters();
   }
 
+  /**
+   * Ends the loop at the next iteration boundary without ending the run: its owner row is released and its
+   * status kept, so the next owner (a worker's continuation job) claims it at once. A stop wins; a pause is
+   * taken first, and the paused run is handed over (it stays paused); a wait for a usage limit is cut short
+   * (the next owner goes on waiting until the same time).
+   */
+  requestHandOver(): void {
+    this.handOverRequested = true;
+    this.wake();
+    if (this.isPaused) this.releaseWaiters();
+  }
+
+  /** Another process owns the run now (a takeover after our lease ran out): stop here, write nothing more. */
+  private lostOwnership(): void {
+    if (this.interruptController.signal.aborted) return;
+    this.emit({ type: 'warning', time: this.now(), message: `run ${this.runId} was taken over by another process: stopping here` });
+    this.interrupt();
+  }
+
   private emit(body: RunEventBody): void {
     // Before it is numbered: the terminal, the store and the WebSocket see the same redacted event.
     if (this.stream) this.stream.emit(redactDeep(body, this.redact));
@@ -317,14 +390,49 @@ export class RunController {
   private async claim(dir: string, owner: Owner): Promise<ResumePoint> {
     const { store } = this.options;
     const leftoverKilled = killLeftoverAgent(dir, this.runId);
-    const claim = await store.claimRun(this.runId, owner, this.now());
-    // Requests addressed to the previous owner are void: a stop sent before a crash must not stop the resumed run.
+    const claim = await this.claimWhenIdle(owner);
+    this.claimedStatus = claim.run.status;
     for (const request of await store.pendingControls(this.runId)) {
-      await store.markControlHandled(request.id, this.now(), `expired: run claimed by pid ${owner.pid} on ${owner.host}`);
+      // Requests addressed to a previous owner are void: a stop sent before a crash must not stop the resumed run.
+      // A run nobody drove (queued for workers, or handed over) gets the requests made meanwhile: they were for us.
+      const answer = claim.previous === null ? applyControl(this, request) : `expired: run claimed by pid ${owner.pid} on ${owner.host}`;
+      await store.markControlHandled(request.id, this.now(), answer);
     }
     const { state, lastSessionId } = stateFromRows(await store.listIterations(this.runId), this.now());
     this.options.onClaim?.({ iterations: state.iteration, costUsd: state.totalCostUsd, interrupted: claim.interrupted, leftoverKilled });
-    return { runId: this.runId, state, lastSessionId };
+    return { runId: this.runId, state, lastSessionId, wait: await this.unfinishedWait() };
+  }
+
+  /**
+   * The wait the run was in when its last owner let it go (or died), if it is not over: the last `waiting` event
+   * among the run's latest ones, with no iteration started after it (a hand-over may add a checkpoint after it).
+   */
+  private async unfinishedWait(): Promise<ResumePoint['wait']> {
+    const { store } = this.options;
+    const lastSeq = await store.lastEventSeq(this.runId);
+    const recent = await store.listEvents(this.runId, { afterSeq: Math.max(0, lastSeq - 50) });
+    for (const row of recent.reverse()) {
+      if (row.type === 'iteration_started') return null;
+      if (row.type !== 'waiting') continue;
+      const parsed = runEventSchema.safeParse(row.payload);
+      const event = parsed.success ? parsed.data : null;
+      return event?.type === 'waiting' && event.until > this.now() ? { until: event.until, reason: event.reason } : null;
+    }
+    return null;
+  }
+
+  /** claimRun as asked (options.claim): when the owner is not idle yet, waits until its lease has run out. */
+  private async claimWhenIdle(owner: Owner): Promise<ClaimResult> {
+    const { store, claim = {} } = this.options;
+    for (;;) {
+      try {
+        return await store.claimRun(this.runId, owner, this.now(), claim);
+      } catch (error) {
+        if (!(error instanceof RunBusyError) || claim.ifIdleMs === undefined) throw error;
+        // Durations only: the store judged the owner's silence by its own clock.
+        if (!(await abortableSleep(claim.ifIdleMs - error.idleMs + 50, this.interruptController.signal))) throw new ClaimInterruptedError(this.runId);
+      }
+    }
   }
 
   private waker(): AbortSignal {
@@ -339,7 +447,7 @@ export class RunController {
   }
 
   private waitUntilResumed(): Promise<void> {
-    if (this.pauseRequest === null || this.stopBy !== undefined || this.interruptController.signal.aborted) return Promise.resolve();
+    if (this.pauseRequest === null || this.stopBy !== undefined || this.handOverRequested || this.interruptController.signal.aborted) return Promise.resolve();
     // A paused run has no timer or child process of its own: keep the process alive until it is resumed.
     const keepAlive = setInterval(() => undefined, 60 * 60 * 1000);
     return new Promise<void>((resolve) => this.resumeWaiters.push(resolve)).finally(() => clearInterval(keepAlive));

@@ -8,7 +8,9 @@ const durationOrSeconds = z.union([z.string().min(1), z.number().nonnegative()])
 /** The body of POST /api/runs: `ringmaster run`'s options, snake_case. */
 export const runRequestSchema = z
   .strictObject({
-    workspace: z.string().min(1).describe('absolute path of the workspace directory on the server'),
+    workspace: z.string().min(1).optional().describe('absolute path of the workspace directory on the server (or repository and branch)'),
+    repository: z.string().min(1).optional().describe("git URL (or path on the workers' machines) of a run for the workers (serve --workers external)"),
+    branch: z.string().min(1).optional().describe('with repository: the branch the run starts from; it works on ringmaster/<run-id>'),
     workflow: z.string().min(1).optional().describe("run this workflow (its name, or a file's path relative to the workspace) instead of a prompt"),
     message: z.string().optional().describe("a workflow's $USER_MESSAGE"),
     prompt: z.string().optional(),
@@ -28,6 +30,10 @@ export const runRequestSchema = z
     iteration_timeout: durationOrSeconds.optional(),
     checkpoint_interval: z.number().int().nonnegative().optional(),
     worktree: z.boolean().optional(),
+  })
+  .refine((body) => body.workspace !== undefined || body.repository !== undefined, {
+    path: ['workspace'],
+    message: 'required (or repository and branch, with serve --workers external)',
   })
   .meta({ id: 'RunRequest' });
 

@@ -1,6 +1,7 @@
 // Wires a run to the Store and git: iteration rows before the agent starts, every stamped event with its seq,
-// run status changes, heartbeats, program metadata, and checkpoints (with a snapshot of the loop state) every
-// N iterations and at the end. The loop stays ignorant of both.
+// run status changes, program metadata, and checkpoints (with a snapshot of the loop state) every N iterations
+// and at the end. The loop stays ignorant of both. Every write is fenced by the run's owner: once another
+// process has taken the run over, nothing more is written and the owner is told to stop.
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loopSnapshot } from '../core/snapshot.js';
@@ -10,7 +11,7 @@ import { fsProblem } from '../os/fs-errors.js';
 import { agentPidPath, ensurePrivateDir } from '../store/paths.js';
 import { agentPidBlank, agentPidLine } from './leftover.js';
 import type { IterationStatus, NewEvent, Owner, Store } from '../store/index.js';
-import { HEARTBEAT_INTERVAL_MS } from '../store/index.js';
+import { OwnershipLostError } from '../store/index.js';
 import { StoreUnusableError } from '../store/errors.js';
 import type { RunEvent, RunEventBody } from './events.js';
 import type { RunDeps } from './run-loop.js';
@@ -25,13 +26,15 @@ export interface RecorderOptions {
   agentDir: string;
   owner: Owner;
   checkpointInterval: number;
+  /** The run's stored status when the recorder starts (default `running`): a claim may keep `paused` or `waiting`. */
+  status?: RunStatus;
   gitEnabled: boolean;
   now: () => number;
   /** Emits an event into the run's stream (warnings, checkpoint_created). */
   emit: (event: RunEventBody) => void;
   /** A store write failed: shown, never stored (storing it could fail the same way, again and again). */
   onStoreError: (message: string, error: unknown) => void;
-  /** Called when a heartbeat finds that another process now owns the run. */
+  /** Called (once) when a write finds that another process now owns the run. */
   onLostOwnership?: () => void;
   /**
    * Gives back the disk space kept aside (store/reserve.ts); true when some was freed. Called when the disk is
@@ -49,7 +52,7 @@ export interface Recorder {
   record(event: RunEvent): void;
   /** Events recorded but not written to the store yet (in order), so a replay can include them. */
   unstored(): RunEvent[];
-  /** Waits for pending writes and stops the heartbeat. */
+  /** Waits for pending writes. */
   close(): Promise<void>;
 }
 
@@ -82,9 +85,14 @@ export function createRecorder(options: RecorderOptions): Recorder {
   const { store, runId } = options;
   let chain: Promise<void> = Promise.resolve();
   let lastCheckpoint = 0;
-  let status: RunStatus = 'running';
+  let status: RunStatus = options.status ?? 'running';
   let lastMeta = '';
 
+  const owner = options.owner;
+  // Another process owns the run now: nothing more is written (its rows are not ours to touch).
+  let lost = false;
+  // finishRun closed our owner row: the run's last events are written after it, without the fence.
+  let finished = false;
   let diskFull = false;
   /** Runs a store write; on a full disk, gives back the reserved space once and tries again. */
   const withRoom = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -100,19 +108,25 @@ export function createRecorder(options: RecorderOptions): Recorder {
     }
   };
 
-  const enqueue = (what: string, work: () => Promise<unknown>): void => {
-    chain = chain.then(() => withRoom(work)).then(
+  const enqueue = (what: string, work: () => Promise<unknown>, settled?: () => void): void => {
+    chain = chain.then(() => (lost ? undefined : withRoom(work))).finally(settled).then(
       () => undefined,
       (error: unknown) => {
+        if (error instanceof OwnershipLostError) return loseOwnership();
         options.onStoreError(`store: ${what}: ${(error as Error).message}`, error);
       },
     );
   };
+  const loseOwnership = (): void => {
+    if (lost) return;
+    lost = true;
+    options.onLostOwnership?.();
+  };
 
   // Events are written on the next turn of the event loop, i.e. while the next agent already runs: they stay
-  // in order but off the critical path between two iterations. Rows (the truth for totals) are not deferred.
-  // The events of one turn are written together, in one transaction (one commit instead of one per event).
-  const eventQueue: Array<NewEvent & { seq: number }> = [];
+  // in order but off the critical path between two iterations, as one batch. Rows (the truth for totals) are
+  // not deferred, so when an event is stored, the rows it reports are too.
+  const eventQueue: NewEvent[] = [];
   // Recorded and not yet confirmed written (queued or in flight), oldest first: writes complete in order.
   const unwritten: RunEvent[] = [];
   let eventsScheduled: NodeJS.Immediate | null = null;
@@ -121,7 +135,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     const batch = eventQueue.splice(0);
     if (batch.length === 0) return;
     const what = batch.length === 1 ? `event ${batch[0]?.seq ?? ''} ${batch[0]?.type ?? ''}` : `events ${batch[0]?.seq ?? ''}-${batch.at(-1)?.seq ?? ''}`;
-    enqueue(what, () => store.appendEvents(batch).finally(() => unwritten.splice(0, batch.length)));
+    enqueue(what, () => store.appendEvents(batch, finished ? undefined : owner), () => unwritten.splice(0, batch.length));
   };
 
   const pidPath = agentPidPath(options.dataDir, runId);
@@ -137,15 +151,6 @@ export function createRecorder(options: RecorderOptions): Recorder {
   } catch (error) {
     options.emit({ type: 'warning', time: options.now(), message: `cannot write ${pidPath} (${fsProblem(error)}): an agent left behind by a crash could not be found` });
   }
-  const heartbeat = setInterval(
-    () =>
-      enqueue('heartbeat', async () => {
-        // Another process took the run over (it judged us dead): two drivers must never share a run.
-        if (!(await store.heartbeat(runId, options.owner, options.now()))) options.onLostOwnership?.();
-      }),
-    HEARTBEAT_INTERVAL_MS,
-  );
-  heartbeat.unref();
 
   const record = (e: RunEvent): void => {
     unwritten.push(e);
@@ -155,7 +160,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
     const next = statusAfter(e, status);
     if (next !== null && next !== status) {
       status = next;
-      enqueue('status', () => store.updateRunStatus(runId, next, e.time));
+      enqueue('status', () => store.updateRunStatus(runId, next, e.time, owner));
     }
     switch (e.type) {
       case 'iteration_completed':
@@ -182,16 +187,19 @@ export function createRecorder(options: RecorderOptions): Recorder {
             error_kind: e.error_kind,
             error_message: e.error_message,
             completed_at: e.time,
-          }),
+          }, owner),
         );
         if (e.error_kind !== 'none' && e.error_message) {
           const message = e.error_message;
           const context = { iteration: e.iteration, consecutive_failures: e.consecutive_failures, exit_code: e.exit_code, agent: e.agent };
-          enqueue('error', () => store.recordError({ run_id: runId, iteration: e.iteration, kind: e.error_kind, message, context, created_at: e.time }));
+          enqueue('error', () => store.recordError({ run_id: runId, iteration: e.iteration, kind: e.error_kind, message, context, created_at: e.time }, owner));
         }
         break;
       case 'run_finished':
-        enqueue('finish', () => store.finishRun(runId, { status: e.status, stop_reason: e.stop_reason, now: e.time }));
+        enqueue('finish', async () => {
+          await store.finishRun(runId, { status: e.status, stop_reason: e.stop_reason, now: e.time }, owner);
+          finished = true;
+        });
         break;
       default:
         break;
@@ -199,7 +207,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
   };
 
   const doCheckpoint = async (iteration: number, state: LoopState, runStatus: RunStatus): Promise<void> => {
-    if (!options.gitEnabled || iteration === lastCheckpoint) return;
+    if (!options.gitEnabled || iteration === lastCheckpoint || lost) return;
     lastCheckpoint = iteration;
     const at = options.now();
     const snapshot = loopSnapshot(state, runStatus, at);
@@ -214,10 +222,11 @@ export function createRecorder(options: RecorderOptions): Recorder {
         result = await checkpoint(options.agentDir, runId, iteration);
       }
       const outcome = result.committed ? 'committed' : 'unchanged';
-      await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: result.sha, state: outcome, message: result.message, snapshot, created_at: at });
+      await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: result.sha, state: outcome, message: result.message, snapshot, created_at: at }, owner);
       options.emit({ type: 'checkpoint_created', time: options.now(), iteration, commit_sha: result.sha, state: outcome });
     } catch (error) {
-      await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: null, state: 'failed', message: (error as Error).message, snapshot, created_at: at });
+      if (error instanceof OwnershipLostError) return loseOwnership();
+      await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: null, state: 'failed', message: (error as Error).message, snapshot, created_at: at }, owner);
       options.emit({ type: 'checkpoint_created', time: options.now(), iteration, commit_sha: null, state: 'failed' });
       throw error;
     }
@@ -229,7 +238,14 @@ export function createRecorder(options: RecorderOptions): Recorder {
     deps: {
       async beforeIteration(_runId, iteration, agent, logPath, unitId) {
         await chain;
-        await withRoom(() => store.startIteration({ run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath, unit_id: unitId }));
+        if (lost) return;
+        try {
+          await withRoom(() => store.startIteration({ run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath, unit_id: unitId }, owner));
+        } catch (error) {
+          // Taken over: the owner is told to stop (the loop sees its interrupt before starting the agent).
+          if (!(error instanceof OwnershipLostError)) throw error;
+          loseOwnership();
+        }
       },
       onAgentSpawn(_runId, _iteration, pid) {
         if (pidFd === null) return;
@@ -247,7 +263,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
         const text = JSON.stringify(meta);
         if (text === lastMeta) return;
         lastMeta = text;
-        enqueue('metadata', () => store.updateRunMeta(runId, meta, options.now()));
+        enqueue('metadata', () => store.updateRunMeta(runId, meta, options.now(), owner));
       },
       async beforeFinish(_runId, state, finalStatus) {
         await chain;
@@ -255,7 +271,6 @@ export function createRecorder(options: RecorderOptions): Recorder {
       },
     },
     async close() {
-      clearInterval(heartbeat);
       if (eventsScheduled) clearImmediate(eventsScheduled);
       flushEvents();
       await chain;

@@ -35,6 +35,8 @@ export interface RunDeps {
   wakeSignal?(): AbortSignal;
   /** Pause requests; without it the run cannot be paused. */
   pause?: PauseControl;
+  /** Checked at every boundary: true ends the loop there without ending the run (a worker hands it to its next job). */
+  handOver?(): boolean;
   /** Warnings known before the loop starts (e.g. no git repository), reported right after run_started. */
   startWarnings?: readonly string[];
   /** What the run runs; default: the spec's prompt (promptProgram). */
@@ -61,10 +63,16 @@ export interface RunDeps {
 }
 
 /** Continuing an existing run (resume after a crash, a stop or a limit). */
+/** Why a run waits before its next iteration. */
+export type WaitReason = 'usage_limit' | 'rate_limit' | 'overloaded';
+
+/** Continuing an existing run (resume after a crash, a stop or a limit; a worker's continuation job). */
 export interface ResumePoint {
   runId: string;
   state: LoopState;
   lastSessionId: string | null;
+  /** The wait for a usage or rate limit the run was in when its previous owner let it go: it goes on waiting. */
+  wait?: { until: number; reason: WaitReason } | null;
 }
 
 /** How a run ended. */
@@ -74,4 +82,6 @@ export interface RunSummary {
   stopReason: StopReason;
   state: LoopState;
   message: string | null;
+  /** The loop stopped at a boundary to hand the run over (status still running; nothing terminal was emitted). */
+  handedOver?: boolean;
 }

@@ -4,8 +4,8 @@ import { getAdapter } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { decide, initialState, limitReached, runtimeUsedMs } from '../core/decide.js';
 import { UserError } from '../core/errors.js';
-import type { Decision, LoopState } from '../core/types.js';
-import type { ResumePoint, RunDeps, RunSummary } from './run-deps.js';
+import type { Decision, LoopState, RunStatus, StopReason } from '../core/types.js';
+import type { ResumePoint, RunDeps, RunSummary, WaitReason } from './run-deps.js';
 import { iterationTag } from '../os/process-tag.js';
 import { dataDir, iterationLogPath } from '../store/paths.js';
 import type { AgentActivity, AgentActivityBody, RunEventBody } from './events.js';
@@ -16,7 +16,7 @@ import { ensureAgentClis, withBinDirs } from './agent-install.js';
 import { promptProgram, type ProgramContext, type ProgramSettlement, type ProgramStep, type ProgramStop, type ProgramWait } from './program.js';
 import type { RunSpec } from './spec.js';
 
-export type { PauseControl, RunDeps, ResumePoint, RunSummary } from './run-deps.js';
+export type { PauseControl, RunDeps, ResumePoint, RunSummary, WaitReason } from './run-deps.js';
 
 /** Default sleep: a timer that an AbortSignal cuts short, safe for any length (os/timers.ts). */
 export { sleep as abortableSleep } from '../os/timers.js';
@@ -107,17 +107,18 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   }
   /** The time agents spent suspended (`pause --now`) already taken out of the runtime. */
   let suspendedAccounted = deps.pause?.suspend?.suspendedMs() ?? 0;
-  let waitUntil: number | null = null;
-  let waitReason: 'usage_limit' | 'rate_limit' | 'overloaded' = 'usage_limit';
+  let waitUntil: number | null = resume?.wait?.until ?? null;
+  let waitReason: WaitReason = resume?.wait?.reason ?? 'usage_limit';
   /** When the next iteration may start (cooldown, backoff); null = now. */
   let notBefore: number | null = null;
   /** The program answered 'wait': nothing starts until a running iteration ends. */
   let programWaits = false;
   const fatalError = (): string | null => deps.fatalError?.() ?? null;
+  const handingOver = (): boolean => deps.handOver?.() ?? false;
   /** While iterations run: whether another may start now, or when to look again (null: when one ends). */
   const startable = (): { now: boolean; at: number | null } => {
     const now = deps.now();
-    if (fatalError() !== null || deps.signal.aborted || programWaits || (deps.pause?.requested() ?? null) !== null) return { now: false, at: null };
+    if (fatalError() !== null || deps.signal.aborted || programWaits || (deps.pause?.requested() ?? null) !== null || handingOver()) return { now: false, at: null };
     if (limitReached({ ...state, iteration: state.iteration + running.size }, limits, now, stopRequested())) return { now: false, at: null };
     const at = Math.max(waitUntil ?? 0, notBefore ?? 0);
     return at > now ? { now: false, at } : { now: true, at: null };
@@ -141,13 +142,21 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
         break;
       }
       const pause = deps.pause?.requested() ?? null;
-      if (pause && !stopRequested()) {
+      // A paused run being handed over goes to its next owner paused (its stored status), not through another pause.
+      if (pause && !stopRequested() && !handingOver()) {
         notBefore = null;
         await pauseHere(pause.by);
         continue;
       }
       final = limitReached(state, limits, deps.now(), stopRequested()) as Stop | null;
       if (final) break;
+      if (handingOver()) {
+        await Promise.all(openLogs);
+        // The next owner starts from this state (a worker pushed the last checkpoint); a wait or cooldown it was
+        // in is cut short here: the next owner goes on waiting until the same time.
+        await finishHook(state, 'running', 'interrupted');
+        return { runId, status: 'running', stopReason: 'interrupted', state, message: null, handedOver: true };
+      }
       if (waitUntil !== null && waitUntil > deps.now()) {
         emit({ type: 'waiting', time: deps.now(), iteration: state.iteration, until: waitUntil, reason: waitReason });
         if (!(await sleepAwake(waitUntil - deps.now()))) continue;
@@ -200,6 +209,11 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
           message = error.message;
           break;
         }
+      }
+      // Interrupted while the row was written (e.g. the run was taken over): no agent starts.
+      if (deps.signal.aborted) {
+        final = INTERRUPTED;
+        break;
       }
       numbered = iteration;
       const session = sessions.get(lane) ?? null;
@@ -259,13 +273,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   const fatal = fatalError();
   if (fatal !== null) message = fatal;
   const end: Stop | ProgramStop = fatal !== null ? FATAL : final.reason === 'interrupted' && stopRequested() ? { kind: 'stop', reason: 'user_stop', status: 'stopped' } : final;
-  if (deps.beforeFinish) {
-    try {
-      await deps.beforeFinish(runId, state, end.status, end.reason);
-    } catch (error) {
-      emit({ type: 'warning', time: deps.now(), message: `finishing the run: ${(error as Error).message}` });
-    }
-  }
+  await finishHook(state, end.status, end.reason);
   const time = deps.now();
   if (end.status === 'completed') emit({ type: 'completed', time, stop_reason: end.reason });
   else if (end.status === 'failed') emit({ type: 'failed', time, stop_reason: end.reason, message });
@@ -360,6 +368,15 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     notBefore = deps.now() + decision.delayMs;
   }
 
+  async function finishHook(at: LoopState, status: RunStatus, reason: StopReason): Promise<void> {
+    if (!deps.beforeFinish) return;
+    try {
+      await deps.beforeFinish(runId, at, status, reason);
+    } catch (error) {
+      emit({ type: 'warning', time: deps.now(), message: `finishing the run: ${(error as Error).message}` });
+    }
+  }
+
   async function pauseHere(by: string | null): Promise<void> {
     const at = deps.now();
     emit({ type: 'paused', time: at, after_iteration: state.iteration, by, suspended: false });
@@ -367,6 +384,6 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     const pausedMs = Math.max(0, deps.now() - at);
     // Time spent paused does not count toward max runtime.
     state = { ...state, startedAtMs: state.startedAtMs + pausedMs };
-    if (!deps.signal.aborted && !stopRequested()) emit({ type: 'resumed', time: deps.now(), paused_ms: pausedMs });
+    if (!deps.signal.aborted && !stopRequested() && !handingOver()) emit({ type: 'resumed', time: deps.now(), paused_ms: pausedMs });
   }
 }

@@ -36,6 +36,10 @@ export interface ServerOptions {
   log?: (message: string) => void;
   /** WebSocket clients with more than this many bytes unsent are disconnected (default 1 MiB). */
   maxBufferedBytes?: number;
+  /** External workers drive the runs: a run ready to start is queued with this instead (serve --workers external). */
+  dispatch?: (runId: string) => Promise<void>;
+  /** The origin of the runs this server creates and resumes after a restart (default `server`). */
+  origin?: string;
 }
 
 /** A running server. */
@@ -67,6 +71,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     onEvent: (event) => hub?.publish(event),
     onActivity: (runId, activity) => hub?.activity(runId, activity),
     log,
+    ...(options.dispatch ? { dispatch: options.dispatch } : {}),
+    ...(options.origin ? { origin: options.origin } : {}),
   });
   hub = new EventHub({
     store: options.store,
@@ -117,7 +123,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      watcher.stop();
+      await watcher.stop();
       await manager.shutdown();
       eventHub.close();
       wss.close();

@@ -45,6 +45,39 @@ export class NoStoreError extends UserError {
   }
 }
 
+/** A write made on behalf of an owner that no longer holds the run (another process claimed it): it must stop. */
+export class OwnershipLostError extends StoreError {
+  readonly runId: string;
+  constructor(runId: string, owner: { pid: number; host: string }, what: string) {
+    super(`${what}: run ${runId} is no longer driven by pid ${owner.pid} on ${owner.host} (another process claimed it)`);
+    this.name = 'OwnershipLostError';
+    this.runId = runId;
+  }
+}
+
+/** A conditional claim refused: the run's owner renewed its lease more recently than the claim allows. */
+export class RunBusyError extends StoreError {
+  readonly runId: string;
+  /** How long the owner has been silent, by the store's clock (ms). */
+  readonly idleMs: number;
+  constructor(runId: string, owner: { pid: number; host: string }, idleMs: number) {
+    super(`claimRun: run ${runId} is driven by pid ${owner.pid} on ${owner.host} (last renewed ${idleMs} ms ago)`);
+    this.name = 'RunBusyError';
+    this.runId = runId;
+    this.idleMs = idleMs;
+  }
+}
+
+/** A claim that may only continue a run (onlyIfResumable) found it ended for good (completed, failed, stopped by a user). */
+export class RunEndedError extends StoreError {
+  readonly runId: string;
+  constructor(runId: string, status: string, reason: string | null) {
+    super(`claimRun: run ${runId} has ended (${status}${reason ? `, ${reason}` : ''})`);
+    this.name = 'RunEndedError';
+    this.runId = runId;
+  }
+}
+
 /** SQLite primary result codes Ringmaster explains (the low byte of an extended code). */
 const SQLITE = { BUSY: 5, READONLY: 8, IOERR: 10, CORRUPT: 11, FULL: 13, CANTOPEN: 14, NOTADB: 26 } as const;
 

@@ -25,9 +25,22 @@ export interface LivenessProbe {
 /** Statuses in which a live owner process must exist (a paused run's owner waits for resume). */
 export const ACTIVE_STATUSES: readonly RunStatus[] = ['pending', 'running', 'waiting', 'paused'];
 
+/**
+ * A run waiting in the workers' queue: pending (or held there by a pause) with no owner yet. It is not orphaned:
+ * nobody has driven it, and the first worker that takes its job claims it.
+ */
+export function isQueued(run: Pick<RunRow, 'status' | 'owner_pid'>): boolean {
+  return run.owner_pid === null && (run.status === 'pending' || run.status === 'paused');
+}
+
+/** A run that can go on: active, or stopped because its process went away (never one a user stopped, or that ended). */
+export function resumable(run: Pick<RunRow, 'status' | 'stop_reason'>): boolean {
+  return ACTIVE_STATUSES.includes(run.status) || (run.status === 'stopped' && run.stop_reason === 'interrupted');
+}
+
 /** True when the run claims to be active but no live owner drives it. */
 export function isOrphaned(run: RunRow, probe: LivenessProbe): boolean {
-  if (!ACTIVE_STATUSES.includes(run.status)) return false;
+  if (!ACTIVE_STATUSES.includes(run.status) || isQueued(run)) return false;
   // A Stop-hook loop lives between hook calls of a Claude Code session: no process owns it in between.
   if (run.agent === HOOK_AGENT) return false;
   if (run.owner_pid === null || run.heartbeat_at === null) return true;

@@ -1,5 +1,6 @@
 // Opens the user's Store: the SQLite database in the data directory (see paths.ts), shared by every
-// workspace. A workspace's legacy `.ringmaster/ringmaster.db` is imported into it on first use.
+// workspace, or the team's PostgreSQL store when a database URL is configured (database.url /
+// RINGMASTER_DATABASE_URL). A workspace's legacy `.ringmaster/ringmaster.db` is imported into it on first use.
 import { existsSync } from 'node:fs';
 import { NoStoreError } from './errors.js';
 import { dataDir, databasePath, ensurePrivateDir, legacyDatabasePath, workspaceKey, type PathEnv } from './paths.js';
@@ -13,6 +14,8 @@ export interface OpenStoreOptions {
   create?: boolean;
   /** Import this workspace's legacy database, if it has one. */
   workspace?: string;
+  /** PostgreSQL URL (from config `database.url`); undefined: $RINGMASTER_DATABASE_URL; null or unset: SQLite. */
+  databaseUrl?: string | null;
   now?: () => number;
   /** Move WAL checkpoints to a worker thread (for a process that writes hundreds of times a second). */
   backgroundCheckpoints?: boolean;
@@ -24,10 +27,16 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const path = databasePath(dir);
   const legacy = options.workspace !== undefined ? legacyDatabasePath(options.workspace) : null;
   const hasLegacy = legacy !== null && existsSync(legacy);
-  if (options.create === false && !existsSync(path) && !hasLegacy) throw new NoStoreError(options.workspace ?? dir);
+  const url = options.databaseUrl === undefined ? options.env.RINGMASTER_DATABASE_URL || null : options.databaseUrl;
+  if (url === null && options.create === false && !existsSync(path) && !hasLegacy) throw new NoStoreError(options.workspace ?? dir);
+  // The data directory holds iteration logs, locks and pid files whatever the store.
   ensurePrivateDir(dir);
   const now = options.now ?? Date.now;
-  const store = new SqliteStore(path, { now, backgroundCheckpoints: options.backgroundCheckpoints === true });
+  // Loaded only when used: the driver costs every other command ~20 ms of start-up.
+  const store =
+    url !== null
+      ? await (await import('./postgres-store.js')).PostgresStore.open(url, { now })
+      : new SqliteStore(path, { now, backgroundCheckpoints: options.backgroundCheckpoints === true });
   if (hasLegacy && options.workspace !== undefined) {
     try {
       await store.importDatabase(legacy, now(), workspaceKey(options.workspace));

@@ -133,4 +133,13 @@ CREATE TABLE imports (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'owner lease renewals by the store clock',
+    sql: `
+-- When the owner last renewed its lease (heartbeat or fenced write), by the store's clock: conditional claims
+-- compare it with the same clock, never with another machine's.
+ALTER TABLE run_owners ADD COLUMN renewed_at INTEGER;
+`,
+  },
 ];

@@ -1,5 +1,5 @@
-// The Store contract: everything a run persists. SQLite implements it today (sqlite-store.ts); a
-// PostgreSQL store must pass the same contract suite (test/store/store-contract.ts).
+// The Store contract: everything a run persists. SQLite (sqlite-store.ts) and PostgreSQL (postgres-store.ts)
+// implement it and pass the same contract suite (test/store/store-contract.ts).
 import type { ErrorKind, RunStatus, StopReason } from '../core/types.js';
 import type {
   CheckpointRow,
@@ -23,6 +23,14 @@ export interface Owner {
   host: string;
 }
 
+/**
+ * The owner a write is made for. Given to a write, the store makes it only while that owner holds the run (its
+ * owner row is the open one), checked in the same transaction as the write, and counts it as a renewal of the
+ * owner's lease; otherwise the write fails with OwnershipLostError and changes nothing. A process that lost its
+ * run to another (a takeover after its lease ran out) can then never overwrite the new owner's rows.
+ */
+export type Fence = Owner;
+
 /** What createRun needs. `spec` is the resolved run configuration: never put API keys or env in it. */
 export interface NewRun {
   id: string;
@@ -40,7 +48,8 @@ export interface NewRun {
   worktree?: string | null;
   branch?: string | null;
   status?: RunStatus;
-  owner: Owner;
+  /** The process that drives it; null for a run queued for workers (`pending`, no owner until one claims it). */
+  owner: Owner | null;
   now: number;
 }
 
@@ -123,6 +132,24 @@ export interface ClaimResult {
   previous: (Owner & { heartbeat_at: number }) | null;
 }
 
+/** Options of claimRun. */
+export interface ClaimOptions {
+  /** The run's status once claimed (default `running`). */
+  status?: RunStatus;
+  /**
+   * Only take the run if its open owner (if any) has not renewed its lease (heartbeat or fenced write) for this
+   * long, measured by the store's clock (the database server's for PostgreSQL), so that machines' clocks are
+   * never compared; otherwise RunBusyError (with how long the owner has been silent).
+   */
+  ifIdleMs?: number;
+  /**
+   * Only take a run that can go on: active (pending, running, waiting, paused), or stopped because its process
+   * went away (`interrupted`); otherwise RunEndedError. Checked under the same lock as the claim, so a stop that
+   * lands first is never undone by a worker that fetched the run's job a moment before.
+   */
+  onlyIfResumable?: boolean;
+}
+
 /** Filters of listRuns / countRuns. */
 export interface RunFilter {
   status?: RunStatus | readonly RunStatus[];
@@ -160,27 +187,33 @@ export interface Store {
   /** How many runs match the filter (limit and offset ignored). */
   countRuns(filter?: RunFilter): Promise<number>;
   /** Replaces the run's resolved spec (e.g. a raised iteration limit); never put API keys or env in it. */
-  updateRunSpec(id: string, spec: unknown, now: number): Promise<void>;
+  updateRunSpec(id: string, spec: unknown, now: number, fence?: Fence): Promise<void>;
   /** Replaces the run's program metadata. */
-  updateRunMeta(id: string, meta: Record<string, unknown>, now: number): Promise<void>;
+  updateRunMeta(id: string, meta: Record<string, unknown>, now: number, fence?: Fence): Promise<void>;
   /** Sets status (e.g. waiting, paused, running) without ending the run. */
-  updateRunStatus(id: string, status: RunStatus, now: number): Promise<void>;
+  updateRunStatus(id: string, status: RunStatus, now: number, fence?: Fence): Promise<void>;
   /** Ends the run: final status + stop reason, closes the open owner row. */
-  finishRun(id: string, end: { status: RunStatus; stop_reason: StopReason | null; now: number }): Promise<RunRow>;
+  finishRun(id: string, end: { status: RunStatus; stop_reason: StopReason | null; now: number }, fence?: Fence): Promise<RunRow>;
   /**
-   * Takes ownership of an existing run (resume, stop, recovery): closes the previous owner row,
-   * marks its `running` iterations `interrupted`, sets status `running` (or `status`) and opens an
-   * owner row for `owner`. One transaction. The caller checks first that the previous owner is dead.
+   * Takes ownership of an existing run (resume, stop, recovery, takeover): closes the previous owner row,
+   * marks its `running` iterations `interrupted`, sets status `running` (or `options.status`) and opens an
+   * owner row for `owner`. One transaction. Unconditional unless `options.ifIdleMs` is given: the caller
+   * checks first that the previous owner is dead, or lets the store judge it by the lease.
    */
-  claimRun(id: string, owner: Owner, now: number, status?: RunStatus): Promise<ClaimResult>;
-  /** Records that `owner` is alive; false when it is no longer the run's open owner (then it must stop). */
+  claimRun(id: string, owner: Owner, now: number, options?: ClaimOptions): Promise<ClaimResult>;
+  /**
+   * Gives the run up without ending it (a worker hands it to the next job): closes `owner`'s open row and
+   * leaves the status as it is, so the next claimer takes it at once. False when `owner` did not hold it.
+   */
+  releaseRun(id: string, owner: Owner, now: number): Promise<boolean>;
+  /** Records that `owner` is alive (a lease renewal); false when it is no longer the run's open owner (then it must stop). */
   heartbeat(id: string, owner: Owner, now: number): Promise<boolean>;
   /** Writes the iteration row (status running). Throws StoreError if that number already exists. */
-  startIteration(start: IterationStart): Promise<IterationRow>;
+  startIteration(start: IterationStart, fence?: Fence): Promise<IterationRow>;
   /** Records usage seen so far in a running iteration. Throws StoreError unless the row is running. */
-  updateIteration(runId: string, number: number, progress: IterationProgress): Promise<void>;
+  updateIteration(runId: string, number: number, progress: IterationProgress, fence?: Fence): Promise<void>;
   /** Completes a running iteration row. Throws StoreError unless the row exists and is running. */
-  completeIteration(runId: string, number: number, end: IterationEnd): Promise<IterationRow>;
+  completeIteration(runId: string, number: number, end: IterationEnd, fence?: Fence): Promise<IterationRow>;
   /** One iteration row, or null. */
   getIteration(runId: string, number: number): Promise<IterationRow | null>;
   /** A run's iteration rows by number. */
@@ -188,12 +221,9 @@ export interface Store {
   /** Totals computed from the rows: they always equal the sum of the iteration rows. */
   runTotals(runId: string): Promise<RunTotals>;
   /** Appends an event with its given seq, or the next per-run sequence number. Throws StoreError on a duplicate seq. */
-  appendEvent(event: NewEvent): Promise<EventRow>;
-  /**
-   * Appends events that carry their seq, in order, in one transaction (all or none): how a run's owner writes
-   * the events of one turn of its event loop. Throws StoreError on a duplicate seq (and writes none).
-   */
-  appendEvents(events: readonly (NewEvent & { seq: number })[]): Promise<void>;
+  appendEvent(event: NewEvent, fence?: Fence): Promise<EventRow>;
+  /** Appends events in order in one transaction (all or none), as appendEvent would one by one; returns the rows. */
+  appendEvents(events: readonly NewEvent[], fence?: Fence): Promise<EventRow[]>;
   /** Events of a run in order, after `afterSeq` (exclusive), at most `limit`. */
   listEvents(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<EventRow[]>;
   /** The highest seq of a run's events (0 when none). */
@@ -213,11 +243,11 @@ export interface Store {
   /** Copies the runs of another (legacy per-workspace) database once; returns how many runs were imported (0 if done before). */
   importDatabase(path: string, now: number, workspace?: string | null): Promise<number>;
   /** Records a checkpoint attempt. */
-  recordCheckpoint(checkpoint: NewCheckpoint): Promise<CheckpointRow>;
+  recordCheckpoint(checkpoint: NewCheckpoint, fence?: Fence): Promise<CheckpointRow>;
   /** A run's checkpoints, oldest first. */
   listCheckpoints(runId: string): Promise<CheckpointRow[]>;
   /** Records an error with context. */
-  recordError(error: NewError): Promise<ErrorRow>;
+  recordError(error: NewError, fence?: Fence): Promise<ErrorRow>;
   /** A run's errors, oldest first. */
   listErrors(runId: string): Promise<ErrorRow[]>;
   /** The metrics queries; `runId` restricts them to one run, `workspace` to one workspace's runs. */

@@ -125,7 +125,7 @@ describe('errors name the file and line, the key, what was expected and what was
     ['bad duration', 'loop:\n  cooldown: 1s\n  max_runtime: forever\n', `:3: loop.max_runtime: expected a duration like 90s, 5m or 4h (or 'none'), got "forever"`],
     ['bad number', 'loop:\n  failure_threshold: 0\n', ':2: loop.failure_threshold: must be at least 1, got 0'],
     ['not a number', 'loop:\n  failure_threshold: [3]\n', ':2: loop.failure_threshold: expected a whole number, got [3]'],
-    ['unknown section', 'loops:\n  cooldown: 1s\n', ':1: loops: unknown section (expected one of: loop, tasks, agent, manager, server, procedures, prices, hooks)'],
+    ['unknown section', 'loops:\n  cooldown: 1s\n', ':1: loops: unknown section (expected one of: loop, tasks, agent, manager, server, database, worker, procedures, prices, hooks)'],
     ['procedure missing a phase', 'procedures:\n  x:\n    observe: a.md\n    orient: b.md\n    decide: c.md\n', ':2: procedures.x.act: missing (expected: a non-empty string)'],
     ['procedure with an unknown key', 'procedures:\n  x:\n    observe: a.md\n    orient: b.md\n    decide: c.md\n    act: d.md\n    ack: e.md\n', ':2: procedures.x: unknown key ack'],
     ['negative price', 'prices:\n  my-model:\n    input: 1\n    output: -4\n', ':4: prices.my-model.output: must be at least 0, got -4'],
@@ -147,6 +147,22 @@ describe('errors name the file and line, the key, what was expected and what was
     const r = await runCli(['run', '--agent-command', 'true'], { cwd: dir, env: cleanEnv(env({ RINGMASTER_LOOP_MAX_COST: 'lots' })) });
     expect(r.stderr).toBe('ringmaster run: environment variable RINGMASTER_LOOP_MAX_COST: loop.max_cost: expected an amount in USD like 20 or 7.50, got "lots"\n');
     expect(r.code).toBe(64);
+  });
+
+  it('RINGMASTER_DATABASE_URL is a setting (database.url): a bad one is refused without repeating it (it holds a password); worker settings too', async () => {
+    const r = await runCli(['runs'], { cwd: dir, env: cleanEnv(env({ RINGMASTER_DATABASE_URL: 'mysql://me:hunter2@db.example.com/rm' })) });
+    expect(r.stderr).toBe(
+      'ringmaster runs: environment variable RINGMASTER_DATABASE_URL: database.url: expected a PostgreSQL URL like postgres://user:password@host:5432/database\n',
+    );
+    expect(r.code).toBe(64);
+    const shown = await runCli(['config', 'show'], { cwd: dir, env: cleanEnv(env({ RINGMASTER_DATABASE_URL: 'postgres://me:hunter2@db.example.com/rm', RINGMASTER_WORKER_CONCURRENCY: '3' })) });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^database\.url +postgres:\/\/me:\*\*\*@db\.example\.com\/rm +\(env RINGMASTER_DATABASE_URL\)$/m);
+    expect(shown.stdout).toMatch(/^worker\.concurrency +3 +\(env RINGMASTER_WORKER_CONCURRENCY\)$/m);
+    expect(shown.stdout + shown.stderr).not.toContain('hunter2');
+    const worker = await runCli(['worker', '--concurrency', '0'], { cwd: dir, env: cleanEnv(env()) });
+    expect(worker.stderr).toBe('ringmaster worker: flag --concurrency: worker.concurrency: must be at least 1, got 0\n');
+    expect(worker.code).toBe(64);
   });
 
   it('an unknown RINGMASTER_* variable is named with the closest setting, before anything runs', async () => {
@@ -201,7 +217,7 @@ describe('config schema', () => {
     };
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(schema.additionalProperties).toBe(false);
-    expect(Object.keys(schema.properties)).toEqual(['loop', 'tasks', 'agent', 'manager', 'server', 'procedures', 'prices', 'hooks']);
+    expect(Object.keys(schema.properties)).toEqual(['loop', 'tasks', 'agent', 'manager', 'server', 'database', 'worker', 'procedures', 'prices', 'hooks']);
     const loop = schema.properties.loop?.properties ?? {};
     const agent = schema.properties.agent?.properties ?? {};
     expect(Object.keys(loop)).toContain('max_cost');
@@ -216,12 +232,17 @@ describe('config schema', () => {
     expect(defaults?.properties?.max_runtime?.default).toBe('4h');
     expect(defaults?.properties?.max_cost?.default).toBe(300);
     expect(schema.properties.server?.properties?.port?.default).toBe(7420);
+    const url = schema.properties.database?.properties?.url;
+    expect(url?.default).toBe(null);
+    expect(url?.description).toMatch(/^PostgreSQL store shared by many machines/);
+    expect(schema.properties.worker?.properties?.concurrency?.default).toBe(1);
+    expect(Object.keys(schema.properties.worker?.properties ?? {})).toEqual(['concurrency', 'workdir']);
   });
 
   it('every key of the README table is in the schema, and the README example loads', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     // The first cell of each row of the table: one key, or several as `a` / `b`.
-    const cells = [...readme.matchAll(/^\| (`(?:loop|tasks|agent|manager|server)\.[^|]+) \|/gm)].map((m) => m[1] ?? '');
+    const cells = [...readme.matchAll(/^\| (`(?:loop|tasks|agent|manager|server|database|worker)\.[^|]+) \|/gm)].map((m) => m[1] ?? '');
     const keys = cells.flatMap((cell) => [...cell.matchAll(/`([a-z_.]+)`/g)].map((m) => m[1]));
     const { SETTINGS } = await import('../../src/config/settings.js');
     expect(keys.sort()).toEqual(SETTINGS.map((s) => s.key).sort());

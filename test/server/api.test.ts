@@ -43,7 +43,10 @@ describe('POST /api/runs', () => {
       expect(r?.status).toBe(400);
       return r?.body;
     };
-    expect(await bad({})).toEqual({ error: { code: 'invalid_request', message: 'workspace: Invalid input: expected string, received undefined' } });
+    expect(await bad({})).toEqual({ error: { code: 'invalid_request', message: 'workspace: required (or repository and branch, with serve --workers external)' } });
+    expect(await bad({ repository: '/srv/repo.git', branch: 'main', prompt: 'x' })).toEqual({
+      error: { code: 'invalid_request', message: "repository: runs on a repository are driven by workers: start the server with '--workers external'" },
+    });
     expect(await bad({ workspace: 'relative/dir', prompt: 'x' })).toEqual({ error: { code: 'invalid_request', message: "workspace: expected an absolute path, got 'relative/dir'" } });
     expect(await bad({ workspace: join(dir, 'nope'), prompt: 'x' })).toEqual({ error: { code: 'invalid_request', message: `workspace: not a directory: ${join(dir, 'nope')}` } });
     expect(await bad({ workspace: dir, prompt: 'x', max_runtime: 'soon' })).toEqual({

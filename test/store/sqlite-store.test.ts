@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { NoStoreError, StoreVersionError } from '../../src/store/errors.js';
 import { openStore } from '../../src/store/open-store.js';
 import { dataDir, databasePath } from '../../src/store/paths.js';
-import { migrate } from '../../src/store/sqlite-migrate.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-migrations.js';
+import { writeLegacyDatabase } from './legacy-db.js';
 import { storeContract } from './store-contract.js';
 
 storeContract('SQLite file in a temporary data directory', async () => {
@@ -84,18 +84,7 @@ describe('SQLite store specifics', () => {
     const home = join(root, 'home');
     try {
       mkdirSync(join(workspace, '.ringmaster'), { recursive: true });
-      const legacy = new DatabaseSync(join(workspace, '.ringmaster', 'ringmaster.db'));
-      migrate(legacy, 'legacy', 1, SQLITE_MIGRATIONS.filter((m) => m.version === 1));
-      legacy.exec(`
-        INSERT INTO runs VALUES ('old', 'completed', 'success_signal', 'claude', '{"label":"p"}', '/was/here', NULL, NULL, 10, 20, 20);
-        INSERT INTO run_owners VALUES ('old', 1, 99, 'h', 10, 20, 20);
-        INSERT INTO iterations (run_id, number, agent, status, started_at, completed_at, duration_ms, cost_usd, completion_signal_found)
-          VALUES ('old', 1, 'claude', 'complete', 11, 19, 8, 0.5, 1);
-        INSERT INTO events (run_id, seq, at, type, iteration, payload_json) VALUES ('old', 1, 11, 'run_started', NULL, '{}'), ('old', 2, 19, 'run_finished', NULL, '{}');
-        INSERT INTO checkpoints (run_id, iteration, commit_sha, state, message, created_at) VALUES ('old', 1, 'abc', 'committed', 'm', 19);
-        INSERT INTO errors (run_id, iteration, kind, message, context_json, created_at) VALUES ('old', 1, 'x', 'y', NULL, 19);
-      `);
-      legacy.close();
+      writeLegacyDatabase(join(workspace, '.ringmaster', 'ringmaster.db'));
       for (let i = 0; i < 2; i++) {
         const store = await openStore({ env: { RINGMASTER_HOME: home }, workspace, now: () => 1000 });
         try {

@@ -1,6 +1,6 @@
 // The Store contract suite: every Store implementation (SQLite today, PostgreSQL later) runs it unchanged.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AmbiguousRunIdError, StoreError } from '../../src/store/errors.js';
+import { AmbiguousRunIdError, OwnershipLostError, RunBusyError, RunEndedError, StoreError } from '../../src/store/errors.js';
 import type { IterationEnd, Owner, Store } from '../../src/store/store.js';
 
 /** A fresh, empty store and how to dispose of it. */
@@ -358,6 +358,101 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
       const c = await store.recordCheckpoint({ run_id: 'r1', iteration: 5, commit_sha: 'b'.repeat(40), state: 'committed', snapshot, created_at: T0 });
       expect(c.snapshot).toEqual(snapshot);
       expect((await store.listCheckpoints('r1'))[0]?.snapshot).toEqual(snapshot);
+    });
+      it('queues a run with no owner: pending, not driven, taken by the first claim', async () => {
+      const run = await store.createRun({ id: 'q1', agent: 'claude', spec: {}, workspace: 'git@example.com:r.git', status: 'pending', origin: 'queue', owner: null, now: T0 });
+      expect(run).toMatchObject({ status: 'pending', origin: 'queue', owner_pid: null, owner_host: null, heartbeat_at: null });
+      const claim = await store.claimRun('q1', OWNER, T0 + 5, { ifIdleMs: 60_000 });
+      expect(claim.previous).toBeNull();
+      expect(claim.run).toMatchObject({ status: 'running', owner_pid: 4242, heartbeat_at: T0 + 5 });
+      expect((await store.runTotals('q1')).runtime_ms).toBe(0);
+    });
+
+    it('claims only a run that can go on when asked: active, or stopped because its process went away', async () => {
+      await newRun('stopped');
+      await store.finishRun('stopped', { status: 'stopped', stop_reason: 'user_stop', now: T0 + 1 });
+      await expect(store.claimRun('stopped', OWNER, T0 + 2, { onlyIfResumable: true })).rejects.toBeInstanceOf(RunEndedError);
+      expect(await store.getRun('stopped')).toMatchObject({ status: 'stopped', stop_reason: 'user_stop', owner_pid: null });
+      await newRun('crashed');
+      await store.finishRun('crashed', { status: 'stopped', stop_reason: 'interrupted', now: T0 + 1 });
+      expect((await store.claimRun('crashed', OWNER, T0 + 2, { onlyIfResumable: true })).run).toMatchObject({ status: 'running', stop_reason: null, ended_at: null });
+      // Without the option a claim reopens any run (ringmaster resume of a limit-ended run).
+      expect((await store.claimRun('stopped', OWNER, T0 + 3)).run.status).toBe('running');
+    });
+
+    it('fences writes made for an owner that lost the run: they fail and change nothing; the new owner writes', async () => {
+      await newRun('r1');
+      await store.appendEvents([{ run_id: 'r1', seq: 1, type: 'run_started', payload: {}, at: T0 }], OWNER);
+      await store.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: T0 + 1, log_path: null }, OWNER);
+      const next: Owner = { pid: 5151, host: 'host-b' };
+      await store.claimRun('r1', next, T0 + 100);
+      const lost = [
+        () => store.appendEvents([{ run_id: 'r1', seq: 2, type: 'iteration_completed', payload: {}, at: T0 + 2 }], OWNER),
+        () => store.appendEvent({ run_id: 'r1', seq: 2, type: 'x', payload: {}, at: T0 + 2 }, OWNER),
+        () => store.completeIteration('r1', 1, end(), OWNER),
+        () => store.startIteration({ run_id: 'r1', number: 2, agent: 'claude', started_at: T0 + 3, log_path: null }, OWNER),
+        () => store.updateIteration('r1', 1, { tokens_in: 1 }, OWNER),
+        () => store.updateRunStatus('r1', 'paused', T0 + 4, OWNER),
+        () => store.updateRunMeta('r1', { stale: true }, T0 + 4, OWNER),
+        () => store.updateRunSpec('r1', { stale: true }, T0 + 4, OWNER),
+        () => store.recordCheckpoint({ run_id: 'r1', iteration: 1, commit_sha: null, state: 'failed', created_at: T0 + 5 }, OWNER),
+        () => store.recordError({ run_id: 'r1', kind: 'x', message: 'stale', created_at: T0 + 5 }, OWNER),
+        () => store.finishRun('r1', { status: 'stopped', stop_reason: 'interrupted', now: T0 + 6 }, OWNER),
+      ];
+      for (const write of lost) await expect(write()).rejects.toBeInstanceOf(OwnershipLostError);
+      expect(await store.getRun('r1')).toMatchObject({ status: 'running', owner_pid: 5151, spec: { prompt: 'PROMPT.md' }, meta: {} });
+      expect((await store.listEvents('r1')).map((e) => e.seq)).toEqual([1]);
+      expect((await store.listIterations('r1')).map((i) => [i.number, i.status])).toEqual([[1, 'interrupted']]);
+      expect([await store.listCheckpoints('r1'), await store.listErrors('r1')]).toEqual([[], []]);
+      await store.appendEvents([{ run_id: 'r1', seq: 2, type: 'run_started', payload: {}, at: T0 + 101 }], next);
+      await store.startIteration({ run_id: 'r1', number: 2, agent: 'claude', started_at: T0 + 102, log_path: null }, next);
+      await store.completeIteration('r1', 2, end({ completed_at: T0 + 103 }), next);
+      await store.updateRunMeta('r1', { fresh: true }, T0 + 104, next);
+      expect(await store.finishRun('r1', { status: 'completed', stop_reason: 'success_signal', now: T0 + 105 }, next)).toMatchObject({ status: 'completed', meta: { fresh: true } });
+      await expect(store.appendEvent({ run_id: 'r1', seq: 3, type: 'x', payload: {}, at: T0 + 106 }, next)).rejects.toBeInstanceOf(OwnershipLostError);
+    });
+
+    it('claims only an idle run when asked, judging the lease by its own clock whatever the owner says the time is', async () => {
+      // The owner's clock is an hour behind: its heartbeat times mean nothing to the store's lease.
+      await newRun('r1', T0 - 3_600_000);
+      expect(await store.heartbeat('r1', OWNER, T0 - 3_599_000)).toBe(true);
+      const next: Owner = { pid: 5151, host: 'host-b' };
+      const busy = (await store.claimRun('r1', next, T0, { ifIdleMs: 60_000 }).catch((e: unknown) => e)) as RunBusyError;
+      expect(busy).toBeInstanceOf(RunBusyError);
+      expect(busy.idleMs).toBeGreaterThanOrEqual(0);
+      expect(busy.idleMs).toBeLessThan(60_000);
+      expect((await store.getRun('r1'))?.owner_pid).toBe(4242);
+      await new Promise((r) => setTimeout(r, 250));
+      // A fenced write renews the lease too.
+      await store.updateRunStatus('r1', 'waiting', T0, OWNER);
+      await expect(store.claimRun('r1', next, T0, { ifIdleMs: 200 })).rejects.toBeInstanceOf(RunBusyError);
+      await new Promise((r) => setTimeout(r, 250));
+      const claim = await store.claimRun('r1', next, T0 + 1, { ifIdleMs: 200, status: 'paused' });
+      expect(claim.run).toMatchObject({ owner_pid: 5151, status: 'paused' });
+      expect(claim.previous?.pid).toBe(4242);
+    });
+
+    it('releases a run to the next claimer without ending it', async () => {
+      await newRun('r1');
+      await store.updateRunStatus('r1', 'waiting', T0 + 1);
+      expect(await store.releaseRun('r1', { pid: 1, host: 'nobody' }, T0 + 2)).toBe(false);
+      expect(await store.releaseRun('r1', OWNER, T0 + 500)).toBe(true);
+      expect(await store.getRun('r1')).toMatchObject({ status: 'waiting', ended_at: null, owner_pid: null });
+      expect(await store.heartbeat('r1', OWNER, T0 + 501)).toBe(false);
+      expect((await store.runTotals('r1')).runtime_ms).toBe(500);
+      const claim = await store.claimRun('r1', { pid: 5151, host: 'host-b' }, T0 + 600, { ifIdleMs: 60_000 });
+      expect(claim.previous).toBeNull();
+    });
+
+    it('appends a batch of events in order, all or none', async () => {
+      await newRun('a');
+      expect(await store.appendEvents([])).toEqual([]);
+      const rows = await store.appendEvents([1, 2, 3].map((seq) => ({ run_id: 'a', seq, type: `e${seq}`, payload: { seq }, at: T0 + seq, iteration: seq === 2 ? 1 : null })));
+      expect(rows.map((r) => [r.seq, r.type, r.iteration])).toEqual([[1, 'e1', null], [2, 'e2', 1], [3, 'e3', null]]);
+      const ids = (await store.listEventsAfterId(0, 10)).map((e) => e.id);
+      expect(ids).toEqual([...ids].sort((x, y) => x - y));
+      await expect(store.appendEvents([4, 3].map((seq) => ({ run_id: 'a', seq, type: 'dup', payload: null, at: T0 + 9 })))).rejects.toBeInstanceOf(StoreError);
+      expect((await store.listEvents('a')).map((e) => e.type)).toEqual(['e1', 'e2', 'e3']);
     });
   });
 }

@@ -17,7 +17,14 @@ export async function findControllableRun(store: Store, id: string, workspace: s
 
 /** True when the run is active and a live process owns it (so it must be asked, not taken over). */
 export function hasLiveOwner(run: RunRow): boolean {
-  return ACTIVE_STATUSES.includes(run.status) && !isOrphaned(run, localProbe());
+  return ACTIVE_STATUSES.includes(run.status) && run.owner_pid !== null && !isOrphaned(run, localProbe());
+}
+
+/** For a run waiting in the workers' queue: a request the worker that takes it applies first. */
+export async function requestOfQueued(store: Store, run: RunRow, action: ControlAction, io: { stdout: { write(text: string): unknown } }): Promise<number> {
+  await requestControl(store, run, action);
+  io.stdout.write(`run ${run.id} is queued for the workers: it ${action === 'pause' ? 'pauses' : 'goes on'} as soon as one takes it\n`);
+  return EXIT.success;
 }
 
 /** Who a request from this terminal is from, as progress lines show it. */

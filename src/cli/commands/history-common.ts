@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from '../../core/errors.js';
 import { RunNotFoundError } from '../../store/errors.js';
+import { configuredDatabaseUrl } from '../../config/database.js';
 import { openStore } from '../../store/open-store.js';
 import { workspaceKey } from '../../store/paths.js';
 import type { RunRow } from '../../store/rows.js';
@@ -34,7 +35,7 @@ export function parseHistoryArgs<O extends NonNullable<ParseArgsConfig['options'
 export async function openWorkspaceStore(cwd: string | undefined, io: CliIO): Promise<{ workspace: string; store: Store }> {
   const dir = resolve(io.cwd, cwd ?? '.');
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--cwd: not a directory: ${dir}`);
-  return { workspace: workspaceKey(dir), store: await openStore({ env: io.env, workspace: dir, create: false }) };
+  return { workspace: workspaceKey(dir), store: await openStore({ env: io.env, workspace: dir, create: false, databaseUrl: configuredDatabaseUrl(dir, io.env) }) };
 }
 
 /** Exactly one positional run id, or a UsageError. */

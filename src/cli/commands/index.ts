@@ -26,6 +26,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'pause', summary: 'pause a run after its current iteration (from any terminal); resume continues it', load: async () => (await import('./pause.js')).pauseCommand },
   { name: 'stop', summary: 'stop a run: a live one finishes with stop reason user_stop; an orphaned one is closed', load: async () => (await import('./stop.js')).stopCommand },
   { name: 'serve', summary: 'the loop manager: many runs, a REST API, a WebSocket and the dashboard on 127.0.0.1:7420', load: async () => (await import('./serve.js')).serveCliCommand },
+  { name: 'worker', summary: 'drive runs queued in the shared database (run --repository), on any machine', load: async () => (await import('./worker.js')).workerCommand },
   { name: 'loop', summary: 'Hook mode: start, show or cancel a loop inside one Claude Code session', load: async () => (await import('./loop.js')).loopCliCommand },
   { name: 'hook', summary: 'Hook mode: the Claude Code Stop hook (stop) and its install/uninstall', load: async () => (await import('./hook.js')).hookCliCommand },
   { name: 'doctor', summary: 'check which agent CLIs are installed, their versions and credentials; install a missing one', load: async () => (await import('./doctor.js')).doctorCommand },

@@ -3,7 +3,8 @@
 import { EXIT, UserError } from '../../core/errors.js';
 import type { Store } from '../../store/store.js';
 import type { CliIO, Command } from '../command.js';
-import { awaitControl, findControllableRun, hasLiveOwner, notActive, requestControl } from './control-common.js';
+import { isQueued } from '../../store/liveness.js';
+import { awaitControl, findControllableRun, hasLiveOwner, notActive, requestControl, requestOfQueued } from './control-common.js';
 import { HISTORY_OPTIONS, openWorkspaceStore, parseHistoryArgs, runIdArgument } from './history-common.js';
 
 /** How long to wait for the owner to answer (it polls every 250 ms). */
@@ -15,6 +16,7 @@ async function pause(args: string[], io: CliIO): Promise<number> {
   const { workspace, store } = await openWorkspaceStore(values.cwd, io);
   try {
     const run = await findControllableRun(store, id, workspace);
+    if (isQueued(run)) return await requestOfQueued(store, run, 'pause', io);
     const now = values.now === true;
     if (run.status === 'paused' && hasLiveOwner(run)) {
       io.stdout.write(`run ${run.id} is already paused\n`);

@@ -7,7 +7,9 @@ import { programForRun } from '../../manager/programs.js';
 import { metaFromStorage, specFromStorage, type RunSpec } from '../../runner/spec.js';
 import type { CliIO, Command } from '../command.js';
 import { runInTerminal } from '../run-session.js';
-import { awaitControl, findControllableRun, hasLiveOwner, requestControl } from './control-common.js';
+import { isQueued } from '../../store/liveness.js';
+import { requeueRun } from '../enqueue.js';
+import { awaitControl, findControllableRun, hasLiveOwner, requestControl, requestOfQueued } from './control-common.js';
 import { openWorkspaceStore } from './history-common.js';
 
 const OPTIONS = {
@@ -31,6 +33,7 @@ async function resume(args: string[], io: CliIO): Promise<number> {
   let continueHere: { spec: RunSpec; runId: string; worktree: { path: string; branch: string } | null; workspace: string; program: Awaited<ReturnType<typeof programForRun>> };
   try {
     const run = await findControllableRun(store, positionals[0] ?? '', workspace);
+    if (isQueued(run)) return await requestOfQueued(store, run, 'resume', io);
     if (hasLiveOwner(run)) {
       // Its process is alive: a paused (or pausing) run is resumed where it runs; anything else is busy.
       const request = await requestControl(store, run, 'resume');
@@ -42,13 +45,19 @@ async function resume(args: string[], io: CliIO): Promise<number> {
       throw new UserError(`run ${run.id} is still running (pid ${run.owner_pid ?? '?'}) and not paused; stop it first with 'ringmaster stop ${run.id}'`, EXIT.locked);
     }
     if (run.stop_reason === 'success_signal') throw new UserError(`run ${run.id} already completed: the agent signalled success`);
-    const spec = specFromStorage(run.spec as RunSpec, io.env);
-    if (values['max-iterations'] !== undefined) {
-      const n = Number(values['max-iterations']);
-      if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-iterations: expected a whole number of at least 1, got "${values['max-iterations']}"`);
-      spec.limits.maxIterations = n;
-    }
-    if (values.unlimited) spec.limits.maxIterations = null;
+    const withLimits = (spec: RunSpec): RunSpec => {
+      if (values['max-iterations'] !== undefined) {
+        const n = Number(values['max-iterations']);
+        if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-iterations: expected a whole number of at least 1, got "${values['max-iterations']}"`);
+        spec.limits.maxIterations = n;
+      }
+      if (values.unlimited) spec.limits.maxIterations = null;
+      return spec;
+    };
+    // A run for the workers goes back to their queue, its spec as stored (the worker puts the secrets back from its
+    // own environment): any of them continues it from its last pushed checkpoint.
+    if (run.origin === 'queue') return await requeueRun(io, store, run, withLimits(structuredClone(run.spec as RunSpec)), workspace);
+    const spec = withLimits(specFromStorage(run.spec as RunSpec, io.env));
     // A worktree run goes on in its worktree and, as when it started, without the workspace lock.
     const worktree = run.worktree !== null ? { path: run.worktree, branch: run.branch ?? '' } : null;
     registerBuiltInProgramKinds();
@@ -84,6 +93,7 @@ process is gone (crashed, interrupted, stopped, or ended by a limit) continues i
 iteration number: totals (iterations, cost, tokens, runtime used) come from the stored iteration rows and every
 limit applies to the whole run. An iteration that was running when the previous process died is recorded as
 interrupted; an agent it left behind is killed. --max-iterations / --unlimited change the run's iteration limit.
+A run for the workers (ringmaster run --repository) is queued again instead: a worker continues it.
 `,
   run: resume,
 };

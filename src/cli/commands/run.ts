@@ -33,6 +33,8 @@ export const RUN_OPTIONS = {
   'iteration-timeout': { type: 'string' },
   'checkpoint-interval': { type: 'string' },
   worktree: { type: 'boolean' },
+  repository: { type: 'string' },
+  branch: { type: 'string' },
   'dry-run': { type: 'boolean' },
   verbose: { type: 'boolean', short: 'v' },
   json: { type: 'boolean' },
@@ -110,6 +112,12 @@ async function run(args: string[], io: CliIO): Promise<number> {
   getAdapter({ name: spec.agent.name, command: spec.agent.command });
   composePrompt(spec.prompt, spec.context); // a missing prompt file is a usage error before anything starts
   const runId = newRunId(Date.now(), Math.random);
+  if (values.repository !== undefined || values.branch !== undefined) {
+    if (values.repository === undefined || values.branch === undefined) throw new UsageError('--repository and --branch go together (see ringmaster run --help)');
+    if (values.worktree) throw new UsageError('--worktree and --repository cannot be combined: a repository run always works on its own branch');
+    const { enqueueRepositoryRun } = await import('../enqueue.js');
+    return enqueueRepositoryRun(io, { workspace, runId, spec, repository: values.repository, branch: values.branch, json: values.json === true });
+  }
   const worktree = values.worktree ? await startWorktree(workspace, runId, spec, values.json === true, io) : null;
   const { exitCode } = await runInTerminal(io, { workspace, runId, spec, json: values.json, verbose: values.verbose, worktree, mode: 'create' });
   return exitCode;
@@ -148,6 +156,9 @@ Limits (config keys in parentheses):
 Output:
   --cwd DIR                 workspace directory (default: the current directory)
   --worktree                run in a fresh git worktree on branch ringmaster/<run-id>; your checkout is untouched
+  --repository URL --branch B
+                            queue the run for 'ringmaster worker' (needs database.url): a worker clones URL (or a
+                            local path), works on branch ringmaster/<run-id> from B and pushes every checkpoint
   --dry-run                 print the agent command and the assembled prompt, run nothing
   --verbose, -v             stream the agent's output live
   --json                    one JSON event per line on stdout instead of progress lines

@@ -1,5 +1,6 @@
 // `ringmaster serve`: the loop manager behind a REST API, a WebSocket and the dashboard. Binds 127.0.0.1 unless
 // told otherwise; any other address needs a token. SIGINT/SIGTERM interrupt every run (resumable) and exit.
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfig, type FlagSetting } from '../../config/load.js';
 import { EXIT, UsageError } from '../../core/errors.js';
@@ -8,6 +9,7 @@ import { isLoopbackHost } from '../../server/auth.js';
 import { prepareDemo } from '../../manager/demo.js';
 import { startServer } from '../../server/server.js';
 import { resolveServerToken, tokenFilePath } from '../../server/token.js';
+import { redactUrl } from '../../core/url.js';
 import { dataDir, openStore } from '../../store/index.js';
 import { VERSION } from '../../version.js';
 import type { CliIO, Command } from '../command.js';
@@ -18,6 +20,7 @@ const OPTIONS = {
   'max-concurrent': { type: 'string' },
   'no-resume': { type: 'boolean' },
   'new-token': { type: 'boolean' },
+  workers: { type: 'string' },
   demo: { type: 'boolean' },
 } as const;
 
@@ -28,6 +31,9 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   } catch (error) {
     throw new UsageError(`${(error as Error).message} (see 'ringmaster serve --help')`);
   }
+  if (values.workers !== undefined && values.workers !== 'local' && values.workers !== 'external') {
+    throw new UsageError(`--workers: expected 'local' or 'external', got '${values.workers}'`);
+  }
   // The demo runs over its own temporary data directory and workspaces, removed when the server stops.
   const demo = values.demo === true ? prepareDemo(io.env) : null;
   const env = demo?.env ?? io.env;
@@ -35,16 +41,29 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   if (values.host !== undefined) flags.push({ key: 'server.host', flag: '--host', raw: values.host });
   if (values.port !== undefined) flags.push({ key: 'server.port', flag: '--port', raw: values.port });
   if (values['max-concurrent'] !== undefined) flags.push({ key: 'manager.max_concurrent', flag: '--max-concurrent', raw: values['max-concurrent'] });
-  const { manager, server: listen } = loadConfig(io.cwd, env, flags).settings;
+  const { manager, server: listen, database } = loadConfig(io.cwd, env, flags).settings;
   const { host, port } = listen;
   if (port > 65535) throw new UsageError(`--port: expected a port number up to 65535, got ${port}`);
   const loopback = isLoopbackHost(host);
   const home = dataDir(env);
   const token = resolveServerToken(env, home, !loopback, values['new-token'] === true);
-  const store = await openStore({ env, backgroundCheckpoints: true });
+  // The demo's loops run here, on a SQLite store in its own data directory.
+  const databaseUrl = demo ? null : database.url;
+  if (values.workers === 'external' && databaseUrl === null) {
+    demo?.remove();
+    throw new UsageError(
+      demo ? '--demo runs its loops in this process: it cannot be combined with --workers external' : '--workers external: workers take runs from the shared database: set database.url or RINGMASTER_DATABASE_URL',
+    );
+  }
+  const store = await openStore({ env, databaseUrl, backgroundCheckpoints: true });
   // The server's log quotes errors of runs: the environment's secrets never appear in it.
   const redact = redactor(env);
   const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${redact(message)}\n`);
+  // With external workers, runs are queued as jobs (pg-boss) that `ringmaster worker` processes take, at most
+  // max_concurrent at once across all of them (the limit is stored in the database for every worker).
+  const queue = values.workers === 'external' && databaseUrl !== null ? await (await import('../../worker/queue.js')).RunQueue.open(databaseUrl, { onError: (e) => log(`queue: ${e.message}`) }) : null;
+  await queue?.setMaxConcurrent(manager.max_concurrent);
+  const dispatch = queue ? async (runId: string): Promise<void> => void (await queue.enqueue(runId)) : undefined;
   let server;
   try {
     server = await startServer({
@@ -56,10 +75,15 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
       maxConcurrent: manager.max_concurrent,
       iterationThreads: manager.iteration_threads,
       resumeOnStart: values['no-resume'] === true ? false : manager.resume_on_start,
+      storeKind: databaseUrl === null ? 'sqlite' : 'postgresql',
+      // Servers sharing one database each resume only the runs they created.
+      ...(databaseUrl !== null ? { origin: `server@${hostname()}` } : {}),
+      ...(dispatch ? { dispatch } : {}),
       version: VERSION,
       log,
     });
   } catch (error) {
+    await queue?.close();
     await store.close();
     demo?.remove();
     const code = (error as NodeJS.ErrnoException).code;
@@ -68,7 +92,11 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
     throw error;
   }
   io.stdout.write(`Ringmaster ${VERSION} serving on ${server.url}  (dashboard /, API /api, WebSocket /api/ws)\n`);
-  io.stdout.write(`  up to ${server.manager.maxConcurrent} runs at once; data directory ${home}\n`);
+  io.stdout.write(
+    queue
+      ? `  runs are driven by external workers ('ringmaster worker'), up to ${manager.max_concurrent} at once across them; database ${redactUrl(databaseUrl ?? '')}\n`
+      : `  up to ${server.manager.maxConcurrent} runs at once; data directory ${home}\n`,
+  );
   if (token.generated !== null) {
     io.stdout.write(`  token (shown once, stored hashed in ${tokenFilePath(home)}): ${token.generated}\n`);
     io.stdout.write(`  open ${server.url}/?token=<token> in a browser, or send 'Authorization: Bearer <token>'\n`);
@@ -97,6 +125,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const signal = await stopped;
   io.stdout.write(`Received ${signal}: interrupting the runs (each can be resumed) and stopping...\n`);
   await server.close();
+  await queue?.close();
   await store.close();
   demo?.remove();
   io.stdout.write('Stopped.\n');
@@ -106,7 +135,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
 /** The `serve` command. */
 export const serveCliCommand: Command = {
   name: 'serve',
-  usage: `Usage: ringmaster serve [--host ADDR] [--port N] [--max-concurrent N] [--no-resume] [--new-token] [--demo]
+  usage: `Usage: ringmaster serve [--host ADDR] [--port N] [--max-concurrent N] [--no-resume] [--new-token] [--demo] [--workers local|external]
 
 Runs the loop manager: many runs in this process (at most --max-concurrent at once, the rest pending, first in
 first out), a REST API under /api, a WebSocket at /api/ws and the dashboard at /. It also shows and controls the
@@ -121,6 +150,8 @@ runs that 'ringmaster run' drives in terminals (same store). After a restart it 
   --new-token          generate a new token (the old one stops working)
   --demo               start a few scripted loops (no agent CLI or API key needed) in temporary workspaces,
                        with a temporary data directory; all of it is removed when the server stops
+  --workers external   with a shared database (database.url): runs are queued for 'ringmaster worker' processes
+                       instead of driven here; POST /api/runs also takes repository + branch instead of workspace
 
 SIGINT/SIGTERM stop accepting work, interrupt every run (resumable) and exit within a few seconds.
 `,

@@ -3,7 +3,7 @@
 import { hostname } from 'node:os';
 import { EXIT } from '../../core/errors.js';
 import { closeOrphanedRun } from '../../manager/orphans.js';
-import { ACTIVE_STATUSES } from '../../store/liveness.js';
+import { ACTIVE_STATUSES, isQueued } from '../../store/liveness.js';
 import type { CliIO, Command } from '../command.js';
 import { awaitControl, findControllableRun, hasLiveOwner, requestControl } from './control-common.js';
 import { HISTORY_OPTIONS, openWorkspaceStore, parseHistoryArgs, runIdArgument } from './history-common.js';
@@ -30,13 +30,14 @@ async function stop(args: string[], io: CliIO): Promise<number> {
       else io.stdout.write(`run ${run.id} has not finished stopping yet\n`);
       return EXIT.success;
     }
-    // Orphaned: nobody drives it. Kill what its agent left behind, then close the run as stopped.
+    // Orphaned or queued: nobody drives it. Kill what its agent left behind, then close the run as stopped.
+    const queued = isQueued(run);
     const closed = await closeOrphanedRun(store, io.env, run, { pid: process.pid, host: hostname() }, Date.now());
     const details = [
       closed.interrupted.length ? `iteration ${closed.interrupted.join(', ')} recorded as interrupted` : null,
       closed.leftoverKilled !== null ? `left-over agent process group ${closed.leftoverKilled} killed` : null,
     ].filter(Boolean);
-    io.stdout.write(`stopped orphaned run ${run.id}${details.length ? ` (${details.join('; ')})` : ''}\n`);
+    io.stdout.write(`stopped ${queued ? 'queued' : 'orphaned'} run ${run.id}${details.length ? ` (${details.join('; ')})` : ''}\n`);
     return EXIT.success;
   } finally {
     await store.close();

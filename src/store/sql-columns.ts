@@ -1,0 +1,21 @@
+// SQL shared word for word by the SQLite and PostgreSQL stores: the run select (a run with its open owner) and
+// the column lists of the rows both read back the same way (rows.ts parses them).
+
+/** A run with its open owner (none when queued or ended); append a WHERE / ORDER BY. */
+export const RUN_SELECT = `
+SELECT r.id, r.status, r.stop_reason, r.agent, r.kind, r.origin, r.spec_json AS spec, r.meta_json AS meta, r.workspace, r.worktree, r.branch,
+       r.created_at, r.updated_at, r.ended_at,
+       o.pid AS owner_pid, o.host AS owner_host, o.heartbeat_at AS heartbeat_at
+FROM runs r LEFT JOIN run_owners o ON o.run_id = r.id AND o.ended_at IS NULL`;
+
+/** Columns of a checkpoint row. */
+export const CHECKPOINT_COLUMNS = 'id, run_id, iteration, commit_sha, state, message, snapshot_json AS snapshot, created_at';
+
+/** Columns of an error row. */
+export const ERROR_COLUMNS = 'id, run_id, iteration, kind, message, context_json AS context, created_at';
+
+/** Columns of an event row. */
+export const EVENT_COLUMNS = 'run_id, seq, at, type, iteration, payload_json AS payload';
+
+/** Columns of a control request row. */
+export const CONTROL_COLUMNS = 'id, run_id, action, options_json AS options, requested_by, requested_at, handled_at, result';

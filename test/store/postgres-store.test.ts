@@ -1,0 +1,229 @@
+// Runs the Store contract against PostgreSQL (a throwaway cluster, a fresh database per test), plus what
+// only PostgreSQL has: migrations by several processes at once, concurrent writers, errors as StoreErrors
+// with the password never shown, a database restart under a live store.
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { OwnershipLostError, StoreError, StoreVersionError } from '../../src/store/errors.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-migrations.js';
+import { StoreUnavailableError } from '../../src/store/postgres-pool.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import type { Owner } from '../../src/store/store.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { until } from '../helpers/until.js';
+import { storeContract } from './store-contract.js';
+
+const fixture = usePostgres();
+
+/** A fresh database and a cleanup that drops it. */
+async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const url = await fixture.cluster.createDatabase();
+  return { url, drop: () => fixture.cluster.dropDatabase(new URL(url).pathname.slice(1)) };
+}
+
+/** Runs `fn` with a store on a fresh database, then closes the store and drops the database. */
+async function withStore(fn: (store: PostgresStore, url: string) => Promise<void>): Promise<void> {
+  const { url, drop } = await freshDatabase();
+  const store = await PostgresStore.open(url);
+  try {
+    await fn(store, url);
+  } finally {
+    await store.close();
+    await drop();
+  }
+}
+
+async function sql<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+storeContract('PostgreSQL database in a throwaway cluster', async () => {
+  const { url, drop } = await freshDatabase();
+  const store = await PostgresStore.open(url);
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await drop();
+    },
+  };
+});
+
+const OWNER: Owner = { pid: 4242, host: 'host-a' };
+
+describe('PostgreSQL store specifics', () => {
+  it('migrates once when eight processes open a new database at the same moment', async () => {
+    const { url, drop } = await freshDatabase();
+    try {
+      const stores = await Promise.all(Array.from({ length: 8 }, (_, i) => PostgresStore.open(url, { max: 2, now: () => 1000 + i })));
+      await Promise.all(stores.map((s) => s.close()));
+      const rows = await sql<{ version: number; name: string }>(url, 'SELECT version, name FROM schema_migrations ORDER BY version');
+      expect(rows).toEqual(POSTGRES_MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
+    } finally {
+      await drop();
+    }
+  });
+
+  it('keeps event seq gap-free and unique with four writers appending to one run at once', async () => {
+    const { url, drop } = await freshDatabase();
+    const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresStore.open(url, { max: 4 })));
+    try {
+      await stores[0]!.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+      await Promise.all(
+        stores.flatMap((store, w) =>
+          Array.from({ length: 25 }, (_, i) => store.appendEvent({ run_id: 'r1', type: 'text', payload: { w, i }, at: 10 + i })),
+        ),
+      );
+      const events = await stores[1]!.listEvents('r1');
+      expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+      expect(new Set(events.map((e) => JSON.stringify(e.payload))).size).toBe(100);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+      await drop();
+    }
+  });
+
+  it('serializes two takeovers of one run: one open owner at the end, the second saw the first', async () => {
+    const { url, drop } = await freshDatabase();
+    const [a, b] = await Promise.all([PostgresStore.open(url), PostgresStore.open(url)]);
+    try {
+      await a.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+      await a.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: 2, log_path: null });
+      const claims = await Promise.all([
+        a.claimRun('r1', { pid: 1, host: 'worker-a' }, 100),
+        b.claimRun('r1', { pid: 2, host: 'worker-b' }, 100),
+      ]);
+      const first = claims.find((c) => c.previous?.host === 'host-a');
+      const second = claims.find((c) => c !== first);
+      expect(second?.previous?.host).toBe(first?.run.owner_host);
+      expect(claims.flatMap((c) => c.interrupted)).toEqual([1]);
+      const owners = await sql<{ seq: number; open: boolean }>(url, 'SELECT seq, ended_at IS NULL AS open FROM run_owners WHERE run_id = $1 ORDER BY seq', ['r1']);
+      expect(owners).toEqual([{ seq: 1, open: false }, { seq: 2, open: false }, { seq: 3, open: true }]);
+      const run = await a.getRun('r1');
+      expect(await a.heartbeat('r1', { pid: run!.owner_pid!, host: run!.owner_host! }, 200)).toBe(true);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await drop();
+    }
+  });
+
+  it('lets no write of a fenced-out owner land after the claim that took its run, even while it writes as fast as it can', () =>
+    withStore(async (store, url) => {
+      const other = await PostgresStore.open(url);
+      try {
+        await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+        let written = 0;
+        const writer = (async () => {
+          for (let seq = 1; ; seq++) {
+            try {
+              await store.appendEvents([{ run_id: 'r1', seq, type: 'tick', payload: {}, at: seq }], OWNER);
+              written = seq;
+            } catch (error) {
+              return error;
+            }
+          }
+        })();
+        await until('a few writes', () => written >= 5);
+        await other.claimRun('r1', { pid: 2, host: 'worker-b' }, 100);
+        const seenAtClaim = await other.lastEventSeq('r1');
+        expect(await writer).toBeInstanceOf(OwnershipLostError);
+        expect(written).toBe(seenAtClaim);
+        expect((await other.listEvents('r1')).map((e) => e.seq)).toEqual(Array.from({ length: written }, (_, i) => i + 1));
+      } finally {
+        await other.close();
+      }
+    }));
+
+  it('refuses a second open owner row at the database level', () =>
+    withStore(async (store, url) => {
+    await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+    await expect(
+      sql(url, "INSERT INTO run_owners (run_id, seq, pid, host, started_at, heartbeat_at) VALUES ('r1', 2, 1, 'h', 1, 1)"),
+    ).rejects.toThrow('run_owners_one_open');
+    }));
+
+  it('raises driver errors as StoreError, a duplicate run id included', () =>
+    withStore(async (store) => {
+    await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+    const duplicate = store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+    await expect(duplicate).rejects.toBeInstanceOf(StoreError);
+    await expect(duplicate).rejects.toThrow('createRun: duplicate key value violates unique constraint "runs_pkey"');
+    await expect(store.appendEvent({ run_id: 'nope', type: 'x', payload: null, at: 1 })).rejects.toThrow('appendEvent: no run nope');
+    await expect(store.claimRun('nope', OWNER, 1)).rejects.toThrow('claimRun: no run nope');
+    }));
+
+  it('stores NUL characters of agent text as U+FFFD instead of failing (PostgreSQL text cannot hold them)', () =>
+    withStore(async (store) => {
+    await store.createRun({ id: 'r1', agent: 'claude', spec: { p: 'a\u0000b' }, workspace: '/w', owner: OWNER, now: 1 });
+    await store.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: 2, log_path: null });
+    const row = await store.completeIteration('r1', 1, {
+      status: 'failure', exit_code: 1, duration_ms: 1, completion_signal_found: false, error_kind: 'exit_nonzero',
+      error_message: 'bad\u0000byte', completed_at: 3,
+    });
+    expect(row.error_message).toBe('bad\uFFFDbyte');
+    expect((await store.getRun('r1'))?.spec).toEqual({ p: 'a\u0000b' });
+    const event = await store.appendEvent({ run_id: 'r1', type: 'text', payload: { text: 'x\u0000y' }, at: 4 });
+    expect(event.payload).toEqual({ text: 'x\u0000y' });
+    }));
+
+  it('refuses a database migrated by a newer ringmaster, naming it without the password', async () => {
+    const { url, drop } = await freshDatabase();
+    try {
+      await (await PostgresStore.open(url)).close();
+      await sql(url, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 0)");
+      const password = decodeURIComponent(new URL(url).password);
+      const opening = PostgresStore.open(url);
+      await expect(opening).rejects.toBeInstanceOf(StoreVersionError);
+      const error = (await opening.catch((e: unknown) => e)) as Error;
+      expect(error.message).toContain(`postgres://ringmaster:***@127.0.0.1:${fixture.cluster.port}/`);
+      expect(error.message).toContain('has schema version 99, this ringmaster knows up to');
+      expect(error.message).not.toContain(password);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('reports an unreachable database as StoreUnavailableError without the password', async () => {
+    const url = 'postgres://someone:s3cret-pass@127.0.0.1:1/nothing';
+    const opening = PostgresStore.open(url);
+    await expect(opening).rejects.toBeInstanceOf(StoreUnavailableError);
+    const error = (await opening.catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^opening the PostgreSQL store postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/nothing: database unavailable: /);
+    expect(error.message).not.toContain('s3cret-pass');
+  });
+
+  it('survives a database restart: unavailable while down (without retries), working again once it is back', async () => {
+    const { url, drop } = await freshDatabase();
+    const store = await PostgresStore.open(url, { retryUnavailableMs: 0 });
+    try {
+      await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+      await fixture.cluster.stop('immediate');
+      await expect(store.heartbeat('r1', OWNER, 5)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await fixture.cluster.start();
+      expect(await store.heartbeat('r1', OWNER, 6)).toBe(true);
+      expect((await store.getRun('r1'))?.heartbeat_at).toBe(6);
+    } finally {
+      await store.close();
+      await drop();
+    }
+  });
+
+  it('retries while the database restarts: a write made during the outage lands once it is back, once', () =>
+    withStore(async (store) => {
+      await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+      await store.appendEvent({ run_id: 'r1', seq: 1, type: 'run_started', payload: {}, at: 2 });
+      await fixture.cluster.stop('immediate');
+      const during = store.appendEvent({ run_id: 'r1', seq: 2, type: 'iteration_started', payload: {}, at: 3, iteration: 1 });
+      await new Promise((r) => setTimeout(r, 1000));
+      await fixture.cluster.start();
+      expect(await during).toMatchObject({ seq: 2, type: 'iteration_started' });
+      expect((await store.appendEvent({ run_id: 'r1', seq: 2, type: 'iteration_started', payload: {}, at: 3, iteration: 1 })).seq).toBe(2);
+      await expect(store.appendEvent({ run_id: 'r1', seq: 2, type: 'other', payload: {}, at: 9 })).rejects.toThrow('appendEvent: run r1 already has event 2');
+      expect((await store.listEvents('r1')).map((e) => e.seq)).toEqual([1, 2]);
+    }));
+});
