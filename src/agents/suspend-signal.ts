@@ -16,6 +16,8 @@ export interface SuspendSwitch extends SuspendSignal {
   readonly attached: boolean;
   /** Milliseconds spent suspended so far, the current suspension included. */
   suspendedMs(): number;
+  /** Milliseconds of the current suspension (0 when not suspended). */
+  currentMs(): number;
 }
 
 /** A new switch, not suspended. `now` is the clock suspensions are measured with. */
@@ -44,7 +46,10 @@ export function createSuspendSwitch(now: () => number = Date.now): SuspendSwitch
       for (const listener of [...listeners]) listener(suspended);
     },
     suspendedMs() {
-      return total + (since === null ? 0 : Math.max(0, now() - since));
+      return total + this.currentMs();
+    },
+    currentMs() {
+      return since === null ? 0 : Math.max(0, now() - since);
     },
   };
 }

@@ -105,8 +105,6 @@ export class RunController {
   private isPaused = false;
   /** Suspends the running agent (`pause --now`). */
   private readonly suspension: SuspendSwitch;
-  /** When the agent was suspended (epoch ms), while it is. */
-  private suspendedAt: number | null = null;
   /** The iteration started last (0 before the first). */
   private lastStarted = 0;
   private finished = false;
@@ -291,7 +289,6 @@ export class RunController {
       // A pause already asked for (pausing) becomes a suspension.
       this.pauseRequest ??= { by };
       this.emit({ type: 'pause_requested', time: this.now(), by, now: true });
-      this.suspendedAt = this.now();
       this.suspension.set(true);
       this.emit({ type: 'paused', time: this.now(), after_iteration: Math.max(0, this.lastStarted - 1), by, suspended: true });
       return 'accepted';
@@ -309,8 +306,7 @@ export class RunController {
     if (this.pauseRequest === null) return 'already';
     this.pauseRequest = null;
     if (this.suspension.suspended) {
-      const pausedMs = Math.max(0, this.now() - (this.suspendedAt ?? this.now()));
-      this.suspendedAt = null;
+      const pausedMs = this.suspension.currentMs();
       this.suspension.set(false);
       // The agent goes on where it was, unless its iteration ended meanwhile and the loop waits at a boundary.
       if (this.resumeWaiters.length === 0) {
