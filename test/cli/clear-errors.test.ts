@@ -3,7 +3,7 @@
 // outside git, an old Node, a prompt too large for the command line, doctor agreeing with run.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { databasePath } from '../../src/store/paths.js';
 import { BIN, cleanEnv, runCli, useWorkspace } from '../helpers/cli.js';
@@ -58,7 +58,9 @@ describe('the database', () => {
     const locks = join(dir, 'locks');
     // Root ignores permission bits: then the commands run as nobody, for whom root's files are read-only (and
     // nobody stands for the owner: it may read what the owner reads, logs are 0600).
+    let unreach = (): void => undefined;
     if (asRoot) {
+      unreach = letOthersReach([BIN, process.execPath]);
       chmodSync(ws.dir, 0o755);
       chmodSync(db(), 0o644);
       execFileSync('chmod', ['-R', 'o+rX', join(dir, 'runs')]);
@@ -84,12 +86,34 @@ describe('the database', () => {
       for (const args of [['show', id], ['logs', id], ['stats']]) expect(cli(args).code, args.join(' ')).toBe(0);
       expectOneLine(cli(['run', '--agent-command', 'true', '--max-iterations', '1']), 74, message);
     } finally {
+      unreach();
       chmodSync(dir, 0o700);
       chmodSync(locks, 0o700);
       chmodSync(db(), 0o600);
     }
   });
 });
+
+/**
+ * Lets other users (nobody) reach `paths`: search permission (o+x) on each directory above them that lacks it, as
+ * when the checkout sits in a 0700 `mktemp -d` directory. Returns the undo.
+ */
+function letOthersReach(paths: string[]): () => void {
+  const changed = new Map<string, number>();
+  for (const path of paths) {
+    for (let d = dirname(path); !changed.has(d); d = dirname(d)) {
+      const mode = statSync(d).mode & 0o7777;
+      if ((mode & 0o001) === 0) {
+        changed.set(d, mode);
+        chmodSync(d, mode | 0o001);
+      }
+      if (d === dirname(d)) break;
+    }
+  }
+  return () => {
+    for (const [d, mode] of changed) chmodSync(d, mode);
+  };
+}
 
 describe('--worktree outside a git repository', () => {
   it('says a repository is needed, exit 64', async () => {
