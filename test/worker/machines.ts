@@ -8,6 +8,8 @@ import { gitEnv, tempRepo } from '../git/git-repo.js';
 import { cleanEnv, planAgent, runCli, startCli, type CliResult } from '../helpers/cli.js';
 import type { Scratch } from '../helpers/scratch.js';
 
+export { killGroup } from '../helpers/crash.js';
+
 /** A CLI process on a machine of its own. */
 export interface MachineProc {
   name: string;
@@ -78,21 +80,24 @@ export function agentGroup(home: string, runId: string): number | null {
   return readAgentPid(agentPidPath(home, runId))?.pid ?? null;
 }
 
+/**
+ * The process group of the agent the machine is running for the run now, or null: its pid file is written only
+ * once the agent is spawned (after the iteration's row says running), and still names the last agent after it
+ * exited, until the next one starts.
+ */
+export function liveAgentGroup(home: string, runId: string): number | null {
+  const pgid = agentGroup(home, runId);
+  return pgid !== null && groupAlive(pgid) ? pgid : null;
+}
+
 /** True while process group `pgid` has a live process. */
 export function groupAlive(pgid: number): boolean {
+  // kill(0) and kill(-1) would address this process's own group and every process.
+  if (!Number.isInteger(pgid) || pgid <= 1) throw new Error(`not a process group: ${pgid}`);
   try {
     process.kill(-pgid, 0);
     return true;
   } catch {
     return false;
-  }
-}
-
-/** SIGKILL to process group `pgid` (nothing if it is gone already). */
-export function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // already gone
   }
 }

@@ -12,7 +12,7 @@ import { usePostgres } from '../helpers/postgres.js';
 import { useScratch } from '../helpers/scratch.js';
 import { startTcpProxy, viaPort, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { until } from '../helpers/until.js';
-import { agentGroup, bareRemote, groupAlive, pushedCheckpoints, queueRepositoryRun, startWorkerProc, type WorkerProc } from './machines.js';
+import { bareRemote, groupAlive, liveAgentGroup, pushedCheckpoints, queueRepositoryRun, startWorkerProc, type WorkerProc } from './machines.js';
 
 const pg = usePostgres();
 const scratch = useScratch();
@@ -63,7 +63,7 @@ async function onlyTakersCheckpoints(repo: string, id: string): Promise<void> {
 describe('ringmaster worker across a network partition', () => {
   it('stops its agent before another worker takes the run over, and writes and pushes nothing once the network is back', () =>
     withPartitionScene(['a', 'b'], 'gate,gate,complete', async ({ repo, proxy, store, a, b, id }) => {
-      const agentA = await until("worker a's agent", () => agentGroup(a.home, id));
+      const agentA = await until("worker a's agent", () => liveAgentGroup(a.home, id));
       const cutAt = Date.now();
       proxy.partition();
       const agentStopped = until("worker a's agent to stop", () => !groupAlive(agentA), 60_000).then(() => Date.now() - cutAt);

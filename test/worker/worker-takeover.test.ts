@@ -10,7 +10,7 @@ import { runCli } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { useScratch } from '../helpers/scratch.js';
 import { until } from '../helpers/until.js';
-import { agentGroup, bareRemote, groupAlive, killGroup, machineEnv, pushedCheckpoints, queueRepositoryRun, startWorkerProc } from './machines.js';
+import { bareRemote, groupAlive, killGroup, liveAgentGroup, machineEnv, pushedCheckpoints, queueRepositoryRun, startWorkerProc } from './machines.js';
 
 const pg = usePostgres();
 const scratch = useScratch();
@@ -39,10 +39,10 @@ describe('ringmaster worker', () => {
       await until('the first checkpoint on the remote', () => pushed().includes(`iteration 1`));
 
       // The machine disappears: the worker and its agent die at once.
+      const group = await until("iteration 2's agent", () => liveAgentGroup(first!.home, id));
       const killedAt = Date.now();
       first!.child.kill('SIGKILL');
-      const group = agentGroup(first!.home, id);
-      if (group !== null) killGroup(group);
+      killGroup(group);
       await first!.done;
 
       const clone = join(other!.workdir, 'runs', id);
@@ -138,7 +138,7 @@ describe('ringmaster worker', () => {
     let gates: NodeJS.Timeout | null = null;
     try {
       await until('iteration 1 on the worker', async () => (await store.getIteration(id, 1))?.status === 'running');
-      const agentPid = agentGroup(worker.home, id) ?? 0;
+      const agentPid = await until('the agent of iteration 1', () => liveAgentGroup(worker.home, id));
       await store.close();
       await pg.cluster.stop('immediate');
       // Half the lease (5 s) without renewal: the worker stops the agent while the database is still down.
