@@ -2,15 +2,9 @@
 // once (the rest wait as `pending`, first in first out), controlled from anywhere. It also sees and controls the
 // runs other processes drive (through the store), and after a restart resumes the runs it was driving.
 import type { DisplayStatus } from '../store/liveness.js';
-import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { isAbsolute } from 'node:path';
-import { getAdapter } from '../agents/registry.js';
-import { resolveRun } from '../config/resolve.js';
-import { UserError } from '../core/errors.js';
 import { newRunId } from '../core/ids.js';
 import type { RunStatus } from '../core/types.js';
-import { composePrompt } from '../prompt/compose.js';
 import type { AgentActivity, RunEvent, RunEventBody } from '../runner/events.js';
 import type { LoopProgram } from '../runner/program.js';
 import { metaForStorage, metaFromStorage, specForStorage, specFromStorage, type RunSpec } from '../runner/spec.js';
@@ -20,18 +14,21 @@ import { ACTIVE_STATUSES, isOrphaned, isQueued, type LivenessProbe } from '../st
 import { workspaceKey } from '../store/paths.js';
 import type { ControlAction, Owner, RunRow, Store } from '../store/index.js';
 import { IterationPool, iterationWorkersAvailable } from '../runner/iteration-pool.js';
+import { controlRemote, controlWorkerQueue, type ElsewhereContext } from './control-elsewhere.js';
 import { ControlPoller } from './control-poller.js';
 import { localProbe } from './local-probe.js';
 import { closeOrphanedRun } from './orphans.js';
 import { ManagerError } from './errors.js';
+import { asRequestError, resolveNewRun } from './new-run.js';
 import { registerBuiltInProgramKinds } from './program-kinds.js';
 import { programForRun } from './programs.js';
 import { RunController, type Transition } from './run-controller.js';
-import { runFlagsFromRequest } from './run-flags.js';
+import { managerStats, type ManagerStats } from './stats.js';
 import type { RunRequest } from './run-request.js';
 import { recordQueuedRun, resolveRepositoryRun } from './repository-run.js';
 import { placeInWorktree } from './worktree-run.js';
-import { prepareWorkflowRun } from '../workflow/start.js';
+
+export type { ManagerStats } from './stats.js';
 
 /** What the manager needs. */
 export interface ManagerOptions {
@@ -63,23 +60,6 @@ export interface ManagerOptions {
   origin?: string;
 }
 
-/** Seed 000's LoopManagerStats, over the active runs of every process that shares the store. */
-export interface ManagerStats {
-  total_active: number;
-  running: number;
-  paused: number;
-  pending: number;
-  waiting: number;
-  total_cost_usd: number;
-  total_iterations: number;
-  total_tokens: number;
-  max_concurrent: number;
-  /** Runs this process drives right now (at most max_concurrent). */
-  driving: number;
-  /** Cost of the iterations started since local midnight, every run. */
-  today_cost_usd: number;
-}
-
 /** The answer to a control request made through the manager. */
 export interface ControlOutcome {
   id: string;
@@ -105,9 +85,6 @@ interface Active {
   controller: RunController;
   done: Promise<void>;
 }
-
-/** How long a control request to another process is awaited before answering `requested`. */
-const REMOTE_ANSWER_MS = 3000;
 
 /** The loop manager of one process. */
 export class LoopManager {
@@ -167,22 +144,7 @@ export class LoopManager {
   async createRun(request: RunRequest): Promise<{ id: string; status: RunStatus }> {
     if (!this.accepting) throw new ManagerError('unavailable', 'the server is shutting down');
     if (request.repository !== undefined) return this.createRepositoryRun(request);
-    const dir = request.workspace ?? '';
-    if (!isAbsolute(dir)) throw new ManagerError('invalid_request', `workspace: expected an absolute path, got '${dir}'`);
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ManagerError('invalid_request', `workspace: not a directory: ${dir}`);
-    const flags = runFlagsFromRequest(request);
-    if (request.workflow !== undefined && (flags.prompt !== undefined || flags.promptFile !== undefined || flags.procedure !== undefined)) {
-      throw new ManagerError('invalid_request', 'workflow: a workflow brings its own prompts (no prompt, prompt_file or procedure with it)');
-    }
-    if (request.workflow === undefined && request.message !== undefined) throw new ManagerError('invalid_request', 'message: only a workflow takes a message');
-    const prepared =
-      request.workflow === undefined
-        ? null
-        : this.guard(() => prepareWorkflowRun({ workspace: dir, env: this.options.env, workflow: request.workflow ?? '', message: request.message ?? '', flags }));
-    const spec = prepared?.spec ?? this.guard(() => resolveRun(dir, this.options.env, flags, { defaults: 'manager' })).spec;
-    const program = prepared?.program;
-    this.guard(() => getAdapter({ name: spec.agent.name, command: spec.agent.command }));
-    if (!program) this.guard(() => composePrompt(spec.prompt, spec.context));
+    const { dir, spec, program } = resolveNewRun(request, this.options.env);
     const key = workspaceKey(dir);
     if (!request.worktree) await this.assertWorkspaceFree(key);
     const id = newRunId(this.now(), Math.random);
@@ -212,7 +174,7 @@ export class LoopManager {
   /** A run on a repository and branch (`repository` instead of `workspace`): queued for the workers, which clone it. */
   private async createRepositoryRun(request: RunRequest): Promise<{ id: string; status: RunStatus }> {
     if (!this.options.dispatch) throw new ManagerError('invalid_request', "repository: runs on a repository are driven by workers: start the server with '--workers external'");
-    const { spec, repository, branch } = this.guard(() => resolveRepositoryRun(this.options.env, request));
+    const { spec, repository, branch } = asRequestError(() => resolveRepositoryRun(this.options.env, request));
     const id = newRunId(this.now(), Math.random);
     this.broadcast(await recordQueuedRun(this.options.store, this.options.env, { id, spec, repository, branch, now: this.now() }));
     await this.options.dispatch(id);
@@ -239,8 +201,8 @@ export class LoopManager {
     if (waiting) return this.controlQueued(runId, waiting, action, iterations);
     const run = await this.options.store.getRun(runId);
     if (!run) throw new ManagerError('not_found', `no run '${runId}'`);
-    if (isQueued(run)) return this.controlWorkerQueue(run, action, by, iterations);
-    if (ACTIVE_STATUSES.includes(run.status) && !isOrphaned(run, this.probe())) return this.controlRemote(run, action, by, iterations, now);
+    if (isQueued(run)) return this.outcome(runId, action, await controlWorkerQueue(this.elsewhere(), run, action, by, iterations));
+    if (ACTIVE_STATUSES.includes(run.status) && !isOrphaned(run, this.probe())) return this.outcome(runId, action, await controlRemote(this.options.store, run, action, { by, iterations, now, requestedAt: this.now() }));
     switch (action) {
       case 'extend': {
         const spec = run.spec as RunSpec;
@@ -263,26 +225,8 @@ export class LoopManager {
   }
 
   /** LoopManagerStats over the active runs in the store, plus this process's share and today's spend. */
-  async stats(): Promise<ManagerStats> {
-    const probe = this.probe();
-    const runs = (await this.options.store.listRuns({ status: ACTIVE_STATUSES })).filter((r) => !isOrphaned(r, probe) || this.owns(r.id));
-    const count = (status: RunStatus): number => runs.filter((r) => r.status === status).length;
-    const midnight = new Date(this.now());
-    midnight.setHours(0, 0, 0, 0);
-    const today = (await this.options.store.stats()).cost_by_hour.filter((h) => h.hour >= midnight.getTime()).reduce((sum, h) => sum + h.cost_usd, 0);
-    return {
-      total_active: runs.length,
-      running: count('running'),
-      paused: count('paused'),
-      pending: count('pending'),
-      waiting: count('waiting'),
-      total_cost_usd: round(runs.reduce((sum, r) => sum + r.totals.cost_usd, 0)),
-      total_iterations: runs.reduce((sum, r) => sum + r.totals.iterations, 0),
-      total_tokens: runs.reduce((sum, r) => sum + r.totals.tokens_in + r.totals.tokens_out, 0),
-      max_concurrent: this.options.maxConcurrent,
-      driving: this.active.size,
-      today_cost_usd: round(today),
-    };
+  stats(): Promise<ManagerStats> {
+    return managerStats(this.options.store, { probe: this.probe(), owns: (id) => this.owns(id), now: this.now(), maxConcurrent: this.options.maxConcurrent, driving: this.active.size });
   }
 
   /** After a restart: the runs this manager's origin was driving come back (or are marked to resume by hand). */
@@ -323,13 +267,9 @@ export class LoopManager {
     await this.pool?.close();
   }
 
-  private guard<T>(work: () => T): T {
-    try {
-      return work();
-    } catch (error) {
-      if (error instanceof UserError) throw new ManagerError('invalid_request', error.message);
-      throw error;
-    }
+  /** What the control of a run driven elsewhere needs. */
+  private elsewhere(): ElsewhereContext {
+    return { store: this.options.store, env: this.options.env, owner: this.owner, now: this.now(), broadcast: (events) => this.broadcast(events) };
   }
 
   private probe(): LivenessProbe {
@@ -358,8 +298,8 @@ export class LoopManager {
       return;
     }
     // The stored spec has the secrets of its agent command redacted: they come back from this environment.
-    const spec = this.guard(() => specFromStorage(run.spec as RunSpec, this.options.env));
-    const meta = this.guard(() => metaFromStorage(run.meta, this.options.env));
+    const spec = asRequestError(() => specFromStorage(run.spec as RunSpec, this.options.env));
+    const meta = asRequestError(() => metaFromStorage(run.meta, this.options.env));
     const program = await programForRun({ ...run, meta }, spec);
     // Queued from now on: whoever looks sees it pending (not still stopped or failed) until it is claimed.
     if (!startPaused) await this.options.store.updateRunStatus(run.id, 'pending', this.now());
@@ -404,40 +344,6 @@ export class LoopManager {
         if (run) await closeOrphanedRun(store, this.options.env, run, this.owner, this.now(), 'user_stop', (events) => this.broadcast(events));
         return this.outcome(runId, action, 'accepted');
       }
-    }
-  }
-
-  /**
-   * A run waiting in the workers' queue (no owner yet): a stop closes it now; a raised limit is stored; pause and
-   * resume are requests that the worker taking it applies before its first iteration.
-   */
-  private async controlWorkerQueue(run: RunRow, action: ControlAction, by: string | null, iterations: number): Promise<ControlOutcome> {
-    const { store } = this.options;
-    if (action === 'stop') {
-      await closeOrphanedRun(store, this.options.env, run, this.owner, this.now(), 'user_stop', (events) => this.broadcast(events));
-      return this.outcome(run.id, action, 'accepted');
-    }
-    if (action === 'extend') {
-      const spec = run.spec as RunSpec;
-      if (spec.limits.maxIterations === null) return this.outcome(run.id, action, 'already');
-      spec.limits.maxIterations += iterations;
-      await store.updateRunSpec(run.id, spec, this.now());
-      return this.outcome(run.id, action, 'accepted');
-    }
-    await store.requestControl({ run_id: run.id, action, options: {}, requested_by: by, requested_at: this.now() });
-    return this.outcome(run.id, action, 'requested');
-  }
-
-  private async controlRemote(run: RunRow, action: ControlAction, by: string | null, iterations: number, now: boolean): Promise<ControlOutcome> {
-    const { store } = this.options;
-    const options = action === 'extend' ? { iterations } : action === 'pause' && now ? { now } : {};
-    const request = await store.requestControl({ run_id: run.id, action, options, requested_by: by, requested_at: this.now() });
-    const until = Date.now() + REMOTE_ANSWER_MS;
-    for (;;) {
-      const row = await store.getControl(request.id);
-      if (row?.handled_at !== null && row?.result) return this.outcome(run.id, action, row.result);
-      if (Date.now() >= until) return this.outcome(run.id, action, 'requested');
-      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 
@@ -522,8 +428,4 @@ export class LoopManager {
       });
     this.active.set(id, { controller, done });
   }
-}
-
-function round(usd: number): number {
-  return Math.round(usd * 1e9) / 1e9;
 }
