@@ -5,9 +5,12 @@ import { createSuspendSwitch, type SuspendSwitch } from '../agents/suspend-signa
 import { hostname } from 'node:os';
 import { isGitRepo } from '../git/index.js';
 import { acquireLock, type HeldLock } from '../runner/lock.js';
-import { createEventStream, runEventSchema, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
+import { createEventStream, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
 import { killLeftoverAgent } from '../runner/leftover.js';
 import { applyControl } from './control-poller.js';
+import { claimWhenIdle, unfinishedWait, type ClaimInfo } from './claim.js';
+
+export { ClaimInterruptedError, type ClaimInfo } from './claim.js';
 import type { IterationRunner } from '../runner/iteration.js';
 import type { LoopProgram } from '../runner/program.js';
 import { startLease } from '../runner/lease.js';
@@ -17,8 +20,8 @@ import { abortableSleep, runLoop, type ResumePoint, type RunSummary } from '../r
 import { metaForStorage, specForStorage, type RunSpec } from '../runner/spec.js';
 import { redactDeep, redactor, redactorOf, secretsOfProcess, type Redactor } from '../core/redact.js';
 import { dataDir, iterationLogPath, workspaceKey, workspaceLockPath } from '../store/paths.js';
-import { HEARTBEAT_INTERVAL_MS, RunBusyError } from '../store/index.js';
-import type { ClaimOptions, ClaimResult, Owner, Store } from '../store/index.js';
+import { HEARTBEAT_INTERVAL_MS } from '../store/index.js';
+import type { ClaimOptions, Owner, Store } from '../store/index.js';
 import type { RunStatus } from '../core/types.js';
 import { StoreUnusableError } from '../store/errors.js';
 import { ensureReserve, releaseReserve } from '../store/reserve.js';
@@ -63,22 +66,6 @@ export interface RunControllerOptions {
    * clone. A program it returns is the run's (made from files of the prepared workspace).
    */
   prepare?: () => Promise<LoopProgram | undefined>;
-}
-
-/** interrupt() came while the controller waited to claim its run: nothing was taken or started. */
-export class ClaimInterruptedError extends Error {
-  constructor(runId: string) {
-    super(`run ${runId}: interrupted while waiting for its owner's lease to run out`);
-    this.name = 'ClaimInterruptedError';
-  }
-}
-
-/** What claiming an existing run found. */
-export interface ClaimInfo {
-  iterations: number;
-  costUsd: number;
-  interrupted: number[];
-  leftoverKilled: number | null;
 }
 
 /** The answer to a control request. */
@@ -386,7 +373,7 @@ export class RunController {
   private async claim(dir: string, owner: Owner): Promise<ResumePoint> {
     const { store } = this.options;
     const leftoverKilled = killLeftoverAgent(dir, this.runId);
-    const claim = await this.claimWhenIdle(owner);
+    const claim = await claimWhenIdle(store, this.runId, owner, { options: this.options.claim ?? {}, now: this.now, signal: this.interruptController.signal });
     this.claimedStatus = claim.run.status;
     for (const request of await store.pendingControls(this.runId)) {
       // Requests addressed to a previous owner are void: a stop sent before a crash must not stop the resumed run.
@@ -396,39 +383,7 @@ export class RunController {
     }
     const { state, lastSessionId } = stateFromRows(await store.listIterations(this.runId), this.now());
     this.options.onClaim?.({ iterations: state.iteration, costUsd: state.totalCostUsd, interrupted: claim.interrupted, leftoverKilled });
-    return { runId: this.runId, state, lastSessionId, wait: await this.unfinishedWait() };
-  }
-
-  /**
-   * The wait the run was in when its last owner let it go (or died), if it is not over: the last `waiting` event
-   * among the run's latest ones, with no iteration started after it (a hand-over may add a checkpoint after it).
-   */
-  private async unfinishedWait(): Promise<ResumePoint['wait']> {
-    const { store } = this.options;
-    const lastSeq = await store.lastEventSeq(this.runId);
-    const recent = await store.listEvents(this.runId, { afterSeq: Math.max(0, lastSeq - 50) });
-    for (const row of recent.reverse()) {
-      if (row.type === 'iteration_started') return null;
-      if (row.type !== 'waiting') continue;
-      const parsed = runEventSchema.safeParse(row.payload);
-      const event = parsed.success ? parsed.data : null;
-      return event?.type === 'waiting' && event.until > this.now() ? { until: event.until, reason: event.reason } : null;
-    }
-    return null;
-  }
-
-  /** claimRun as asked (options.claim): when the owner is not idle yet, waits until its lease has run out. */
-  private async claimWhenIdle(owner: Owner): Promise<ClaimResult> {
-    const { store, claim = {} } = this.options;
-    for (;;) {
-      try {
-        return await store.claimRun(this.runId, owner, this.now(), claim);
-      } catch (error) {
-        if (!(error instanceof RunBusyError) || claim.ifIdleMs === undefined) throw error;
-        // Durations only: the store judged the owner's silence by its own clock.
-        if (!(await abortableSleep(claim.ifIdleMs - error.idleMs + 50, this.interruptController.signal))) throw new ClaimInterruptedError(this.runId);
-      }
-    }
+    return { runId: this.runId, state, lastSessionId, wait: await unfinishedWait(store, this.runId, this.now()) };
   }
 
   private waker(): AbortSignal {
