@@ -134,6 +134,8 @@ export function createCodexParser(model: string | null = null, deps: AdapterDeps
             model,
             cumulative: false,
           },
+          // `codex exec` has one turn: it is over (the run's budget does not stop it for these figures).
+          { type: 'result', isError: false, text: null },
         ];
       }
       case 'turn.failed': {

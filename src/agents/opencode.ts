@@ -30,6 +30,8 @@ const partSchema = z.looseObject({
     .optional(),
   tokens: tokensSchema.nullish(),
   cost: figure(),
+  /** step_finish: `tool-calls` (the turn goes on) or `stop` (its last step). */
+  reason: z.string().optional(),
 });
 
 const errorSchema = z.looseObject({
@@ -109,6 +111,8 @@ export function createOpencodeParser(deps: AdapterDeps = defaultDeps()): StreamP
             events.push({ type: 'cost', usd: cost, cumulative: false });
           }
         }
+        // The last step of the turn: its figures are the turn's last (the run's budget does not stop it for them).
+        if (part?.reason === 'stop') events.push({ type: 'result', isError: false, text: null });
         return events;
       }
       case 'error': {

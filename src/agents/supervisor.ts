@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { idleTimer, timerAfter, timerAt, type IdleTimer, type SafeTimer } from '../os/timers.js';
 import { byteStreamRedactor, redactorOf, secretsOfProcess } from '../core/redact.js';
-import { killGroup, signalGroup } from '../os/process-group.js';
+import { killGroup, killGroupAtOnce, signalGroup } from '../os/process-group.js';
 import { fsProblem } from '../os/fs-errors.js';
 import { ensurePrivateDir } from '../os/private-files.js';
 import { AGENT_TAG_VARIABLE, findTagged, killTagged, signalTagged, treeRoot, type TaggedProcess } from '../os/process-tag.js';
@@ -15,7 +15,7 @@ import type { SuspendSignal } from './suspend-signal.js';
 import type { Invocation } from './types.js';
 
 /** Why a supervised process ended. */
-export type ExitReason = 'exited' | 'idle_timeout' | 'iteration_timeout' | 'deadline' | 'aborted' | 'spawn_failed' | 'log_failed';
+export type ExitReason = 'exited' | 'idle_timeout' | 'iteration_timeout' | 'deadline' | 'max_cost' | 'aborted' | 'spawn_failed' | 'log_failed';
 
 /** Options of one supervised run. */
 export interface SuperviseOptions {
@@ -37,6 +37,8 @@ export interface SuperviseOptions {
   maxLogBytes: number | null;
   /** Aborts the process (SIGINT/SIGTERM of ringmaster, user stop). */
   signal?: AbortSignal;
+  /** Aborted when the run's cost budget is spent while the agent works: it is killed at once, reported as `max_cost`. */
+  budgetSignal?: AbortSignal;
   /**
    * Suspends the process (`pause --now`): SIGSTOP to its group and its escaped processes, timers held (the
    * hard timeout and the deadline move by the time suspended); SIGCONT and timers re-armed when it goes back.
@@ -141,7 +143,9 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   const terminate = (why: ExitReason): void => {
     if (killing || child.pid === undefined) return;
     reason = why;
-    killing = killGroup(child.pid, options.killGraceMs);
+    // A spent budget is not waited on: an agent given time to end (Claude Code on SIGTERM) still sends the model
+    // its tool's result, a request that costs as much as the one before it.
+    killing = why === 'max_cost' ? killGroupAtOnce(child.pid) : killGroup(child.pid, options.killGraceMs);
   };
 
   // Any length is safe here (os/timers.ts): a 600h limit must not fire after 1 ms like a raw setTimeout would.
@@ -151,6 +155,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   };
 
   const onAbort = (): void => terminate('aborted');
+  const onBudget = (): void => terminate('max_cost');
 
   const pipeStream = (stream: NodeJS.ReadableStream, deliver: (text: string, offset: number) => void): Promise<void> =>
     new Promise((resolve) => {
@@ -251,6 +256,8 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     }
     if (options.signal?.aborted) terminate('aborted');
     else options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.budgetSignal?.aborted) terminate('max_cost');
+    else options.budgetSignal?.addEventListener('abort', onBudget, { once: true });
     child.stdin.on('error', () => undefined); // EPIPE when the agent does not read stdin
     if (options.invocation.stdin !== null) child.stdin.end(options.invocation.stdin);
     else child.stdin.end();
@@ -297,6 +304,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     unsubscribeSuspend();
     disarm();
     options.signal?.removeEventListener('abort', onAbort);
+    options.budgetSignal?.removeEventListener('abort', onBudget);
     child.stdout.destroy();
     child.stderr.destroy();
     closeLog();

@@ -5,6 +5,8 @@ import { addUsage, ZERO_USAGE } from './types.js';
 
 /** Error kinds that end the run at once: retrying cannot help until the user acts. */
 const FATAL_KINDS = new Set(['auth', 'missing_binary', 'spawn_failed', 'write_failed']);
+/** Error kinds of an agent stopped because the run reached a limit while it worked: the run ends with that limit. */
+const LIMIT_KINDS = new Set(['max_runtime', 'max_cost']);
 /** Error kinds that mean "come back later", never a failure. */
 const WAIT_KINDS = new Set(['usage_limit', 'rate_limit', 'overloaded']);
 
@@ -124,6 +126,11 @@ export function decide({ state, result, limits, nowMs, stopRequested, completion
       next.consecutiveWaits = 0;
       break;
     case 'failure':
+      // Stopped by the run's own limit (its runtime, its budget): not the agent's failure; the run ends with that
+      // limit (unless a stop came first), even if the cost recorded falls a little short of what was estimated live.
+      if (LIMIT_KINDS.has(result.errorKind)) {
+        return { state: next, outcome, decision: limitReached(next, limits, nowMs, stopRequested) ?? stop(result.errorKind as StopReason, 'completed') };
+      }
       if (FATAL_KINDS.has(result.errorKind)) {
         next.consecutiveFailures = state.consecutiveFailures + 1;
         return { state: next, outcome, decision: stop('fatal_error', 'failed') };

@@ -40,6 +40,8 @@ export const ERROR_KINDS = [
   'idle_timeout',
   'iteration_timeout',
   'max_runtime',
+  /** The run's cost budget was spent while the agent worked: it was stopped. */
+  'max_cost',
   'spawn_failed',
   'interrupted',
   'missing_binary',

@@ -44,6 +44,12 @@ export async function waitGroupGone(pgid: number, timeoutMs: number, pollMs = 10
   }
 }
 
+/** SIGKILL to the whole group at once, no grace: nothing in it runs another instruction. Resolves when it is gone. */
+export async function killGroupAtOnce(pgid: number): Promise<void> {
+  if (!signalGroup(pgid, 'SIGKILL')) return;
+  await waitGroupGone(pgid, 5000);
+}
+
 /** SIGTERM the group, wait up to `graceMs`, then SIGKILL and wait until every member is gone. */
 export async function killGroup(pgid: number, graceMs: number): Promise<void> {
   if (!signalGroup(pgid, 'SIGTERM')) return;

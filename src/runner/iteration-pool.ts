@@ -23,6 +23,7 @@ interface Pending {
   pid: number | null;
   /** Stops forwarding `pause --now` to the worker. */
   unsubscribe: () => void;
+  onBudget: () => void;
 }
 
 interface PoolWorker {
@@ -58,12 +59,15 @@ export class IterationPool {
     const logPromise = new Promise<void>((resolve) => (resolveLog = resolve));
     return new Promise<IterationOutcomeData>((resolve) => {
       const onAbort = (): void => worker.thread.postMessage({ type: 'abort', id } satisfies PoolRequest);
-      const entry: Pending = { input, worker, resolve, logClosed: { promise: logPromise, resolve: resolveLog }, settled: false, onAbort, pid: null, unsubscribe: () => undefined };
+      const onBudget = (): void => worker.thread.postMessage({ type: 'budget', id } satisfies PoolRequest);
+      const entry: Pending = { input, worker, resolve, logClosed: { promise: logPromise, resolve: resolveLog }, settled: false, onAbort, onBudget, pid: null, unsubscribe: () => undefined };
       this.pending.set(id, entry);
       worker.running += 1;
       if (input.signal.aborted) onAbort();
       else input.signal.addEventListener('abort', onAbort, { once: true });
-      worker.thread.postMessage({ type: 'run', id, input: wire(input), activity: input.onActivity !== null } satisfies PoolRequest);
+      worker.thread.postMessage({ type: 'run', id, input: wire(input), activity: input.onActivity !== null, spend: (input.onSpend ?? null) !== null } satisfies PoolRequest);
+      if (input.budgetSignal?.aborted) onBudget();
+      else input.budgetSignal?.addEventListener('abort', onBudget, { once: true });
       // `pause --now` reaches the supervisor in the worker thread as messages, in order after the run's.
       const suspend = input.suspend;
       if (suspend) {
@@ -105,6 +109,9 @@ export class IterationPool {
       case 'activity':
         entry.input.onActivity?.(reply.activity);
         return;
+      case 'spend':
+        entry.input.onSpend?.(reply.usd);
+        return;
       case 'result':
         this.settle(reply.id, entry, reply.outcome);
         return;
@@ -122,6 +129,7 @@ export class IterationPool {
     entry.settled = true;
     entry.worker.running -= 1;
     entry.input.signal.removeEventListener('abort', entry.onAbort);
+    entry.input.budgetSignal?.removeEventListener('abort', entry.onBudget);
     entry.unsubscribe();
     entry.resolve({ ...outcome, logClosed: entry.logClosed.promise });
     void id;
@@ -144,6 +152,6 @@ export class IterationPool {
 }
 
 function wire(input: IterationInput): WireInput {
-  const { adapter: _adapter, signal: _signal, suspend: _suspend, onSpawn: _onSpawn, onActivity: _onActivity, completionScanner: _scanner, ...rest } = input;
+  const { adapter: _adapter, signal: _signal, budgetSignal: _budget, suspend: _suspend, onSpawn: _onSpawn, onActivity: _onActivity, onSpend: _onSpend, completionScanner: _scanner, ...rest } = input;
   return { ...rest, env: { ...rest.env } };
 }

@@ -3,18 +3,21 @@ import type { AgentActivityBody } from './events.js';
 import type { IterationInput, IterationOutcomeData } from './iteration.js';
 
 /** An iteration's input without what cannot cross threads (the adapter object, callbacks, the abort signal). */
-export type WireInput = Omit<IterationInput, 'adapter' | 'signal' | 'suspend' | 'onSpawn' | 'onActivity' | 'completionScanner'>;
+export type WireInput = Omit<IterationInput, 'adapter' | 'signal' | 'budgetSignal' | 'suspend' | 'onSpawn' | 'onActivity' | 'onSpend' | 'completionScanner'>;
 
 /** Main thread -> worker. */
 export type PoolRequest =
-  | { type: 'run'; id: number; input: WireInput; activity: boolean }
+  | { type: 'run'; id: number; input: WireInput; activity: boolean; spend: boolean }
   | { type: 'abort'; id: number }
+  /** The run's budget is spent: the agent stops (`max_cost`). */
+  | { type: 'budget'; id: number }
   | { type: 'suspend'; id: number; suspended: boolean };
 
 /** Worker -> main thread. */
 export type PoolReply =
   | { type: 'spawn'; id: number; pid: number }
   | { type: 'activity'; id: number; activity: AgentActivityBody }
+  | { type: 'spend'; id: number; usd: number }
   | { type: 'result'; id: number; outcome: Omit<IterationOutcomeData, 'logClosed'> }
   | { type: 'log_closed'; id: number }
   | { type: 'failed'; id: number; message: string };

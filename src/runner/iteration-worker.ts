@@ -11,11 +11,14 @@ const port = parentPort;
 if (port === null) throw new Error('iteration-worker.js runs as a worker thread');
 const aborts = new Map<number, AbortController>();
 const suspends = new Map<number, SuspendSwitch>();
+const budgets = new Map<number, AbortController>();
 const post = (reply: PoolReply): void => port.postMessage(reply);
 
-async function run(id: number, input: WireInput, activity: boolean): Promise<void> {
+async function run(id: number, input: WireInput, activity: boolean, spend: boolean): Promise<void> {
   const controller = new AbortController();
   aborts.set(id, controller);
+  const budget = new AbortController();
+  budgets.set(id, budget);
   const suspend = createSuspendSwitch();
   suspends.set(id, suspend);
   try {
@@ -23,9 +26,11 @@ async function run(id: number, input: WireInput, activity: boolean): Promise<voi
       ...input,
       adapter: getAdapter(input.agentSpec),
       signal: controller.signal,
+      budgetSignal: budget.signal,
       suspend,
       onSpawn: (pid) => post({ type: 'spawn', id, pid }),
       onActivity: activity ? (body) => post({ type: 'activity', id, activity: body }) : null,
+      onSpend: spend ? (usd) => post({ type: 'spend', id, usd }) : null,
     });
     const { logClosed, ...data } = outcome;
     post({ type: 'result', id, outcome: data });
@@ -36,11 +41,13 @@ async function run(id: number, input: WireInput, activity: boolean): Promise<voi
   } finally {
     aborts.delete(id);
     suspends.delete(id);
+    budgets.delete(id);
   }
 }
 
 port.on('message', (request: PoolRequest) => {
-  if (request.type === 'run') void run(request.id, request.input, request.activity);
+  if (request.type === 'run') void run(request.id, request.input, request.activity, request.spend);
   else if (request.type === 'suspend') suspends.get(request.id)?.set(request.suspended);
+  else if (request.type === 'budget') budgets.get(request.id)?.abort();
   else aborts.get(request.id)?.abort();
 });

@@ -1,21 +1,19 @@
 // Runs one iteration: supervise the agent process, parse its stream, scan its own text for signals,
 // and fold everything into an IterationResult (failures are values, never exceptions).
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { SuspendSignal } from '../agents/suspend-signal.js';
-import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions } from '../agents/types.js';
+import type { AgentAdapter, AgentEvent, InvocationOptions } from '../agents/types.js';
+import { passLongPromptByFile } from './long-prompt.js';
 import { activityOf } from './activity.js';
 import type { AgentActivityBody } from './events.js';
-import { computeCostUsd, type PriceTable } from '../agents/pricing.js';
+import type { PriceTable } from '../agents/pricing.js';
+import { IterationCost } from './iteration-cost.js';
 import { DEFAULT_MAX_LOG_BYTES } from '../agents/capped-log.js';
-import { normaliseCost, normaliseUsage } from '../agents/usage-guard.js';
 import { supervise, type SupervisedExit } from '../agents/supervisor.js';
 import { createEchoFilter } from '../core/echo-filter.js';
 import { redactor, redactorOf, secretsOfProcess } from '../core/redact.js';
 import { createSignalScanner, type SignalScanner } from '../core/signals.js';
 import { completionScannerFor, type CompletionRule } from './completion-rule.js';
-import type { ErrorKind, IterationResult, Usage } from '../core/types.js';
-import { addUsage } from '../core/types.js';
+import type { ErrorKind, IterationResult } from '../core/types.js';
 import { createLineSplitter } from './line-splitter.js';
 
 /** Runs one iteration somewhere (this thread, or a worker thread of a pool): see iteration-pool.ts. */
@@ -50,6 +48,10 @@ export interface IterationInput {
   maxLogBytes?: number | null;
   prices: PriceTable;
   signal: AbortSignal;
+  /** Aborted when the run's cost budget is spent: the agent is stopped and the iteration ends with `max_cost`. */
+  budgetSignal?: AbortSignal;
+  /** Told the iteration's cost so far each time it grows (from the agent's usage and cost reports). */
+  onSpend?: ((usd: number) => void) | null;
   /** Suspends the agent while set (`pause --now`); absent = never suspended. */
   suspend?: SuspendSignal;
   /** Receives what the agent does, live (--verbose, the WebSocket); null = not wanted. */
@@ -71,39 +73,6 @@ export interface IterationOutcomeData {
   warnings: string[];
   /** The agent's own text (assistant text; not tool output, not the echoed prompt), its last 64 KiB. */
   text: string;
-}
-
-/** Longest single argument Linux takes (MAX_ARG_STRLEN, 32 pages of 4 KiB, with its NUL). */
-export const MAX_ARG_BYTES = 128 * 1024 - 1;
-/** Arguments and environment together beyond this are passed another way (ARG_MAX is usually 2 MiB or more). */
-export const MAX_ARGV_ENV_BYTES = 1024 * 1024;
-
-function argvEnvBytes(invocation: Invocation): number {
-  let total = Buffer.byteLength(invocation.command) + 8;
-  for (const arg of invocation.args) total += Buffer.byteLength(arg) + 9;
-  for (const [k, v] of Object.entries(invocation.env)) if (v !== undefined) total += Buffer.byteLength(k) + Buffer.byteLength(v) + 10;
-  return total;
-}
-
-/** The instruction given as the argument instead of a prompt too long for the command line. */
-export function promptFilePointer(path: string): string {
-  return `Your instructions are in the file ${path} (too long to pass on the command line). Read that whole file now and follow it exactly, as if it were this message.`;
-}
-
-/**
- * When the prompt is an argument of the invocation and too large for the OS (one argument over MAX_ARG_BYTES,
- * or arguments and environment over MAX_ARGV_ENV_BYTES), writes it next to the iteration's log (0600) and
- * passes a short argument pointing to it instead. Other invocations are returned as they are.
- */
-export function passLongPromptByFile(invocation: Invocation, prompt: string, logPath: string): Invocation {
-  const at = invocation.args.indexOf(prompt);
-  if (at < 0 || (Buffer.byteLength(prompt) <= MAX_ARG_BYTES && argvEnvBytes(invocation) <= MAX_ARGV_ENV_BYTES)) return invocation;
-  const file = logPath.replace(/\.log$/, '') + '.prompt.md';
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeFileSync(file, prompt, { mode: 0o600 });
-  const args = [...invocation.args];
-  args[at] = promptFilePointer(file);
-  return { ...invocation, args };
 }
 
 /** Error kinds by how much they explain a failure: a higher one wins when several are seen. */
@@ -155,19 +124,14 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   const { adapter } = input;
   const success = completionScannerFor(input.completion, input.completionScanner, input.successSignals);
   const failure = createSignalScanner([input.failureSignal]);
-  let usage: Usage | null = null;
-  let cumulativeUsage: Usage | null = null;
-  let costIncrements: number | null = null;
-  let cumulativeCost: number | null = null;
+  const spend = new IterationCost(input.model, input.prices, input.resumeSessionId ? input.resumeCostBaseline : 0, input.onSpend ?? null);
   let sessionId: string | null = input.resumeSessionId;
-  let model: string | null = input.model;
   let classified: { kind: ErrorKind; message: string } | null = null;
   let resetAtMs: number | null = null;
   let resultIsError = false;
+  /** The agent reported its final result: its turn is over. */
+  let turnEnded = false;
   let malformed = 0;
-  // Usage and cost figures the agent reported that had to be normalised (usage-guard.ts), reported as warnings.
-  const oddFigures = new Set<string>();
-  let costUntrusted = false;
   const ownText = createTextTail(TEXT_TAIL_CHARS);
 
   const classify = (kind: ErrorKind, message: string): void => {
@@ -192,27 +156,13 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
         break;
       case 'tool_call':
         break;
-      case 'usage': {
-        const checked = normaliseUsage(event.usage);
-        for (const problem of checked.problems) oddFigures.add(problem);
-        if (event.cumulative) cumulativeUsage = checked.usage;
-        else usage = usage ? addUsage(usage, checked.usage) : checked.usage;
-        if (event.model) model = event.model;
+      case 'usage':
+      case 'cost':
+        spend.add(event);
         break;
-      }
-      case 'cost': {
-        const checked = normaliseCost(event.usd);
-        if (checked.usd === null) {
-          // The agent's own figure cannot be trusted: the cost is priced from the tokens, or unknown.
-          if (checked.problem) oddFigures.add(checked.problem);
-          costUntrusted = true;
-        } else if (event.cumulative) cumulativeCost = checked.usd;
-        else costIncrements = (costIncrements ?? 0) + checked.usd;
-        break;
-      }
       case 'session':
         sessionId = event.id;
-        if (event.model) model = event.model;
+        if (event.model) spend.model = event.model;
         break;
       case 'error':
         classify(event.kind, event.message);
@@ -223,6 +173,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
         break;
       case 'result':
         resultIsError = resultIsError || event.isError;
+        turnEnded = true;
         break;
       case 'malformed':
         malformed += 1;
@@ -257,6 +208,8 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   const parser = adapter.createParser(invocationOptions);
   const splitter = createLineSplitter((line) => {
     for (const e of parser.line(line)) onEvent(e);
+    // The spend so far, while the agent's turn goes on (the run's budget may stop it).
+    if (!turnEnded) spend.report();
   });
   // A plain-text agent's output is its own text, except signals it reproduces from the prompt (core/echo-filter.ts).
   const echo = createEchoFilter(input.prompt, [...input.successSignals, input.failureSignal]);
@@ -284,6 +237,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     tailBytes: TAIL_BYTES,
     maxLogBytes: input.maxLogBytes === undefined ? DEFAULT_MAX_LOG_BYTES : input.maxLogBytes,
     signal: input.signal,
+    ...(input.budgetSignal ? { budgetSignal: input.budgetSignal } : {}),
     ...(input.suspend ? { suspend: input.suspend } : {}),
     onStdout,
     onStderr: input.onActivity ? (text, offset) => input.onActivity?.({ kind: 'output', stream: 'stderr', offset, text }) : undefined,
@@ -298,14 +252,6 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   }
   // The output has ended: rules about its end (a workflow's plain signal as the last thing said) are judged now.
   success.end?.();
-
-  const finalUsage = cumulativeUsage ?? usage;
-  let cost: number | null = null;
-  // A resumed session reports its whole total: subtract what it had before (rounded to drop float noise).
-  if (costUntrusted) cost = finalUsage ? computeCostUsd(model, finalUsage, input.prices) : null;
-  else if (cumulativeCost !== null) cost = Math.max(0, Math.round((cumulativeCost - (input.resumeSessionId ? input.resumeCostBaseline : 0)) * 1e10) / 1e10);
-  else if (costIncrements !== null) cost = costIncrements;
-  else if (finalUsage) cost = computeCostUsd(model, finalUsage, input.prices);
 
   let errorKind: ErrorKind = 'none';
   let errorMessage: string | null = null;
@@ -335,6 +281,10 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       errorKind = 'max_runtime';
       errorMessage = 'the run reached max_runtime: agent killed';
       break;
+    case 'max_cost':
+      errorKind = 'max_cost';
+      errorMessage = 'the run reached max_cost: agent stopped';
+      break;
     case 'log_failed':
       errorKind = 'write_failed';
       errorMessage = `${exit.logError ?? 'the iteration log could not be written'}: agent stopped (resume the run once Ringmaster can write there again)`;
@@ -358,8 +308,8 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
 
   return {
     malformedLines: malformed,
-    warnings: [...oddFigures].map((problem) => `${adapter.name} reported ${problem}`),
-    sessionCumulativeCost: cumulativeCost,
+    warnings: [...spend.oddFigures].map((problem) => `${adapter.name} reported ${problem}`),
+    sessionCumulativeCost: spend.sessionCumulativeCost,
     logClosed: exit.logClosed,
     text: ownText.value(),
     result: {
@@ -368,10 +318,10 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       successSignal: success.found,
       failureSignal: failure.found,
       durationMs: exit.durationMs,
-      usage: finalUsage,
-      costUsd: cost,
+      usage: spend.finalUsage,
+      costUsd: spend.costUsd(),
       sessionId,
-      model,
+      model: spend.model,
       errorKind,
       // Error messages quote the agent's output: its environment's secrets are never recorded or shown.
       errorMessage: errorMessage === null ? null : redact(errorMessage),

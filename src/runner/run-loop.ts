@@ -11,6 +11,7 @@ import { dataDir, iterationLogPath } from '../store/paths.js';
 import type { AgentActivity, AgentActivityBody, RunEventBody } from './events.js';
 import { eventUnit, iterationEvents } from './iteration-events.js';
 import { InFlight } from './in-flight.js';
+import { SpendGuard } from './spend-guard.js';
 import { runIteration, type IterationOutcomeData } from './iteration.js';
 import { ensureAgentClis, withBinDirs } from './agent-install.js';
 import { promptProgram, type ProgramContext, type ProgramSettlement, type ProgramStep, type ProgramStop, type ProgramWait } from './program.js';
@@ -62,6 +63,11 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   const halt = new AbortController();
   const iterationSignal = capacity > 1 ? AbortSignal.any([deps.signal, halt.signal]) : deps.signal;
   const running = new InFlight<Ran>();
+  // max_cost while agents work: spending the budget mid-iteration stops them (spend-guard.ts).
+  const budget = new SpendGuard(limits.maxCostUsd, () => state.totalCostUsd, (spent, cut) => {
+    const which = cut.length === 1 ? `iteration ${cut[0]}` : `iterations ${cut.join(', ')}`;
+    emit({ type: 'warning', time: deps.now(), message: `max_cost $${limits.maxCostUsd ?? 0} reached while ${which} ran ($${spent.toFixed(4)} spent): stopping the agent` });
+  });
   /** Iteration numbers handed out (started iterations); state.iteration counts finished ones. */
   let numbered = state.iteration;
   const laneFailures = new Map<string, number>();
@@ -119,7 +125,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   const startable = (): { now: boolean; at: number | null } => {
     const now = deps.now();
     if (fatalError() !== null || deps.signal.aborted || programWaits || (deps.pause?.requested() ?? null) !== null || handingOver()) return { now: false, at: null };
-    if (limitReached({ ...state, iteration: state.iteration + running.size }, limits, now, stopRequested())) return { now: false, at: null };
+    if (budget.exhausted || limitReached({ ...state, iteration: state.iteration + running.size }, limits, now, stopRequested())) return { now: false, at: null };
     const at = Math.max(waitUntil ?? 0, notBefore ?? 0);
     return at > now ? { now: false, at } : { now: true, at: null };
   };
@@ -252,6 +258,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
         maxLogBytes: spec.maxLogBytes,
         prices: spec.prices,
         signal: iterationSignal,
+        ...budget.start(iteration),
         ...(deps.pause?.suspend ? { suspend: deps.pause.suspend } : {}),
         onSpawn: deps.onAgentSpawn ? (pid) => deps.onAgentSpawn?.(runId, iteration, pid) : undefined,
         tag: iterationTag(runId, iteration),
@@ -322,6 +329,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     publishMetadata();
     const decided = decide({ state: { ...state, consecutiveFailures: failuresOf(lane) }, result: settled.result, limits, nowMs: deps.now(), stopRequested: stopRequested(), completionEnds: settled.completionEnds, unitEnded: settled.unitEnded ?? false });
     state = decided.state;
+    budget.end(iteration);
     laneFailures.set(lane, state.consecutiveFailures);
     programWaits = false;
     for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit })) emit(e);

@@ -46,6 +46,8 @@ describe('opencode adapter', () => {
       { type: 'text', text: 'I wrote hello.txt.' },
       { type: 'usage', usage: { tokensIn: 1300, tokensOut: 12, cacheRead: 0, cacheWrite: 0 }, model: null, cumulative: false },
       { type: 'cost', usd: 0.00272, cumulative: false },
+      // The step that ended with reason "stop" ends the turn.
+      { type: 'result', isError: false, text: null },
     ]);
     const s = summarize(events);
     expect(s.usage).toEqual({ tokensIn: 2500, tokensOut: 52, cacheRead: 0, cacheWrite: 0 });

@@ -137,6 +137,29 @@ describe('seed 000 stop conditions, in order', () => {
   });
 });
 
+describe('an agent stopped because the run reached a limit while it worked', () => {
+  const cut = (errorKind: 'max_cost' | 'max_runtime', costUsd: number | null): IterationResult => result({ exitCode: null, exitSignal: 'SIGKILL', errorKind, costUsd });
+
+  it('max_cost: the run completes with max_cost, even when the recorded cost falls short of the live estimate', () => {
+    const out = decide({ state: state({ totalCostUsd: 0.5, consecutiveFailures: 2 }), result: cut('max_cost', 0.45), limits: limits({ maxCostUsd: 1 }), nowMs: T0, stopRequested: false });
+    expect(out.outcome).toBe('failure');
+    expect(out.decision).toEqual({ kind: 'stop', reason: 'max_cost', status: 'completed' });
+    // Not the agent's failure: the count of consecutive failures is left as it was.
+    expect(out.state).toMatchObject({ totalCostUsd: 0.95, consecutiveFailures: 2 });
+  });
+
+  it('max_runtime: completes with max_runtime, never the failure threshold (threshold 1)', () => {
+    const out = decide({ state: state(), result: cut('max_runtime', null), limits: limits({ failureThreshold: 1, maxRuntimeMs: 60_000 }), nowMs: T0 + 60_000, stopRequested: false });
+    expect(out.decision).toEqual({ kind: 'stop', reason: 'max_runtime', status: 'completed' });
+    expect(out.state.consecutiveFailures).toBe(0);
+  });
+
+  it("a user's stop that came meanwhile wins", () => {
+    const out = decide({ state: state(), result: cut('max_cost', 2), limits: limits({ maxCostUsd: 1 }), nowMs: T0, stopRequested: true });
+    expect(out.decision).toEqual({ kind: 'stop', reason: 'user_stop', status: 'stopped' });
+  });
+});
+
 describe('pacing: cooldown, backoff, waiting on limits', () => {
   it('cooldown after success; cooldown + exponential backoff after failures, capped', () => {
     const l = limits({ cooldownMs: 500, backoffBaseMs: 1000, backoffMaxMs: 5000, failureThreshold: 10 });

@@ -2,11 +2,12 @@
 // a two-iteration loop (file written by claude's Write tool, then the signal), a 401 that stops the run at
 // once, a usage limit with a reset time that makes the run wait and then continue, an overload (529) that
 // is retried without counting as a failure, and a usage limit that switches to the fallback agent (codex).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { claudeFakeEnv, startFakeAnthropic, type FakeAnthropicServer } from '../fakes/anthropic-server.js';
 import { codexFakeEnv, startFakeResponses, writeCodexHome, type FakeResponsesServer } from '../fakes/openai-responses-server.js';
+import { findTagged, runTagMatcher } from '../../src/os/process-tag.js';
 import { runCli } from '../helpers/cli.js';
 import { agentEnv, completedIterations, createSandbox, lifecycleTypes, runArgs, runEvents, type Sandbox } from './real-cli.js';
 
@@ -141,4 +142,28 @@ it('claude: a usage limit switches to the fallback agent (codex), which complete
     [2, 'codex', 'complete', 'none'],
   ]);
   expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'success_signal', iterations: 2 });
+});
+
+it('claude: the run\'s budget spent in the middle of a turn stops Claude Code there, before its next request', { timeout: 180_000 }, async () => {
+  server = await startFakeAnthropic({
+    conversations: [
+      [
+        // The first answer alone costs more than the budget ($2 of input tokens at claude-sonnet prices or more);
+        // its tool call would keep the turn going for a minute, then the model would be asked again.
+        (ctx) => ({ type: 'tool_use', name: 'Bash', input: { command: `sleep 60; touch ${join(ctx.cwd ?? repo, 'late.txt')}`, description: 'wait' }, usage: { input_tokens: 1_000_000, output_tokens: 10 } }),
+        { type: 'text', text: 'Done. <promise>COMPLETE</promise>', usage: { input_tokens: 10, output_tokens: 10 } },
+      ],
+    ],
+  });
+  const r = await runCli([...ARGS, '--max-cost', '1'], { cwd: repo, env: env(server.url) });
+  expect(r.code).toBe(2);
+  const all = runEvents(r.stdout);
+  expect(completedIterations(all).map((e) => [e.iteration, e.outcome, e.error_kind])).toEqual([[1, 'failure', 'max_cost']]);
+  expect(completedIterations(all)[0]?.cost_usd).toBeGreaterThanOrEqual(1);
+  expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'max_cost', iterations: 1 });
+  // Claude Code never got to send the model its tool's result, its tool never finished, and nothing of it is left.
+  const roles = server.mainRequests().map((q) => (q.body as { messages: Array<{ role: string }> }).messages.map((m) => m.role));
+  expect(roles.filter((r) => r.includes('assistant'))).toEqual([]);
+  expect(existsSync(join(repo, 'late.txt'))).toBe(false);
+  expect(findTagged(runTagMatcher(all[0]?.run_id ?? ''))).toEqual([]);
 });

@@ -11,6 +11,9 @@ import type * as SuspendModule from '../../src/agents/suspend-signal.js';
 import type { IterationInput } from '../../src/runner/iteration.js';
 import type { AgentActivityBody } from '../../src/runner/events.js';
 import { PLAN_AGENT, ROOT, useWorkspace } from '../helpers/cli.js';
+
+/** A fake `claude` playing the scripted task agent (test/fixtures/bin-task-claude). */
+const TASK_CLAUDE_BIN = join(ROOT, 'test', 'fixtures', 'bin-task-claude');
 import { alive, processState } from '../helpers/proc.js';
 
 const dist = (path: string): string => join(ROOT, 'dist', path);
@@ -120,3 +123,28 @@ it('pause --now reaches the agent in a worker thread: suspended (SIGSTOP) with i
   expect(outcome.result.durationMs).toBeLessThanOrEqual(wall - suspend.suspendedMs() + 1000);
 });
 
+
+it("an agent's spend reaches this thread as it works, and a spent budget kills it in its worker thread (max_cost)", async () => {
+  const script = join(ws.dir, 'spend-script.json');
+  // No task in the prompt: the task agent plays "none"; it reports $0.60 of claude-opus-5-5 tokens, then works on forever.
+  writeFileSync(script, JSON.stringify({ none: [{ usage: { model: 'claude-opus-5-5', input_tokens: 150_000, output_tokens: 0 }, hang: true }] }));
+  const budget = new AbortController();
+  const spent: number[] = [];
+  let pid = 0;
+  const outcome = await pool.run(
+    input('unused', {
+      adapter: getAdapter({ name: 'claude', command: null }),
+      agentSpec: { name: 'claude', command: null },
+      env: { ...process.env, PATH: `${TASK_CLAUDE_BIN}:${process.env.PATH ?? ''}`, TASK_AGENT_NODE: process.execPath, TASK_AGENT_SCRIPT: script },
+      budgetSignal: budget.signal,
+      onSpawn: (p) => (pid = p),
+      onSpend: (usd) => {
+        spent.push(usd);
+        budget.abort();
+      },
+    }),
+  );
+  expect(spent).toEqual([0.6]);
+  expect(outcome.result).toMatchObject({ errorKind: 'max_cost', errorMessage: 'the run reached max_cost: agent stopped', costUsd: 0.6, exitSignal: 'SIGKILL' });
+  expect(alive(pid)).toBe(false);
+});

@@ -136,6 +136,24 @@ it("the run's budget holds across parallel tasks: their costs add up, and reachi
   expect((await ws.cli(['show', runId])).stdout).toContain('tasks done: -   blocked: -   in hand: A (1 iteration so far), B (1 iteration so far)\n');
 });
 
+it("the run's budget stops agents that spend it together while they work: both iterations end with max_cost", { timeout: 90_000 }, async () => {
+  const ws = workspace({ 'tasks.jsonl': tasksJsonl({ id: 'A', title: 'costly', priority: 2 }, { id: 'B', title: 'costly too', priority: 1 }) });
+  // Each agent reports $0.60 of tokens (150,000 input tokens at $4 per million) early in its turn, then works on
+  // forever: neither reaches the $1 budget alone, both together do.
+  const spend = { usage: { model: 'claude-opus-5-5', input_tokens: 150_000, output_tokens: 0 }, hang: true };
+  ws.script({ A: [spend], B: [spend] });
+  const r = await ws.cli(['tasks', 'run', '--agent', 'claude', '--max-cost', '1', '--json'], { ...PARALLEL, PATH: `${TASK_CLAUDE_BIN}:${process.env.PATH ?? ''}` });
+  expect(r.code).toBe(2);
+  const all = events(r.stdout);
+  const runId = all[0]?.run_id ?? '';
+  expect(iterations(all).sort((x, y) => x[0] - y[0])).toEqual([[1, 'A', 1, 'failure', 'max_cost'], [2, 'B', 1, 'failure', 'max_cost']]);
+  expect(ofType(all, 'warning').map((e) => e.message)).toEqual([expect.stringMatching(/^max_cost \$1 reached while iterations [12], [12] ran \(\$1\.2000 spent\): stopping the agent$/)]);
+  expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'max_cost', cost_usd: 1.2, iterations: 2 });
+  expect(ws.calls().filter((c) => alive(c.pid))).toEqual([]);
+  expect(findTagged(runTagMatcher(runId))).toEqual([]);
+  expect(ws.read('tasks.jsonl')).toBe(tasksJsonl({ id: 'A', title: 'costly', priority: 2, status: 'in_progress' }, { id: 'B', title: 'costly too', priority: 1, status: 'in_progress' }));
+});
+
 it('tasks.on_failure: stop: a blocked task stops the run, and the other task\'s agent with it', { timeout: 90_000 }, async () => {
   const ws = workspace({ 'tasks.jsonl': tasksJsonl({ id: 'A', title: 'gives up', priority: 2 }, { id: 'B', title: 'goes on', priority: 1 }) });
   ws.script({

@@ -1,0 +1,96 @@
+// max_cost while the agent works: an agent whose reported usage spends the run's budget in the middle of its turn
+// is stopped there (its iteration ends with max_cost, the rest of its turn never happens), not after the turn.
+// The budget counts what earlier iterations cost plus what the running one has spent so far.
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findTagged, runTagMatcher } from '../../src/os/process-tag.js';
+import type { RunEvent } from '../../src/runner/events.js';
+import { cleanEnv, runCli, useWorkspace } from '../helpers/cli.js';
+
+const ws = useWorkspace('Work. When done, print <promise>COMPLETE</promise>.\n');
+
+/** What the fake agent reports: input tokens early in its turn, and the cost in its final result. */
+interface Turn {
+  /** Input tokens of claude-opus-5-5 ($4 per million) in an assistant message early in the turn. */
+  tokens: number;
+  /** total_cost_usd of the final result. */
+  cost: number;
+  /** From this invocation on, the turn goes on for 30 s after that message. */
+  slowFrom: number;
+}
+
+/** A fake `claude` playing `turn` each time; at the end of a turn it writes late-<n>.txt, then its result. */
+function fakeClaude(dir: string, { tokens, cost, slowFrom }: Turn): string {
+  const bin = join(dir, 'fake-bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(
+    join(bin, 'claude'),
+    `#!/bin/sh
+cat >/dev/null
+n=$(cat .fake-count 2>/dev/null || echo 0)
+n=$((n + 1))
+echo "$n" > .fake-count
+echo '{"type":"system","subtype":"init","session_id":"s'$n'","model":"claude-opus-5-5"}'
+echo '{"type":"assistant","message":{"id":"m'$n'","role":"assistant","model":"claude-opus-5-5","content":[{"type":"text","text":"reading the code"}],"usage":{"input_tokens":${tokens},"output_tokens":0}},"session_id":"s'$n'"}'
+if [ "$n" -ge ${slowFrom} ]; then sleep 30; fi
+echo "turn $n" > "late-$n.txt"
+echo '{"type":"result","subtype":"success","is_error":false,"session_id":"s'$n'","total_cost_usd":${cost},"usage":{"input_tokens":${tokens},"output_tokens":0},"result":"done"}'
+`,
+  );
+  chmodSync(join(bin, 'claude'), 0o755);
+  return bin;
+}
+
+async function run(turn: Turn): Promise<{ code: number | null; events: RunEvent[] }> {
+  const bin = fakeClaude(ws.dir, turn);
+  const env = cleanEnv({ PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` });
+  const r = await runCli(['run', '--agent', 'claude', '--max-iterations', '5', '--max-cost', '1', '--cooldown', '0', '--json'], { cwd: ws.dir, env });
+  return { code: r.code, events: r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunEvent) };
+}
+
+const completed = (events: RunEvent[]): unknown[] =>
+  events.flatMap((e) => (e.type === 'iteration_completed' ? [[e.iteration, e.outcome, e.error_kind, e.error_message, e.cost_usd]] : []));
+
+const budgetWarnings = (events: RunEvent[]): string[] => events.flatMap((e) => (e.type === 'warning' && e.message.startsWith('max_cost') ? [e.message] : []));
+
+describe('max_cost reached in the middle of an iteration', () => {
+  it('stops the agent there: the iteration ends with max_cost and its cost so far, the run completes at its budget', async () => {
+    // $1.20 of tokens reported early in the first turn, against a $1 budget.
+    const r = await run({ tokens: 300_000, cost: 1.2, slowFrom: 1 });
+    expect(r.code).toBe(2);
+    expect(completed(r.events)).toEqual([[1, 'failure', 'max_cost', 'the run reached max_cost: agent stopped', 1.2]]);
+    expect(r.events.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'max_cost', iterations: 1, cost_usd: 1.2 });
+    expect(budgetWarnings(r.events)).toEqual(['max_cost $1 reached while iteration 1 ran ($1.2000 spent): stopping the agent']);
+    // The rest of the turn never happened, and nothing of the agent is left.
+    expect(existsSync(join(ws.dir, 'late-1.txt'))).toBe(false);
+    expect(findTagged(runTagMatcher(r.events[0]?.run_id ?? ''))).toEqual([]);
+  });
+
+  it("counts the earlier iterations' cost: the second turn is stopped once both together reach the budget", async () => {
+    // $0.60 per turn: the first ends by itself under the budget; the second reaches it while it works.
+    const r = await run({ tokens: 150_000, cost: 0.6, slowFrom: 2 });
+    expect(r.code).toBe(2);
+    expect(completed(r.events)).toEqual([
+      [1, 'success', 'none', null, 0.6],
+      [2, 'failure', 'max_cost', 'the run reached max_cost: agent stopped', 0.6],
+    ]);
+    expect(r.events.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'max_cost', iterations: 2, cost_usd: 1.2 });
+    expect(budgetWarnings(r.events)).toEqual(['max_cost $1 reached while iteration 2 ran ($1.2000 spent): stopping the agent']);
+    expect(existsSync(join(ws.dir, 'late-1.txt'))).toBe(true);
+    expect(existsSync(join(ws.dir, 'late-2.txt'))).toBe(false);
+  });
+
+  it('does not stop an agent whose final result is what crosses the budget: its turn is over', async () => {
+    // Nothing spent mid-turn; each result says $0.70: the second crosses the budget as the turn ends.
+    const r = await run({ tokens: 0, cost: 0.7, slowFrom: 99 });
+    expect(r.code).toBe(2);
+    expect(budgetWarnings(r.events)).toEqual([]);
+    expect(completed(r.events)).toEqual([
+      [1, 'success', 'none', null, 0.7],
+      [2, 'success', 'none', null, 0.7],
+    ]);
+    expect(r.events.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'max_cost', iterations: 2, cost_usd: 1.4 });
+    expect(existsSync(join(ws.dir, 'late-2.txt'))).toBe(true);
+  });
+});
