@@ -1,6 +1,6 @@
 // Runs the built CLI (bin/ringmaster.js) as a real process with the pinned Node, for end-to-end tests.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
@@ -83,4 +83,13 @@ export function useWorkspace(prompt: string): { readonly dir: string } {
       return current.dir;
     },
   };
+}
+
+/** Writes an executable `name` (a shell script) into `<dir>/fake-bin`; returns that directory (to put first on PATH). */
+export function fakeBin(dir: string, name: string, script: string): string {
+  const bin = join(dir, 'fake-bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, name), script);
+  chmodSync(join(bin, name), 0o755);
+  return bin;
 }

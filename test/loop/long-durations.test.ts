@@ -1,9 +1,9 @@
 // Durations past Node's timer limit (2^31-1 ms, ~24.8 days) and pauses against the runtime budget, through the
 // CLI: no timer fires early, no wait spins, no pause outlasts --max-runtime.
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, normalise, planAgent, runCli, startCli, useWorkspace } from '../helpers/cli.js';
+import { cleanEnv, fakeBin, normalise, planAgent, runCli, startCli, useWorkspace } from '../helpers/cli.js';
 
 const ws = useWorkspace('Do the work. When everything is done, print <promise>COMPLETE</promise>.\n');
 
@@ -19,8 +19,6 @@ describe('durations longer than 2^31 ms', () => {
 
 /** A fake `claude` that answers every call with a usage limit resetting `resetInDays` from now, and counts its calls. */
 function limitedClaude(dir: string, resetInDays: number): string {
-  const bin = join(dir, 'fake-bin');
-  mkdirSync(bin);
   const script = `#!/bin/sh
 cat >/dev/null
 n=$(cat .claude-calls 2>/dev/null || echo 0)
@@ -31,9 +29,7 @@ echo '{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsA
 echo '{"type":"result","subtype":"success","is_error":true,"session_id":"s1","total_cost_usd":0,"result":"limit reached"}'
 exit 1
 `;
-  writeFileSync(join(bin, 'claude'), script);
-  chmodSync(join(bin, 'claude'), 0o755);
-  return bin;
+  return fakeBin(dir, 'claude', script);
 }
 
 describe('a usage limit that resets weeks away', () => {

@@ -1,18 +1,16 @@
 // Usage figures an agent reports that are fractional, negative, huge or non-finite: the iteration row is still
 // completed (never left "interrupted"), with normalised figures, and what was odd is reported as a warning.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, runCli, useWorkspace } from '../helpers/cli.js';
+import { cleanEnv, fakeBin, runCli, useWorkspace } from '../helpers/cli.js';
 
 const ws = useWorkspace('Work. When done, print <promise>COMPLETE</promise>.\n');
 
 /** A fake `claude` whose final result line carries `usage` and `cost` as raw JSON text. */
 function fakeClaude(dir: string, usage: string, cost: string): string {
-  const bin = join(dir, 'fake-bin');
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(
-    join(bin, 'claude'),
+  return fakeBin(
+    dir,
+    'claude',
     `#!/bin/sh
 cat >/dev/null
 echo '{"type":"system","subtype":"init","session_id":"s1","model":"claude-opus-5-5"}'
@@ -20,8 +18,6 @@ echo '{"type":"assistant","message":{"id":"m1","role":"assistant","model":"claud
 echo '{"type":"result","subtype":"success","is_error":false,"session_id":"s1","total_cost_usd":${cost},"usage":${usage},"result":"done"}'
 `,
   );
-  chmodSync(join(bin, 'claude'), 0o755);
-  return bin;
 }
 
 interface Row {

@@ -1,12 +1,12 @@
 // max_cost while the agent works: an agent whose reported usage spends the run's budget in the middle of its turn
 // is stopped there (its iteration ends with max_cost, the rest of its turn never happens), not after the turn.
 // The budget counts what earlier iterations cost plus what the running one has spent so far.
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findTagged, runTagMatcher } from '../../src/os/process-tag.js';
 import type { RunEvent } from '../../src/runner/events.js';
-import { cleanEnv, runCli, useWorkspace } from '../helpers/cli.js';
+import { cleanEnv, fakeBin, runCli, useWorkspace } from '../helpers/cli.js';
 
 const ws = useWorkspace('Work. When done, print <promise>COMPLETE</promise>.\n');
 
@@ -22,10 +22,9 @@ interface Turn {
 
 /** A fake `claude` playing `turn` each time; at the end of a turn it writes late-<n>.txt, then its result. */
 function fakeClaude(dir: string, { tokens, cost, slowFrom }: Turn): string {
-  const bin = join(dir, 'fake-bin');
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(
-    join(bin, 'claude'),
+  return fakeBin(
+    dir,
+    'claude',
     `#!/bin/sh
 cat >/dev/null
 n=$(cat .fake-count 2>/dev/null || echo 0)
@@ -38,8 +37,6 @@ echo "turn $n" > "late-$n.txt"
 echo '{"type":"result","subtype":"success","is_error":false,"session_id":"s'$n'","total_cost_usd":${cost},"usage":{"input_tokens":${tokens},"output_tokens":0},"result":"done"}'
 `,
   );
-  chmodSync(join(bin, 'claude'), 0o755);
-  return bin;
 }
 
 async function run(turn: Turn): Promise<{ code: number | null; events: RunEvent[] }> {
