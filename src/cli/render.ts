@@ -46,6 +46,8 @@ const usd = (amount: number, unknown: boolean): string => (unknown && amount ===
 function outcomeText(e: Extract<RunEvent, { type: 'iteration_completed' }>): string {
   switch (e.outcome) {
     case 'failure':
+      // The agent was stopped by the run's own limit: not a failure that counts.
+      if (e.error_kind === 'max_cost' || e.error_kind === 'max_runtime') return `stopped: ${e.error_kind.replace('_', ' ')} reached`;
       return `failure, consecutive: ${e.consecutive_failures}/${e.failure_threshold}`;
     case 'waiting':
       return e.error_kind.replace('_', ' ');

@@ -127,9 +127,10 @@ export function decide({ state, result, limits, nowMs, stopRequested, completion
       break;
     case 'failure':
       // Stopped by the run's own limit (its runtime, its budget): not the agent's failure; the run ends with that
-      // limit (unless a stop came first), even if the cost recorded falls a little short of what was estimated live.
+      // limit (unless a user's stop came first), even if another limit is reached too (the last iteration) or the
+      // cost recorded falls a little short of what was estimated live.
       if (LIMIT_KINDS.has(result.errorKind)) {
-        return { state: next, outcome, decision: limitReached(next, limits, nowMs, stopRequested) ?? stop(result.errorKind as StopReason, 'completed') };
+        return { state: next, outcome, decision: stopRequested ? stop('user_stop', 'stopped') : stop(result.errorKind as StopReason, 'completed') };
       }
       if (FATAL_KINDS.has(result.errorKind)) {
         next.consecutiveFailures = state.consecutiveFailures + 1;

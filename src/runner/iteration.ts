@@ -283,7 +283,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       break;
     case 'max_cost':
       errorKind = 'max_cost';
-      errorMessage = 'the run reached max_cost: agent stopped';
+      errorMessage = "the run's cost budget was spent while the agent worked: agent stopped";
       break;
     case 'log_failed':
       errorKind = 'write_failed';

@@ -66,7 +66,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   // max_cost while agents work: spending the budget mid-iteration stops them (spend-guard.ts).
   const budget = new SpendGuard(limits.maxCostUsd, () => state.totalCostUsd, (spent, cut) => {
     const which = cut.length === 1 ? `iteration ${cut[0]}` : `iterations ${cut.join(', ')}`;
-    emit({ type: 'warning', time: deps.now(), message: `max_cost $${limits.maxCostUsd ?? 0} reached while ${which} ran ($${spent.toFixed(4)} spent): stopping the agent` });
+    emit({ type: 'warning', time: deps.now(), message: `max cost $${(limits.maxCostUsd ?? 0).toFixed(2)} reached while ${which} ran ($${spent.toFixed(4)} spent): stopping the agent` });
   });
   /** Iteration numbers handed out (started iterations); state.iteration counts finished ones. */
   let numbered = state.iteration;

@@ -154,6 +154,11 @@ describe('an agent stopped because the run reached a limit while it worked', () 
     expect(out.state.consecutiveFailures).toBe(0);
   });
 
+  it('in the last iteration allowed, the limit that stopped the agent is the reason, not max_iterations', () => {
+    const out = decide({ state: state({ iteration: 4 }), result: cut('max_cost', 1.2), limits: limits({ maxIterations: 5, maxCostUsd: 1 }), nowMs: T0, stopRequested: false });
+    expect(out.decision).toEqual({ kind: 'stop', reason: 'max_cost', status: 'completed' });
+  });
+
   it("a user's stop that came meanwhile wins", () => {
     const out = decide({ state: state(), result: cut('max_cost', 2), limits: limits({ maxCostUsd: 1 }), nowMs: T0, stopRequested: true });
     expect(out.decision).toEqual({ kind: 'stop', reason: 'user_stop', status: 'stopped' });

@@ -6,7 +6,7 @@ import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findTagged, runTagMatcher } from '../../src/os/process-tag.js';
 import type { RunEvent } from '../../src/runner/events.js';
-import { cleanEnv, fakeBin, runCli, useWorkspace } from '../helpers/cli.js';
+import { cleanEnv, fakeBin, normalise, runCli, useWorkspace } from '../helpers/cli.js';
 
 const ws = useWorkspace('Work. When done, print <promise>COMPLETE</promise>.\n');
 
@@ -39,26 +39,26 @@ echo '{"type":"result","subtype":"success","is_error":false,"session_id":"s'$n'"
   );
 }
 
-async function run(turn: Turn): Promise<{ code: number | null; events: RunEvent[] }> {
+async function run(turn: Turn, args: string[] = ['--max-iterations', '5']): Promise<{ code: number | null; stdout: string; events: RunEvent[] }> {
   const bin = fakeClaude(ws.dir, turn);
   const env = cleanEnv({ PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` });
-  const r = await runCli(['run', '--agent', 'claude', '--max-iterations', '5', '--max-cost', '1', '--cooldown', '0', '--json'], { cwd: ws.dir, env });
-  return { code: r.code, events: r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunEvent) };
+  const r = await runCli(['run', '--agent', 'claude', ...args, '--max-cost', '1', '--cooldown', '0', '--json'], { cwd: ws.dir, env });
+  return { code: r.code, stdout: r.stdout, events: r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunEvent) };
 }
 
 const completed = (events: RunEvent[]): unknown[] =>
   events.flatMap((e) => (e.type === 'iteration_completed' ? [[e.iteration, e.outcome, e.error_kind, e.error_message, e.cost_usd]] : []));
 
-const budgetWarnings = (events: RunEvent[]): string[] => events.flatMap((e) => (e.type === 'warning' && e.message.startsWith('max_cost') ? [e.message] : []));
+const budgetWarnings = (events: RunEvent[]): string[] => events.flatMap((e) => (e.type === 'warning' && e.message.startsWith('max cost') ? [e.message] : []));
 
 describe('max_cost reached in the middle of an iteration', () => {
   it('stops the agent there: the iteration ends with max_cost and its cost so far, the run completes at its budget', async () => {
     // $1.20 of tokens reported early in the first turn, against a $1 budget.
     const r = await run({ tokens: 300_000, cost: 1.2, slowFrom: 1 });
     expect(r.code).toBe(2);
-    expect(completed(r.events)).toEqual([[1, 'failure', 'max_cost', 'the run reached max_cost: agent stopped', 1.2]]);
+    expect(completed(r.events)).toEqual([[1, 'failure', 'max_cost', "the run's cost budget was spent while the agent worked: agent stopped", 1.2]]);
     expect(r.events.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'max_cost', iterations: 1, cost_usd: 1.2 });
-    expect(budgetWarnings(r.events)).toEqual(['max_cost $1 reached while iteration 1 ran ($1.2000 spent): stopping the agent']);
+    expect(budgetWarnings(r.events)).toEqual(['max cost $1.00 reached while iteration 1 ran ($1.2000 spent): stopping the agent']);
     // The rest of the turn never happened, and nothing of the agent is left.
     expect(existsSync(join(ws.dir, 'late-1.txt'))).toBe(false);
     expect(findTagged(runTagMatcher(r.events[0]?.run_id ?? ''))).toEqual([]);
@@ -70,12 +70,30 @@ describe('max_cost reached in the middle of an iteration', () => {
     expect(r.code).toBe(2);
     expect(completed(r.events)).toEqual([
       [1, 'success', 'none', null, 0.6],
-      [2, 'failure', 'max_cost', 'the run reached max_cost: agent stopped', 0.6],
+      [2, 'failure', 'max_cost', "the run's cost budget was spent while the agent worked: agent stopped", 0.6],
     ]);
     expect(r.events.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'max_cost', iterations: 2, cost_usd: 1.2 });
-    expect(budgetWarnings(r.events)).toEqual(['max_cost $1 reached while iteration 2 ran ($1.2000 spent): stopping the agent']);
+    expect(budgetWarnings(r.events)).toEqual(['max cost $1.00 reached while iteration 2 ran ($1.2000 spent): stopping the agent']);
     expect(existsSync(join(ws.dir, 'late-1.txt'))).toBe(true);
     expect(existsSync(join(ws.dir, 'late-2.txt'))).toBe(false);
+  });
+
+  it('in the last iteration allowed, with a failure threshold of 1, the run still ends with max_cost', async () => {
+    const r = await run({ tokens: 300_000, cost: 1.2, slowFrom: 1 }, ['--max-iterations', '1', '--failure-threshold', '1']);
+    expect(r.code).toBe(2);
+    expect(completed(r.events)).toEqual([[1, 'failure', 'max_cost', "the run's cost budget was spent while the agent worked: agent stopped", 1.2]]);
+    expect(r.events.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'max_cost', consecutive_failures: 0 });
+  });
+
+  it('says so in the terminal: the iteration was stopped, not failed, and the run reached its max cost', async () => {
+    const bin = fakeClaude(ws.dir, { tokens: 300_000, cost: 1.2, slowFrom: 1 });
+    const r = await runCli(['run', '--agent', 'claude', '--max-iterations', '3', '--max-cost', '1'], { cwd: ws.dir, env: cleanEnv({ PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` }) });
+    expect(r.code).toBe(2);
+    const lines = normalise(r.stdout + r.stderr).split('\n');
+    expect(lines).toContain('WARNING: max cost $1.00 reached while iteration 1 ran ($1.2000 spent): stopping the agent');
+    expect(lines).toContain('[T] Iteration 1/3 completed in Xs (stopped: max cost reached)');
+    expect(lines).toContain("  reason: the run's cost budget was spent while the agent worked: agent stopped");
+    expect(lines).toContain('[T] Reached max cost: $1.00 (spent $1.2000, 1 iteration completed, total: X)');
   });
 
   it('does not stop an agent whose final result is what crosses the budget: its turn is over', async () => {

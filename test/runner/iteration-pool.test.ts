@@ -145,6 +145,6 @@ it("an agent's spend reaches this thread as it works, and a spent budget kills i
     }),
   );
   expect(spent).toEqual([0.6]);
-  expect(outcome.result).toMatchObject({ errorKind: 'max_cost', errorMessage: 'the run reached max_cost: agent stopped', costUsd: 0.6, exitSignal: 'SIGKILL' });
+  expect(outcome.result).toMatchObject({ errorKind: 'max_cost', errorMessage: "the run's cost budget was spent while the agent worked: agent stopped", costUsd: 0.6, exitSignal: 'SIGKILL' });
   expect(alive(pid)).toBe(false);
 });

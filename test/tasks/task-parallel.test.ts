@@ -147,7 +147,7 @@ it("the run's budget stops agents that spend it together while they work: both i
   const all = events(r.stdout);
   const runId = all[0]?.run_id ?? '';
   expect(iterations(all).sort((x, y) => x[0] - y[0])).toEqual([[1, 'A', 1, 'failure', 'max_cost'], [2, 'B', 1, 'failure', 'max_cost']]);
-  expect(ofType(all, 'warning').map((e) => e.message)).toEqual([expect.stringMatching(/^max_cost \$1 reached while iterations [12], [12] ran \(\$1\.2000 spent\): stopping the agent$/)]);
+  expect(ofType(all, 'warning').map((e) => e.message)).toEqual([expect.stringMatching(/^max cost \$1\.00 reached while iterations [12], [12] ran \(\$1\.2000 spent\): stopping the agent$/)]);
   expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'max_cost', cost_usd: 1.2, iterations: 2 });
   expect(ws.calls().filter((c) => alive(c.pid))).toEqual([]);
   expect(findTagged(runTagMatcher(runId))).toEqual([]);
