@@ -81,14 +81,15 @@ export function statsSql(runFilter: string): { perRun: string; completion: strin
     completion: `SELECT AVG(n) AS avg, COUNT(*) AS runs FROM (
          SELECT MIN(number) AS n FROM iterations WHERE ${inRuns} AND CAST(completion_signal_found AS INTEGER) = 1
          GROUP BY run_id) AS firsts`,
-    byHour: `SELECT (started_at / 3600000) * 3600000 AS hour, COUNT(*) AS iterations, COALESCE(SUM(cost_usd), 0) AS cost_usd
+    byHour: `SELECT (started_at / 3600000) * 3600000 AS hour, COUNT(*) AS iterations, COALESCE(SUM(cost_usd), 0) AS cost_usd,
+              COUNT(*) FILTER (WHERE cost_usd IS NULL AND status <> 'running') AS cost_unknown
        FROM iterations WHERE ${inRuns} GROUP BY (started_at / 3600000) * 3600000 ORDER BY hour`,
   };
 }
 
 const costPerRunRow = z.object({ run_id: z.string(), status: z.enum(RUN_STATUSES), iterations: z.number(), cost_usd: z.number(), cost_unknown: z.number() });
 const completionRow = z.object({ avg: z.number().nullable(), runs: z.number() });
-const hourRow = z.object({ hour: z.number(), iterations: z.number(), cost_usd: z.number() });
+const hourRow = z.object({ hour: z.number(), iterations: z.number(), cost_usd: z.number(), cost_unknown: z.number() });
 
 /** StoreStats from the rows of statsSql's three queries. */
 export function statsFromRows(perRunRows: readonly unknown[], completion: unknown, byHourRows: readonly unknown[]): StoreStats {
@@ -98,7 +99,7 @@ export function statsFromRows(perRunRows: readonly unknown[], completion: unknow
     cost_per_run: perRun,
     avg_iterations_to_completion: firsts.avg,
     completed_runs: firsts.runs,
-    cost_by_hour: byHourRows.map((row) => hourRow.parse(row)).map((h) => ({ hour: h.hour, iterations: h.iterations, cost_usd: roundUsd(h.cost_usd) })),
+    cost_by_hour: byHourRows.map((row) => hourRow.parse(row)).map((h) => ({ hour: h.hour, iterations: h.iterations, cost_usd: roundUsd(h.cost_usd), cost_unknown: h.cost_unknown > 0 })),
     total_cost_usd: roundUsd(perRun.reduce((sum, r) => sum + r.cost_usd, 0)),
     total_iterations: perRun.reduce((sum, r) => sum + r.iterations, 0),
   };

@@ -189,6 +189,8 @@ export interface HourCost {
   hour: number;
   iterations: number;
   cost_usd: number;
+  /** Some finished iteration of the hour has no known cost: cost_usd is a lower bound. */
+  cost_unknown: boolean;
 }
 
 /** The seed's metrics queries: cost per run, average iterations to completion, cost by hour. */

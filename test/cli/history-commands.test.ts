@@ -137,7 +137,7 @@ describe('ringmaster stats', () => {
         'cost by hour:',
         'HOUR              ITER     COST',
         '2025-01-02 10:00     2  $0.2500',
-        '2025-01-02 11:00     1  $0.0000',
+        '2025-01-02 11:00     1        ?',
         '',
       ].join('\n'),
     });
@@ -148,8 +148,8 @@ describe('ringmaster stats', () => {
     expect(all).toMatchObject({
       avg_iterations_to_completion: 2, completed_runs: 1, total_cost_usd: 0.25, total_iterations: 3,
       cost_by_hour: [
-        { hour: '2025-01-02T10:00:00.000Z', iterations: 2, cost_usd: 0.25 },
-        { hour: '2025-01-02T11:00:00.000Z', iterations: 1, cost_usd: 0 },
+        { hour: '2025-01-02T10:00:00.000Z', iterations: 2, cost_usd: 0.25, cost_unknown: false },
+        { hour: '2025-01-02T11:00:00.000Z', iterations: 1, cost_usd: 0, cost_unknown: true },
       ],
     });
     const one = JSON.parse((await cli(['stats', '--json', '--run', 'aaa'])).out) as Record<string, unknown>;

@@ -256,9 +256,10 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
       expect(stats.avg_iterations_to_completion).toBe(3);
       expect(stats.completed_runs).toBe(2);
       expect(stats.cost_by_hour).toEqual([
-        { hour: h0, iterations: 3, cost_usd: 2.5 },
-        { hour: h0 + hour, iterations: 1, cost_usd: 0.25 },
-        { hour: h0 + 2 * hour, iterations: 2, cost_usd: 2 },
+        { hour: h0, iterations: 3, cost_usd: 2.5, cost_unknown: false },
+        { hour: h0 + hour, iterations: 1, cost_usd: 0.25, cost_unknown: false },
+        // r2's iteration 3 has no known cost: the hour's $2 is a lower bound.
+        { hour: h0 + 2 * hour, iterations: 2, cost_usd: 2, cost_unknown: true },
       ]);
       expect([stats.total_cost_usd, stats.total_iterations]).toEqual([4.75, 6]);
       const one = await store.stats({ runId: 'r1' });

@@ -36,7 +36,7 @@ async function stats(args: string[], io: CliIO): Promise<number> {
     }
     if (s.cost_by_hour.length > 0) {
       io.stdout.write('\ncost by hour:\n');
-      const rows = s.cost_by_hour.map((h) => [localTime(h.hour).slice(0, 16), String(h.iterations), usd(h.cost_usd)]);
+      const rows = s.cost_by_hour.map((h) => [localTime(h.hour).slice(0, 16), String(h.iterations), usd(h.cost_usd, h.cost_unknown)]);
       io.stdout.write(table(['HOUR', 'ITER', 'COST'], rows, ['left', 'right', 'right']));
     }
     return EXIT.success;
@@ -76,7 +76,7 @@ Metrics of this workspace's runs (every workspace's with --all).
   --cwd DIR    workspace directory (default: the current directory)
   --all        every workspace
   --json       print {"cost_per_run": [...], "avg_iterations_to_completion", "completed_runs",
-               "cost_by_hour": [{"hour", "iterations", "cost_usd"}], "total_cost_usd", "total_iterations",
+               "cost_by_hour": [{"hour", "iterations", "cost_usd", "cost_unknown"}], "total_cost_usd", "total_iterations",
                "cost_per_task": [{"run_id", "task_id", "iterations", "cost_usd", "cost_unknown"}]} (task runs)
 `,
   run: stats,
