@@ -13,7 +13,7 @@ export const loopSchema = z.strictObject({
   default_max_iterations: wholeNumber(1).prefault(5).describe('iterations when neither --max-iterations, --unlimited nor the procedure says'),
   failure_threshold: wholeNumber(1).prefault(3).describe('consecutive failed iterations before the run aborts'),
   max_runtime: optionalDuration().prefault('none').describe("wall-clock budget of the run (after a resume: plus the time the earlier iterations ran)"),
-  max_cost: money().prefault('none').describe('cost budget of the whole run in USD (across resumes)'),
+  max_cost: money().prefault('none').describe('cost budget of the whole run in USD (across resumes; an agent that spends it mid-iteration is stopped)'),
   cooldown: duration().prefault('0s').describe('pause between iterations'),
   backoff: duration().prefault('1s').describe('first delay after a failed iteration; doubles per consecutive failure'),
   backoff_max: duration().prefault('60s').describe('cap of the failure backoff'),

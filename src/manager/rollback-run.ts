@@ -29,13 +29,13 @@ function restorable(rows: CheckpointRow[]): CheckpointRow[] {
 /** Restores the run's workspace (or worktree) to the checkpoint of iteration `to` (default: the latest). */
 export async function rollbackRun(store: Store, env: Readonly<Record<string, string | undefined>>, run: RunRow, options: { to: number | null; force: boolean }): Promise<RunRollback> {
   const dir = run.worktree ?? run.workspace;
-  if (!(await isGitRepo(dir))) throw new UserError(`${dir} is not a git repository: run ${run.id} has no checkpoints to roll back to`, EXIT.failure);
+  if (!(await isGitRepo(dir))) throw new UserError(`${dir} is not a git repository: run ${run.id} has no checkpoints to roll back to`, EXIT.usage);
   const candidates = restorable(await store.listCheckpoints(run.id));
-  if (candidates.length === 0) throw new UserError(`run ${run.id} has no checkpoints to roll back to`, EXIT.failure);
+  if (candidates.length === 0) throw new UserError(`run ${run.id} has no checkpoints to roll back to`, EXIT.usage);
   const target = options.to === null ? candidates.at(-1) : candidates.filter((c) => c.iteration === options.to).at(-1);
   if (!target || target.commit_sha === null) {
     const list = [...new Set(candidates.map((c) => c.iteration))].join(', ');
-    throw new UserError(`run ${run.id} has no checkpoint at iteration ${options.to}; its checkpoints are at iterations ${list}`, EXIT.failure);
+    throw new UserError(`run ${run.id} has no checkpoint at iteration ${options.to}; its checkpoints are at iterations ${list}`, EXIT.usage);
   }
   const lock = await acquireLock(workspaceLockPath(dataDir(env), run.workspace), run.id).catch((error: unknown) => {
     if (error instanceof LockHeldError) {

@@ -125,6 +125,15 @@ describe('--worktree outside a git repository', () => {
   });
 });
 
+describe('a negative number given to a flag', () => {
+  it('is one line saying how to pass it, and passed that way it is judged like any value, exit 64', async () => {
+    for (const flag of ['--max-iterations', '--max-cost', '--checkpoint-interval']) {
+      expectOneLine(await runCli(['run', flag, '-1'], { cwd: ws.dir }), 64, new RegExp(`^ringmaster run: ${flag} needs a value; one that starts with '-' is written ${flag}=VALUE \\(see 'ringmaster run --help'\\)\n$`));
+    }
+    expectOneLine(await runCli(['run', '--max-iterations=-1'], { cwd: ws.dir }), 64, /--max-iterations.*expected a whole number of at least 1, got "-1"/);
+  });
+});
+
 describe('Node older than 24', () => {
   it('bin/ringmaster.js says which Node is needed and how to get it, exit 64', () => {
     // The host's own Node when it is older, else this one pretending to be Node 20 (checked before anything loads).

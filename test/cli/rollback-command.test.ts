@@ -83,7 +83,7 @@ describe('ringmaster rollback', () => {
   it('names missing checkpoints and refuses while a live run holds the workspace', async () => {
     const { dir } = await setup();
     expect(await cli(['rollback', 'r1', '--to', '7'], dir)).toEqual({
-      code: 1, out: '', err: 'ringmaster rollback: run r1 has no checkpoint at iteration 7; its checkpoints are at iterations 5, 10\n',
+      code: 64, out: '', err: 'ringmaster rollback: run r1 has no checkpoint at iteration 7; its checkpoints are at iterations 5, 10\n',
     });
     const lock = await acquireLock(workspaceLockPath(testHome(), workspaceKey(dir)), 'r2');
     try {

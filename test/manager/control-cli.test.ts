@@ -99,7 +99,7 @@ describe('pause and resume from another process', () => {
     expect(done.code).toBe(0);
     const run = await onlyRun(dir);
     expect(await runCli(['pause', run?.id ?? ''], { cwd: dir, env: env() })).toMatchObject({
-      code: 1,
+      code: 64,
       stderr: `ringmaster pause: run ${run?.id ?? ''} is not running (completed, success_signal)\n`,
     });
   }, 30_000);

@@ -61,5 +61,5 @@ async function answerOf(store: Store, request: ControlRow): Promise<string | nul
 
 /** A run that is not active cannot be paused or resumed in place. */
 export function notActive(run: RunRow): UserError {
-  return new UserError(`run ${run.id} is not running (${run.status}${run.stop_reason ? `, ${run.stop_reason}` : ''})`, EXIT.failure);
+  return new UserError(`run ${run.id} is not running (${run.status}${run.stop_reason ? `, ${run.stop_reason}` : ''})`, EXIT.usage);
 }

@@ -12,6 +12,7 @@ import type { CliIO, Command } from '../command.js';
 import { GIT_TIMEOUT_MS, SAFE_GIT_CONFIG } from '../../git/git-exec.js';
 import { workflowRun } from './workflow-run.js';
 import { tasksRun } from './tasks-run.js';
+import { flagProblem } from '../flag-problem.js';
 
 const TODO = `# TODO
 
@@ -77,7 +78,7 @@ async function demo(args: string[], io: CliIO): Promise<number> {
   try {
     ({ values } = parseArgs({ args, options: { json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' }, dir: { type: 'string' }, workflow: { type: 'boolean' }, tasks: { type: 'boolean' } }, strict: true }));
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(flagProblem(error));
   }
   const workspace = createDemoWorkspace(values.dir ?? tmpdir());
   if (values.workflow) {

@@ -8,6 +8,7 @@ import { EXIT, UsageError } from '../../core/errors.js';
 import { installedAgentBinary } from '../../runner/agent-install.js';
 import { dataDir } from '../../store/paths.js';
 import type { CliIO, Command } from '../command.js';
+import { flagProblem } from '../flag-problem.js';
 
 function render(reports: readonly AgentReport[]): string {
   const width = Math.max(...reports.map((r) => r.name.length));
@@ -83,7 +84,7 @@ async function doctor(args: string[], io: CliIO): Promise<number> {
       options: { json: { type: 'boolean' }, install: { type: 'string' }, yes: { type: 'boolean', short: 'y' } },
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(flagProblem(error));
   }
   const { values, positionals } = parsed;
   if (values.install !== undefined) {

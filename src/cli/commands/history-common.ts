@@ -12,6 +12,7 @@ import { workspaceKey } from '../../store/paths.js';
 import type { RunRow } from '../../store/rows.js';
 import type { Store } from '../../store/store.js';
 import type { CliIO } from '../command.js';
+import { flagProblem } from '../flag-problem.js';
 
 /** Options every history command has. */
 export const HISTORY_OPTIONS = {
@@ -27,7 +28,7 @@ export function parseHistoryArgs<O extends NonNullable<ParseArgsConfig['options'
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.replace(/\. To specify a positional argument.*$/, '')} (see 'ringmaster ${command} --help')`);
+    throw new UsageError(`${flagProblem(error)} (see 'ringmaster ${command} --help')`);
   }
 }
 

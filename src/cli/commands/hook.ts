@@ -7,6 +7,7 @@ import { timerAfter } from '../../os/timers.js';
 import { hookCommand, installStopHook, settingsPath, uninstallStopHook, type HookTarget } from '../../hook/settings-install.js';
 import { runStopHook } from '../../hook/stop-hook.js';
 import type { CliIO, Command } from '../command.js';
+import { flagProblem } from '../flag-problem.js';
 
 const USAGE = `Usage: ringmaster hook <stop|install|uninstall> [options]
 
@@ -33,7 +34,7 @@ function parse(args: string[]): { project: string | undefined; codex: boolean } 
     return { project: values.project, codex: values.codex };
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError((error as Error).message);
+    throw new UsageError(flagProblem(error));
   }
 }
 

@@ -8,6 +8,7 @@ import { cancelLoop, DEFAULT_COMPLETION_MARKER, DEFAULT_MAX_ITERATIONS, startLoo
 import { installedCommands, settingsPath } from '../../hook/settings-install.js';
 import { readTracker, trackerPath, TrackerError, type Tracker } from '../../hook/tracker.js';
 import type { CliIO, Command } from '../command.js';
+import { flagProblem } from '../flag-problem.js';
 
 const USAGE = `Usage: ringmaster loop <start|status|cancel> [options]
 
@@ -71,7 +72,7 @@ function parse(args: string[]): LoopArgs {
       json: values.json,
     };
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(flagProblem(error));
   }
 }
 

@@ -11,6 +11,7 @@ import { isQueued } from '../../store/liveness.js';
 import { requeueRun } from '../enqueue.js';
 import { awaitControl, findControllableRun, hasLiveOwner, requestControl, requestOfQueued } from './control-common.js';
 import { openWorkspaceStore } from './history-common.js';
+import { flagProblem } from '../flag-problem.js';
 
 const OPTIONS = {
   cwd: { type: 'string' },
@@ -25,7 +26,7 @@ async function resume(args: string[], io: CliIO): Promise<number> {
   try {
     parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(flagProblem(error));
   }
   const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError('expected one run id: ringmaster resume <run>');

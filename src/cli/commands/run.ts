@@ -12,6 +12,7 @@ import { placeInWorktree } from '../../manager/worktree-run.js';
 import type { RunSpec } from '../../runner/spec.js';
 import type { CliIO, Command } from '../command.js';
 import { runInTerminal } from '../run-session.js';
+import { flagProblem } from '../flag-problem.js';
 
 /** The options `run` accepts (also used by `config show` and `resume`). */
 export const RUN_OPTIONS = {
@@ -47,7 +48,7 @@ export function parseRunArgs(args: string[], command = 'run', allowPositionals =
   try {
     return parseArgs({ args, options: RUN_OPTIONS, allowPositionals, strict: true });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.replace(/\. To specify a positional argument.*$/, '')} (see 'ringmaster ${command} --help')`);
+    throw new UsageError(`${flagProblem(error)} (see 'ringmaster ${command} --help')`);
   }
 }
 

@@ -13,6 +13,7 @@ import { redactUrl } from '../../core/url.js';
 import { dataDir, openStore } from '../../store/index.js';
 import { VERSION } from '../../version.js';
 import type { CliIO, Command } from '../command.js';
+import { flagProblem } from '../flag-problem.js';
 
 const OPTIONS = {
   host: { type: 'string' },
@@ -29,7 +30,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   try {
     ({ values } = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message} (see 'ringmaster serve --help')`);
+    throw new UsageError(`${flagProblem(error)} (see 'ringmaster serve --help')`);
   }
   if (values.workers !== undefined && values.workers !== 'local' && values.workers !== 'external') {
     throw new UsageError(`--workers: expected 'local' or 'external', got '${values.workers}'`);

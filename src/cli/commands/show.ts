@@ -66,7 +66,7 @@ async function show(args: string[], io: CliIO): Promise<number> {
         count(it.tokens_out),
         usd(it.cost_usd),
         it.completion_signal_found ? 'yes' : '-',
-        it.error_kind && it.error_kind !== 'none' ? `${it.error_kind}${it.error_message ? `: ${it.error_message}` : ''}` : '',
+        it.error_kind && it.error_kind !== 'none' ? `${it.error_kind}${it.error_message && it.error_message !== it.error_kind ? `: ${it.error_message}` : ''}` : '',
       ]);
       const headers = ['#', 'STATUS', 'EXIT', 'DURATION', 'TOKENS IN', 'TOKENS OUT', 'COST', 'SIGNAL', 'ERROR'];
       const align: Align[] = ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'left', 'left'];

@@ -9,6 +9,7 @@ import { loadConfig, type FlagSetting } from '../../config/load.js';
 import { redactUrl } from '../../core/url.js';
 import { dataDir, openStore } from '../../store/index.js';
 import type { CliIO, Command } from '../command.js';
+import { flagProblem } from '../flag-problem.js';
 
 const OPTIONS = {
   concurrency: { type: 'string' },
@@ -20,7 +21,7 @@ async function worker(args: string[], io: CliIO): Promise<number> {
   try {
     ({ values } = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message} (see 'ringmaster worker --help')`);
+    throw new UsageError(`${flagProblem(error)} (see 'ringmaster worker --help')`);
   }
   const flags: FlagSetting[] = [];
   if (values.concurrency !== undefined) flags.push({ key: 'worker.concurrency', flag: '--concurrency', raw: values.concurrency });

@@ -14,6 +14,7 @@ import type { RunSpec } from '../../runner/spec.js';
 import type { CliIO } from '../command.js';
 import { runInTerminal } from '../run-session.js';
 import { displayArgv, RUN_OPTIONS, startWorktree, workspaceFrom } from './run.js';
+import { flagProblem } from '../flag-problem.js';
 
 // `run`'s options without the prompt ones: the workflow is the prompt.
 const { prompt: _prompt, 'prompt-file': _promptFile, procedure: _procedure, context: _context, ...OPTIONS } = RUN_OPTIONS;
@@ -22,7 +23,7 @@ function parse(args: string[]) {
   try {
     return parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.replace(/\. To specify a positional argument.*$/, '')} (see 'ringmaster workflow --help')`);
+    throw new UsageError(`${flagProblem(error)} (see 'ringmaster workflow --help')`);
   }
 }
 

@@ -9,6 +9,7 @@ import type { Workflow, WorkflowProblem } from '../../workflow/types.js';
 import type { CliIO, Command } from '../command.js';
 import { table } from './history-format.js';
 import { shownPath, workflowRun } from './workflow-run.js';
+import { flagProblem } from '../flag-problem.js';
 
 const USAGE = `Usage: ringmaster workflow <list|validate|schema|run> [options]
 
@@ -45,7 +46,7 @@ function parseCommon(args: string[], extra: { json?: boolean } = {}) {
   try {
     return parseArgs({ args, options: { cwd: { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true, ...extra });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message} (see 'ringmaster workflow --help')`);
+    throw new UsageError(`${flagProblem(error)} (see 'ringmaster workflow --help')`);
   }
 }
 
