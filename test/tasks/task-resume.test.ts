@@ -2,8 +2,9 @@
 // stopped with `ringmaster stop`, then `ringmaster resume`: the same task goes on from its attempt so far
 // (the interrupted iteration does not count), then the rest; one commit per task, journals whole.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { expect, it } from 'vitest';
+import { readAgentPid } from '../../src/runner/leftover.js';
 import { agentPidPath } from '../../src/store/paths.js';
 import { killGroup } from '../helpers/crash.js';
 import { BIN } from '../helpers/cli.js';
@@ -69,7 +70,9 @@ async function resumeAndCheck(ws: TaskWorkspace, runId: string): Promise<void> {
 it('kill -9 in the middle of a task, then resume: the same task continues, then the next', { timeout: 90_000 }, async () => {
   const ws = setup();
   const run = await startAtGate(ws);
-  const agentPid = Number(readFileSync(agentPidPath(ws.home, run.runId), 'utf8').trim());
+  // The agent.pid line is `<pid> <start time> <boot id>`: its first field is the agent's process group.
+  const agentPid = readAgentPid(agentPidPath(ws.home, run.runId))?.pid ?? 0;
+  expect(agentPid).toBeGreaterThan(1);
   killGroup(run.pid);
   killGroup(agentPid);
   await run.closed;
