@@ -95,6 +95,11 @@ export const runEventSchema = z.discriminatedUnion('type', [
     cache_write: count,
   }),
   event('cost_incurred', { iteration: z.number().int().positive(), cost_usd: z.number().nonnegative(), total_cost_usd: z.number().nonnegative() }),
+  /**
+   * What a running iteration has cost so far (from the usage its agent streams), at most every few seconds:
+   * `total_cost_usd` is the run's recorded cost plus what every running iteration has spent so far.
+   */
+  event('cost_so_far', { iteration: z.number().int().positive(), cost_usd: z.number().nonnegative(), total_cost_usd: z.number().nonnegative() }),
   event('error', { iteration: z.number().int().positive().nullable(), kind: z.string(), message: z.string(), consecutive_failures: count }),
   event('circuit_breaker_tripped', { consecutive_failures: count, failure_threshold: count }),
   event('checkpoint_created', {

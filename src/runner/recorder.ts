@@ -163,6 +163,10 @@ export function createRecorder(options: RecorderOptions): Recorder {
       enqueue('status', () => store.updateRunStatus(runId, next, e.time, owner));
     }
     switch (e.type) {
+      case 'cost_so_far':
+        // Into the running iteration's row: the run's totals (the board, resume after a crash) include it.
+        enqueue(`iteration ${e.iteration} cost so far`, () => store.updateIteration(runId, e.iteration, { cost_usd: e.cost_usd }, owner));
+        break;
       case 'iteration_completed':
         // Its log could not be written (a full disk, most likely): make room for recording how the run ends.
         if (e.error_kind === 'write_failed' && !diskFull) {

@@ -1,27 +1,46 @@
-// The run's cost budget (max_cost) while agents work. Between iterations decide() stops a run that has spent its
-// budget; this stops the agents that spend it during an iteration: each running iteration reports what it has
-// cost so far (IterationCost.report), and once the run's recorded cost plus what the running iterations have
-// spent reaches the budget, every running agent is stopped (its iteration ends with `max_cost`). Without it one
-// long iteration, or several at once (tasks.parallelism), could spend far past the budget.
+// What running iterations spend while their agents work. Each reports what it has cost so far
+// (IterationCost.report); the run hears of it at most every few seconds (a `cost_so_far` event, written into the
+// iteration's row: a crash keeps what was spent), and its budget (max_cost) is enforced on it: once the run's
+// recorded cost plus what the running iterations have spent reaches the budget, every running agent is stopped
+// (its iteration ends with `max_cost`). Between iterations decide() stops a run that has spent its budget; without
+// this one long iteration, or several at once (tasks.parallelism), could spend far past it.
 
-/** What an iteration about to start gets: its budget signal and where it reports its spend (none without a budget). */
+/** What an iteration about to start gets: its budget signal (with a budget) and where it reports its spend. */
 export interface IterationBudget {
   budgetSignal?: AbortSignal;
   onSpend?: (usd: number) => void;
 }
 
-/** The budget of one run across its running iterations. */
+/** How the run hears of the spend of its running iterations. */
+export interface SpendReport {
+  /** At most one report per iteration this often (the latest figure is reported when the time comes). */
+  everyMs: number;
+  now: () => number;
+  /** Iteration `n` has cost `usd` so far; `totalUsd` counts the recorded cost and every running iteration's spend. */
+  report: (n: number, usd: number, totalUsd: number) => void;
+}
+
+interface Running {
+  spent: number;
+  cut: AbortController;
+  reportedAt: number | null;
+  reported: number;
+  timer: NodeJS.Timeout | null;
+}
+
+/** The spend of one run's running iterations, against its budget. */
 export class SpendGuard {
-  private readonly running = new Map<number, { spent: number; cut: AbortController }>();
+  private readonly running = new Map<number, Running>();
 
   /**
-   * `maxCostUsd`: the run's budget (null: none, nothing is watched); `committed`: what the run's finished
-   * iterations cost (across resumes); `onCut`: told once per cut, with the spend that reached the budget.
+   * `maxCostUsd`: the run's budget (null: none, nothing is cut); `committed`: what the run's finished iterations
+   * cost (across resumes); `onCut`: told once per cut, with the spend that reached the budget.
    */
   constructor(
     private readonly maxCostUsd: number | null,
     private readonly committed: () => number,
     private readonly onCut: (spentUsd: number, iterations: number[]) => void,
+    private readonly spendReport: SpendReport | null = null,
   ) {}
 
   /** True when the run's recorded cost plus what its running iterations spent so far reaches the budget. */
@@ -31,28 +50,51 @@ export class SpendGuard {
 
   /** For iteration `n`, about to start. */
   start(n: number): IterationBudget {
-    if (this.maxCostUsd === null) return {};
+    if (this.maxCostUsd === null && this.spendReport === null) return {};
     const cut = new AbortController();
     if (this.exhausted) cut.abort();
-    this.running.set(n, { spent: 0, cut });
-    return { budgetSignal: cut.signal, onSpend: (usd) => this.spent(n, usd) };
+    this.running.set(n, { spent: 0, cut, reportedAt: null, reported: 0, timer: null });
+    return { ...(this.maxCostUsd === null ? {} : { budgetSignal: cut.signal }), onSpend: (usd) => this.spent(n, usd) };
   }
 
-  /** Iteration `n` ended (its cost is in `committed` from now on). */
+  /** Iteration `n` ended (its cost is in `committed` from now on): nothing more is reported for it. */
   end(n: number): void {
+    const entry = this.running.get(n);
+    if (entry?.timer) clearTimeout(entry.timer);
     this.running.delete(n);
   }
 
   private spent(n: number, usd: number): void {
     const entry = this.running.get(n);
-    if (entry === undefined || this.maxCostUsd === null) return;
+    if (entry === undefined) return;
     entry.spent = usd;
+    this.scheduleReport(n, entry);
+    if (this.maxCostUsd === null) return;
     const total = this.total();
     if (total < this.maxCostUsd) return;
     const cut = [...this.running].filter(([, r]) => !r.cut.signal.aborted);
     if (cut.length === 0) return;
     for (const [, r] of cut) r.cut.abort();
     this.onCut(total, cut.map(([i]) => i));
+  }
+
+  /** Reports at once when the last report is old enough, else once it is (with the figure of that time). */
+  private scheduleReport(n: number, entry: Running): void {
+    const spend = this.spendReport;
+    if (spend === null || entry.timer !== null) return;
+    const wait = entry.reportedAt === null ? 0 : entry.reportedAt + spend.everyMs - spend.now();
+    const send = (): void => {
+      entry.timer = null;
+      if (this.running.get(n) !== entry || entry.spent === entry.reported) return;
+      entry.reportedAt = spend.now();
+      entry.reported = entry.spent;
+      spend.report(n, entry.spent, this.total());
+    };
+    if (wait <= 0) send();
+    else {
+      entry.timer = setTimeout(send, wait);
+      entry.timer.unref();
+    }
   }
 
   private total(): number {

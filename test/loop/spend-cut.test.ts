@@ -1,12 +1,15 @@
 // max_cost while the agent works: an agent whose reported usage spends the run's budget in the middle of its turn
 // is stopped there (its iteration ends with max_cost, the rest of its turn never happens), not after the turn.
 // The budget counts what earlier iterations cost plus what the running one has spent so far.
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findTagged, runTagMatcher } from '../../src/os/process-tag.js';
 import type { RunEvent } from '../../src/runner/events.js';
-import { cleanEnv, fakeBin, normalise, runCli, useWorkspace } from '../helpers/cli.js';
+import { readAgentPid } from '../../src/runner/leftover.js';
+import { agentPidPath } from '../../src/store/paths.js';
+import { cleanEnv, fakeBin, normalise, runCli, startCli, useWorkspace } from '../helpers/cli.js';
+import { testHome } from '../helpers/home.js';
 
 const ws = useWorkspace('Work. When done, print <promise>COMPLETE</promise>.\n');
 
@@ -74,6 +77,11 @@ describe('max_cost reached in the middle of an iteration', () => {
     ]);
     expect(r.events.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'max_cost', iterations: 2, cost_usd: 1.2 });
     expect(budgetWarnings(r.events)).toEqual(['max cost $1.00 reached while iteration 2 ran ($1.2000 spent): stopping the agent']);
+    // Each turn's spend was reported as it happened, with the run's total so far.
+    expect(r.events.flatMap((e) => (e.type === 'cost_so_far' ? [[e.iteration, e.cost_usd, e.total_cost_usd]] : []))).toEqual([
+      [1, 0.6, 0.6],
+      [2, 0.6, 1.2],
+    ]);
     expect(existsSync(join(ws.dir, 'late-1.txt'))).toBe(true);
     expect(existsSync(join(ws.dir, 'late-2.txt'))).toBe(false);
   });
@@ -94,6 +102,42 @@ describe('max_cost reached in the middle of an iteration', () => {
     expect(lines).toContain('[T] Iteration 1/3 completed in Xs (stopped: max cost reached)');
     expect(lines).toContain("  reason: the run's cost budget was spent while the agent worked: agent stopped");
     expect(lines).toContain('[T] Reached max cost: $1.00 (spent $1.2000, 1 iteration completed, total: X)');
+  });
+
+  it('keeps what an iteration spent when its process is killed with kill -9, and the resumed run counts it', async () => {
+    // No budget: the agent reports $0.60 early in its turn, then works for 30 s.
+    const bin = fakeClaude(ws.dir, { tokens: 150_000, cost: 0.6, slowFrom: 1 });
+    const env = cleanEnv({ PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` });
+    const { child, done } = startCli(['run', '--agent', 'claude', '--max-iterations', '2', '--json'], { cwd: ws.dir, env });
+    const show = async (): Promise<{ run: { id: string; cost_usd: number; cost_unknown: boolean }; iterations: Array<{ number: number; status: string; cost_usd: number | null }> } | null> => {
+      const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: ws.dir, env })).stdout) as Array<{ id: string }>;
+      if (runs[0] === undefined) return null;
+      return JSON.parse((await runCli(['show', runs[0].id, '--json'], { cwd: ws.dir, env })).stdout) as never;
+    };
+    let seen = await show();
+    while (seen?.iterations[0]?.cost_usd !== 0.6) {
+      await new Promise((r) => setTimeout(r, 100));
+      seen = await show();
+    }
+    const id = seen.run.id;
+    const agent = readAgentPid(agentPidPath(testHome(), id))?.pid ?? 0;
+    expect(agent).toBeGreaterThan(1);
+    child.kill('SIGKILL');
+    process.kill(-agent, 'SIGKILL');
+    await done;
+    // The run is orphaned with what its iteration had spent so far.
+    expect(await show()).toMatchObject({ run: { id, cost_usd: 0.6, cost_unknown: false }, iterations: [{ number: 1, status: 'running', cost_usd: 0.6 }] });
+    // Resumed, iteration 1 is interrupted with its cost kept; iteration 2 (the last allowed) runs; the total counts both.
+    writeFileSync(join(ws.dir, '.fake-count'), '-100');
+    const resumed = await runCli(['resume', id, '--json'], { cwd: ws.dir, env });
+    expect(resumed.code).toBe(2);
+    expect(await show()).toMatchObject({
+      run: { id, cost_usd: 1.2, cost_unknown: false },
+      iterations: [
+        { number: 1, status: 'interrupted', cost_usd: 0.6 },
+        { number: 2, status: 'success', cost_usd: 0.6 },
+      ],
+    });
   });
 
   it('does not stop an agent whose final result is what crosses the budget: its turn is over', async () => {

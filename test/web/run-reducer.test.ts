@@ -107,6 +107,21 @@ describe('applyToDetail', () => {
     expect(detail.checkpoints).toEqual([expect.objectContaining({ iteration: 1, commit_sha: 'abc123', state: 'committed', snapshot: null })]);
   });
 
+  it("shows what a running iteration has spent so far, in its row, its task and the run, counted once when it ends", () => {
+    seq = 55;
+    const unit = { id: 't1', title: 'Write the README', iteration: 1, max_iterations: null };
+    let detail = runDetail({ id: 'r', cost_usd: 1 }, { units: [{ id: 't1', title: 'Write the README', status: 'open', iterations: 0, cost_usd: 0 }] });
+    detail = applyToDetail(detail, e({ type: 'iteration_started', iteration: 1, log_path: '/logs/1.log', unit }));
+    detail = applyToDetail(detail, e({ type: 'cost_so_far', iteration: 1, cost_usd: 0.2, total_cost_usd: 1.2 }));
+    detail = applyToDetail(detail, e({ type: 'cost_so_far', iteration: 1, cost_usd: 0.3, total_cost_usd: 1.3 }));
+    expect([detail.run.cost_usd, detail.iterations[0]?.cost_usd, detail.units[0]?.cost_usd]).toEqual([1.3, 0.3, 0.3]);
+    detail = applyToDetail(detail, completed(1, 0.5, 'success', unit));
+    detail = applyToDetail(detail, e({ type: 'cost_incurred', iteration: 1, cost_usd: 0.5, total_cost_usd: 1.5 }));
+    expect([detail.run.cost_usd, detail.iterations[0]?.cost_usd, detail.units[0]?.cost_usd]).toEqual([1.5, 0.5, 0.5]);
+    // A late report of an iteration that has ended changes nothing but the run's snapshot position.
+    expect(applyToDetail(detail, e({ type: 'cost_so_far', iteration: 1, cost_usd: 0.4, total_cost_usd: 1.4 })).iterations[0]?.cost_usd).toBe(0.5);
+  });
+
   it('an event that changes nothing shown returns the same detail (no re-render)', () => {
     seq = 60;
     const detail = runDetail({ id: 'r', last_seq: 70 });

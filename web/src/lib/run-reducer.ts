@@ -53,6 +53,8 @@ export function applyToItem<R extends RunItem>(run: R, event: RunEvent): R {
         cost_unknown: run.cost_unknown || (event.cost_usd === null && event.outcome !== 'interrupted'),
       };
     case 'cost_incurred':
+    // Live: what the running iterations have spent so far is in the run's cost (as in the server's totals).
+    case 'cost_so_far':
       return { ...run, ...at, cost_usd: event.total_cost_usd };
     case 'waiting':
       return { ...run, ...at, status: 'waiting', waiting_until: iso(event.until) };
@@ -177,11 +179,23 @@ export function applyToDetail(detail: RunDetail, event: RunEvent): RunDetail {
     }
     case 'iteration_completed': {
       const previous = detail.iterations.find((it) => it.number === event.iteration);
+      // The unit already counts what the iteration had spent so far (its row, cost_so_far): only the rest is added.
       return {
         ...detail,
         run: { ...run, duration_ms: run.duration_ms + event.duration_ms },
         iterations: upsertIteration(detail.iterations, completedRow(previous, event)),
-        units: countUnit(detail.units, event.unit, { iterations: previous ? 0 : 1, cost: event.cost_usd ?? 0 }),
+        units: countUnit(detail.units, event.unit, { iterations: previous ? 0 : 1, cost: (event.cost_usd ?? 0) - (previous?.cost_usd ?? 0) }),
+      };
+    }
+    case 'cost_so_far': {
+      const previous = detail.iterations.find((it) => it.number === event.iteration);
+      if (previous?.status !== 'running') return { ...detail, run };
+      const unit = previous.unit_id === null ? null : (detail.units.find((u) => u.id === previous.unit_id) ?? null);
+      return {
+        ...detail,
+        run,
+        iterations: upsertIteration(detail.iterations, { ...previous, cost_usd: event.cost_usd }),
+        units: unit === null ? detail.units : countUnit(detail.units, { id: unit.id, title: unit.title ?? unit.id }, { iterations: 0, cost: event.cost_usd - (previous.cost_usd ?? 0) }),
       };
     }
     case 'checkpoint_created':
