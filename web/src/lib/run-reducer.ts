@@ -52,8 +52,8 @@ export function applyToItem<R extends RunItem>(run: R, event: RunEvent): R {
         cache_write: run.cache_write + (event.cache_write ?? 0),
         cost_unknown: run.cost_unknown || (event.cost_usd === null && event.outcome !== 'interrupted'),
       };
+    // cost_so_far: what the running iterations have spent so far is in the run's cost (as in the server's totals).
     case 'cost_incurred':
-    // Live: what the running iterations have spent so far is in the run's cost (as in the server's totals).
     case 'cost_so_far':
       return { ...run, ...at, cost_usd: event.total_cost_usd };
     case 'waiting':
