@@ -1,6 +1,7 @@
 // Rebuilds a run's LoopState from its iteration rows, so a resumed run keeps its totals and limits.
 import type { LoopState } from '../core/types.js';
 import type { IterationRow } from '../store/index.js';
+import { costUnknownRow } from '../store/rows.js';
 
 /** The loop state after the given rows (any order), for a process that starts driving the run at `nowMs`. */
 export function stateFromRows(rows: readonly IterationRow[], nowMs: number): { state: LoopState; lastSessionId: string | null } {
@@ -25,7 +26,8 @@ export function stateFromRows(rows: readonly IterationRow[], nowMs: number): { s
     if (row.unit_id !== null && row.unit_id !== unit) consecutiveFailures = 0;
     unit = row.unit_id;
     state.totalCostUsd += row.cost_usd ?? 0;
-    if (row.cost_usd === null) state.costUnknown = true;
+    // A row whose driver died has only what was reported while it ran (a lower bound): counted, and unknown.
+    if (row.cost_usd === null || costUnknownRow(row)) state.costUnknown = true;
     state.totalUsage = {
       tokensIn: state.totalUsage.tokensIn + (row.tokens_in ?? 0),
       tokensOut: state.totalUsage.tokensOut + (row.tokens_out ?? 0),

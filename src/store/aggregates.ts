@@ -2,7 +2,7 @@
 // from iteration and owner rows, and the seed's metrics. Each store supplies only its way of naming parameters
 // (the run-id and filter conditions) and runs the text with its own driver.
 import { z } from 'zod';
-import { RUN_STATUSES, runTotalsSchema } from './rows.js';
+import { costUnknownSql, RUN_STATUSES, runTotalsSchema } from './rows.js';
 import type { RunTotals, StoreStats } from './rows.js';
 
 /**
@@ -18,7 +18,7 @@ export function totalsSql(runIdCondition: string): { sums: string; runtimes: str
        FROM iterations i WHERE ${runIdCondition})
      SELECT run_id, COUNT(*) AS iterations, COALESCE(MAX(number), 0) AS last_iteration,
             COALESCE(SUM(cost_usd), 0) AS cost_usd,
-            COUNT(*) FILTER (WHERE cost_usd IS NULL AND status <> 'running') AS cost_unknown,
+            COUNT(*) FILTER (WHERE ${costUnknownSql('')}) AS cost_unknown,
             COALESCE(SUM(tokens_in), 0) AS tokens_in, COALESCE(SUM(tokens_out), 0) AS tokens_out,
             COALESCE(SUM(cache_read), 0) AS cache_read, COALESCE(SUM(cache_write), 0) AS cache_write,
             COALESCE(SUM(duration_ms), 0) AS duration_ms,
@@ -74,7 +74,7 @@ export function statsSql(runFilter: string): { perRun: string; completion: strin
   const inRuns = `run_id IN (SELECT r.id FROM runs r WHERE ${runFilter})`;
   return {
     perRun: `SELECT r.id AS run_id, r.status, COUNT(i.number) AS iterations, COALESCE(SUM(i.cost_usd), 0) AS cost_usd,
-              COUNT(i.number) FILTER (WHERE i.cost_usd IS NULL AND i.status <> 'running') AS cost_unknown
+              COUNT(i.number) FILTER (WHERE ${costUnknownSql('i.')}) AS cost_unknown
        FROM runs r LEFT JOIN iterations i ON i.run_id = r.id WHERE ${runFilter}
        GROUP BY r.id, r.status, r.created_at ORDER BY r.created_at DESC, r.id DESC`,
     // The iteration at which each run first found its completion signal, averaged over runs.
@@ -82,7 +82,7 @@ export function statsSql(runFilter: string): { perRun: string; completion: strin
          SELECT MIN(number) AS n FROM iterations WHERE ${inRuns} AND CAST(completion_signal_found AS INTEGER) = 1
          GROUP BY run_id) AS firsts`,
     byHour: `SELECT (started_at / 3600000) * 3600000 AS hour, COUNT(*) AS iterations, COALESCE(SUM(cost_usd), 0) AS cost_usd,
-              COUNT(*) FILTER (WHERE cost_usd IS NULL AND status <> 'running') AS cost_unknown
+              COUNT(*) FILTER (WHERE ${costUnknownSql('')}) AS cost_unknown
        FROM iterations WHERE ${inRuns} GROUP BY (started_at / 3600000) * 3600000 ORDER BY hour`,
   };
 }

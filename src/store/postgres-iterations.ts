@@ -4,7 +4,7 @@ import { OwnershipLostError, StoreError } from './errors.js';
 import { DB_NOW, holdsRun } from './postgres-fence.js';
 import { query as q, sqlState } from './postgres-pool.js';
 import type { Queryable } from './postgres-pool.js';
-import { iterationRowSchema } from './rows.js';
+import { INTERRUPTED_MESSAGE, iterationRowSchema } from './rows.js';
 import type { IterationRow } from './rows.js';
 import type { Fence, IterationEnd, IterationProgress, IterationStart } from './store.js';
 
@@ -14,7 +14,7 @@ export const ITERATION_COLUMNS = `run_id, number, agent, status, started_at, com
   completion_signal_found::int AS completion_signal_found, failure_signal_found::int AS failure_signal_found,
   error_kind, error_message, session_id, model, log_path, unit_id`;
 
-const INTERRUPTED_MESSAGE = 'the process driving the run ended during this iteration (crash, kill or stop)';
+
 
 // A CTE beside an iteration write (run_id $1): the open owner's heartbeat moves to $4, since writing a row is a sign of
 // life. Fenced ($pid not null): only the row of that owner, whose lease is renewed; the write happens only if it did.

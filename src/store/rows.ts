@@ -8,6 +8,23 @@ import type { RunStatus } from '../core/types.js';
 export { RUN_STATUSES };
 
 /** Statuses of one iteration row: `running` from start until completion. */
+/**
+ * The error message of a row closed as interrupted because the process driving it ended (a crash, kill -9): nobody
+ * saw the end of its agent's output, so its cost, if any, is what was reported while it ran (cost_so_far), a
+ * lower bound: such a row counts as a cost not (fully) known.
+ */
+export const INTERRUPTED_MESSAGE = 'the process driving the run ended during this iteration (crash, kill or stop)';
+
+/** SQL condition on an iteration row `i` (a prefix like `i.`, or '') whose cost is not (fully) known. */
+export function costUnknownSql(i: string): string {
+  return `((${i}cost_usd IS NULL AND ${i}status <> 'running') OR (${i}status = 'interrupted' AND ${i}error_message = '${INTERRUPTED_MESSAGE}'))`;
+}
+
+/** The same for a row in hand. */
+export function costUnknownRow(row: { cost_usd: number | null; status: string; error_message: string | null }): boolean {
+  return (row.cost_usd === null && row.status !== 'running') || (row.status === 'interrupted' && row.error_message === INTERRUPTED_MESSAGE);
+}
+
 export const ITERATION_STATUSES = ['running', 'success', 'failure', 'complete', 'waiting', 'interrupted'] as const;
 
 /** Status of one iteration row. */

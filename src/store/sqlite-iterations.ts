@@ -1,13 +1,10 @@
 // Iteration rows of the SQLite store: written before the agent starts, completed whatever the outcome, closed
 // as interrupted when their process is gone. Same checks and messages as the PostgreSQL store.
 import { StoreError } from './errors.js';
-import { iterationRowSchema } from './rows.js';
+import { INTERRUPTED_MESSAGE, iterationRowSchema } from './rows.js';
 import type { IterationRow } from './rows.js';
 import type { SqliteDb, Params } from './sqlite-db.js';
 import type { Fence, IterationEnd, IterationProgress, IterationStart } from './store.js';
-
-/** Why a `running` row became `interrupted`. */
-export const INTERRUPTED_MESSAGE = 'the process driving the run ended during this iteration (crash, kill or stop)';
 
 const PROGRESS_COLUMNS = ['tokens_in', 'tokens_out', 'cache_read', 'cache_write', 'cost_usd', 'session_id', 'model'] as const;
 

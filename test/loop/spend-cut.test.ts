@@ -127,12 +127,13 @@ describe('max_cost reached in the middle of an iteration', () => {
     await done;
     // The run is orphaned with what its iteration had spent so far.
     expect(await show()).toMatchObject({ run: { id, cost_usd: 0.6, cost_unknown: false }, iterations: [{ number: 1, status: 'running', cost_usd: 0.6 }] });
-    // Resumed, iteration 1 is interrupted with its cost kept; iteration 2 (the last allowed) runs; the total counts both.
+    // Resumed, iteration 1 is interrupted with its cost so far kept; iteration 2 (the last allowed) runs; the total
+    // counts both, and says some cost is not known (what iteration 1 spent after its last report is not).
     writeFileSync(join(ws.dir, '.fake-count'), '-100');
     const resumed = await runCli(['resume', id, '--json'], { cwd: ws.dir, env });
     expect(resumed.code).toBe(2);
     expect(await show()).toMatchObject({
-      run: { id, cost_usd: 1.2, cost_unknown: false },
+      run: { id, cost_usd: 1.2, cost_unknown: true },
       iterations: [
         { number: 1, status: 'interrupted', cost_usd: 0.6 },
         { number: 2, status: 'success', cost_usd: 0.6 },
