@@ -98,7 +98,11 @@ describe.skipIf(UNSHARE === null)('a full disk', () => {
     expect(outcome.stdout).toMatch(/\] ERROR: \S+\/ringmaster\.db cannot grow: the disk is full \(database or disk is full\); free some space and resume the run \(1 iteration completed/);
     const { run, iterations } = await recorded(outcome.home);
     expect(run).toMatchObject({ status: 'failed', stop_reason: 'fatal_error' });
-    expect(iterations.map((i) => i.status)).toEqual(['success']);
+    // Recorded, never left running: complete when the store first found the disk full writing its row, interrupted
+    // when that was an earlier write (the run's events, stored on the next turn: later on a busy machine) and the run
+    // stopped its agent then.
+    expect(iterations).toHaveLength(1);
+    expect(['success', 'interrupted']).toContain(iterations[0]?.status);
     expect(existsSync(join(outcome.home, 'disk-reserve'))).toBe(false);
   }, 60_000);
 });
