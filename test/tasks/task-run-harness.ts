@@ -83,7 +83,8 @@ export function useTaskWorkspaces(): (files: Record<string, string>) => TaskWork
       script: (plan) => writeFileSync(scriptPath, JSON.stringify(plan)),
       env,
       cli: (args, extra) => runCli(args, { cwd: dir, env: env(extra) }),
-      calls: () => (existsSync(join(agentDir, 'calls.jsonl')) ? readFileSync(join(agentDir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as AgentCall) : []),
+      // Only whole lines: an agent may be writing its line (or have just created the file) as it is read.
+      calls: () => (existsSync(join(agentDir, 'calls.jsonl')) ? readFileSync(join(agentDir, 'calls.jsonl'), 'utf8').split('\n').slice(0, -1).map((l) => JSON.parse(l) as AgentCall) : []),
       prompt: (task, n) => readFileSync(join(agentDir, `prompt-${task}-${n}.txt`), 'utf8'),
       openGate: (task, n) => writeFileSync(join(agentDir, `gate-${task}-${n}`), ''),
       read: (path) => readFileSync(join(dir, path), 'utf8'),
