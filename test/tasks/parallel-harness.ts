@@ -74,8 +74,17 @@ export async function bCompleteAWaiting(ws: TaskWorkspace): Promise<Background> 
 }
 
 /** What every finished two-task run leaves: both merged in start order, one merge commit each, journals whole. */
+/**
+ * Subjects of the commits on the workspace's branch itself (its merges, not the tasks' own commits), newest first:
+ * a task's commit on its branch may be younger than the other task's merge (or share its second), so `git log`
+ * by date could list it between the merges.
+ */
+export function mergedSubjects(ws: TaskWorkspace): string[] {
+  return sh(ws.dir, ['log', '--first-parent', '--format=%s', 'HEAD']).trim().split('\n');
+}
+
 export function expectMergedInOrder(ws: TaskWorkspace, runId: string): void {
-  const first = sh(ws.dir, ['log', '--first-parent', '--format=%s', 'HEAD']).trim().split('\n');
+  const first = mergedSubjects(ws);
   expect(first).toEqual([
     '[ringmaster] B: second',
     '[ringmaster] A: first',

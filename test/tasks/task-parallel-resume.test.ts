@@ -7,7 +7,7 @@ import { findTagged, runTagMatcher } from '../../src/os/process-tag.js';
 import { killGroup } from '../helpers/crash.js';
 import { alive } from '../helpers/proc.js';
 import { startTestServer } from '../server/harness.js';
-import { at, bCompleteAWaiting, bothHeld, branches, COMPLETE, expectMergedInOrder, meeting, startRun, stoppedWhileBothHeld, twoTasks, until } from './parallel-harness.js';
+import { at, bCompleteAWaiting, bothHeld, branches, COMPLETE, expectMergedInOrder, meeting, mergedSubjects, startRun, stoppedWhileBothHeld, twoTasks, until } from './parallel-harness.js';
 import { events, iterations, ofType, tasksJsonl, useTaskWorkspaces } from './task-run-harness.js';
 
 const workspace = useTaskWorkspaces();
@@ -58,7 +58,7 @@ it('pause lets the running iteration of each task end, then no agent runs until 
   // Both running iterations ended (their tasks merged); C was not started; no agent runs while paused.
   expect(ws.calls().map((c) => `${c.task}${c.iteration}`).sort()).toEqual(['A1', 'A2', 'B1', 'B2']);
   expect(ws.calls().filter((c) => alive(c.pid))).toEqual([]);
-  expect(ws.subjects().slice(0, 2)).toEqual(['[ringmaster] B: second', '[ringmaster] A: first']);
+  expect(mergedSubjects(ws).slice(0, 2)).toEqual(['[ringmaster] B: second', '[ringmaster] A: first']);
   expect((await ws.cli(['resume', runId])).code).toBe(0);
   expect(await run.closed).toBe(0);
   const all = events(run.stdout());
@@ -140,6 +140,6 @@ it('a stopped parallel run resumed through the server continues both tasks', { t
   } finally {
     await t.stop();
   }
-  expect(ws.subjects().slice(0, 2)).toEqual(['[ringmaster] B: second', '[ringmaster] A: first']);
+  expect(mergedSubjects(ws).slice(0, 2)).toEqual(['[ringmaster] B: second', '[ringmaster] A: first']);
   expect(['a2.txt', 'b2.txt'].map((f) => ws.read(f))).toEqual(['a2\n', 'b2\n']);
 });
