@@ -11,7 +11,7 @@ import { dataDir, iterationLogPath } from '../store/paths.js';
 import type { AgentActivity, AgentActivityBody, RunEventBody } from './events.js';
 import { eventUnit, iterationEvents } from './iteration-events.js';
 import { InFlight } from './in-flight.js';
-import { SpendGuard } from './spend-guard.js';
+import { runSpendGuard } from './spend-guard.js';
 import { runIteration, type IterationOutcomeData } from './iteration.js';
 import { ensureAgentClis, withBinDirs } from './agent-install.js';
 import { promptProgram, type ProgramContext, type ProgramSettlement, type ProgramStep, type ProgramStop, type ProgramWait } from './program.js';
@@ -32,8 +32,6 @@ interface Ran {
   data: IterationOutcomeData;
 }
 const INTERRUPTED: Stop = { kind: 'stop', reason: 'interrupted', status: 'stopped' };
-/** How often a running iteration's cost so far is reported (cost_so_far events, its row). */
-const COST_REPORT_MS = 2000;
 const FATAL: Stop = { kind: 'stop', reason: 'fatal_error', status: 'failed' };
 
 /** Runs a loop to its end and returns the summary. Throws only for bugs and invalid specs. */
@@ -66,16 +64,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   const iterationSignal = capacity > 1 ? AbortSignal.any([deps.signal, halt.signal]) : deps.signal;
   const running = new InFlight<Ran>();
   // What agents spend while they work: reported (cost_so_far), and max_cost enforced on it (spend-guard.ts).
-  const round = (usd: number): number => Math.round(usd * 1e10) / 1e10;
-  const budget = new SpendGuard(
-    limits.maxCostUsd,
-    () => state.totalCostUsd,
-    (spent, cut) => {
-      const which = cut.length === 1 ? `iteration ${cut[0]}` : `iterations ${cut.join(', ')}`;
-      emit({ type: 'warning', time: deps.now(), message: `max cost $${(limits.maxCostUsd ?? 0).toFixed(2)} reached while ${which} ran ($${spent.toFixed(4)} spent): stopping the agent` });
-    },
-    { everyMs: COST_REPORT_MS, now: () => deps.now(), report: (n, usd, total) => emit({ type: 'cost_so_far', time: deps.now(), iteration: n, cost_usd: round(usd), total_cost_usd: round(total) }) },
-  );
+  const budget = runSpendGuard(limits.maxCostUsd, () => state.totalCostUsd, emit, () => deps.now());
   /** Iteration numbers handed out (started iterations); state.iteration counts finished ones. */
   let numbered = state.iteration;
   const laneFailures = new Map<string, number>();

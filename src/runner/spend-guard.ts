@@ -5,6 +5,11 @@
 // (its iteration ends with `max_cost`). Between iterations decide() stops a run that has spent its budget; without
 // this one long iteration, or several at once (tasks.parallelism), could spend far past it.
 
+import type { RunEventBodySink } from './events.js';
+
+/** How often a running iteration's cost so far is reported (cost_so_far events, its row). */
+const COST_REPORT_MS = 2000;
+
 /** What an iteration about to start gets: its budget signal (with a budget) and where it reports its spend. */
 export interface IterationBudget {
   budgetSignal?: AbortSignal;
@@ -102,4 +107,21 @@ export class SpendGuard {
     for (const r of this.running.values()) total += r.spent;
     return total;
   }
+}
+
+/**
+ * The guard of a run: cuts announced as a warning, spend as `cost_so_far` events (every COST_REPORT_MS at most),
+ * both through `emit`.
+ */
+export function runSpendGuard(maxCostUsd: number | null, committed: () => number, emit: RunEventBodySink, now: () => number): SpendGuard {
+  const round = (usd: number): number => Math.round(usd * 1e10) / 1e10;
+  return new SpendGuard(
+    maxCostUsd,
+    committed,
+    (spent, cut) => {
+      const which = cut.length === 1 ? `iteration ${cut[0]}` : `iterations ${cut.join(', ')}`;
+      emit({ type: 'warning', time: now(), message: `max cost $${(maxCostUsd ?? 0).toFixed(2)} reached while ${which} ran ($${spent.toFixed(4)} spent): stopping the agent` });
+    },
+    { everyMs: COST_REPORT_MS, now, report: (n, usd, total) => emit({ type: 'cost_so_far', time: now(), iteration: n, cost_usd: round(usd), total_cost_usd: round(total) }) },
+  );
 }
