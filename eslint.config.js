@@ -4,6 +4,51 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
 
+// The layers of src/, lowest first (docs/architecture.md "Layers"). A folder may import its own files and the
+// folders of lower layers, never a folder of its own layer or above: `npm run lint` refuses the import.
+const LAYERS = [
+  ['core', 'os'],
+  ['agents', 'git', 'store'],
+  ['config'],
+  ['prompt'],
+  ['runner'],
+  ['tasks', 'workflow', 'hook'],
+  ['manager'],
+  ['worker', 'server'],
+  ['cli'],
+];
+// Imports that break the order today, each to be removed (docs/architecture.md "Layers"); nothing may be added.
+const KNOWN_EXCEPTIONS = {
+  config: ['prompt', 'runner'],
+};
+const layerRules = LAYERS.flatMap((layer, rank) =>
+  layer.map((folder) => {
+    const allowed = new Set([folder, ...LAYERS.slice(0, rank).flat(), ...(KNOWN_EXCEPTIONS[folder] ?? [])]);
+    const forbidden = LAYERS.flat().filter((other) => !allowed.has(other));
+    return {
+      files: [`src/${folder}/**/*.ts`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                regex: `^(\\.\\./)+(${forbidden.join('|')})/`,
+                message: `src/${folder} is below these folders (layers in eslint.config.js, docs/architecture.md): import downwards only.`,
+              },
+            ],
+          },
+        ],
+      },
+    };
+  }),
+);
+// Past these sizes a file or a function no longer fits one reading: split it by concern.
+const sizeRules = {
+  'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+  'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }],
+};
+
 export default tseslint.config(
   { ignores: ['eslint.config.js', 'dist/**', 'dist-check/**', 'node_modules/**', 'bench/results/**', 'bin/**', 'test/fixtures/**/*.js', 'test/fixtures/**/*.mjs'] },
   js.configs.recommended,
@@ -17,6 +62,18 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  { files: ['src/**/*.ts', 'web/src/**/*.ts', 'web/src/**/*.tsx'], rules: sizeRules },
+  ...layerRules,
+  {
+    // The dashboard talks to the server through its API; from src/ it may import types and pure helpers only.
+    files: ['web/src/**/*.ts', 'web/src/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(\\.\\./)+src/(?!core/|config/settings|manager/views|manager/run-request|runner/events|server/schemas)', message: 'web/ may import from src/ only core/, config/settings, manager/views, manager/run-request, runner/events and server/schemas (pure, zod only).' }] },
+      ],
     },
   },
   {

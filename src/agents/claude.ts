@@ -92,6 +92,7 @@ function classifyAssistantError(code: string, text: string, status: number | nul
 }
 
 /** A fresh parser of one Claude run's stdout (also Amp's, which streams the same SDKMessage shapes). */
+// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
 export function createClaudeParser(deps: AdapterDeps = defaultDeps()): StreamParser {
   const toolNames = new Map<string, string>();
   const messageUsage = new Map<string, Usage>();
@@ -111,6 +112,7 @@ export function createClaudeParser(deps: AdapterDeps = defaultDeps()): StreamPar
     return { type: 'usage', usage: total, model, cumulative: true };
   };
 
+  // eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
   const handle = (line: ClaudeLine): AgentEvent[] => {
     const events: AgentEvent[] = [];
     switch (line.type) {

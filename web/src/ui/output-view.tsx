@@ -21,6 +21,7 @@ export interface OutputHandle {
  * after every reconnect) the view syncs: it loads the stored activity of the iterations since the last one it has
  * (up to `latest()`), holding live pieces back meanwhile; stored and live copies of a piece are taken once.
  */
+// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
 export function OutputView({ runId, iteration, only, live, latest, handle }: { runId: string; iteration: number; only: boolean; live: boolean; latest: () => number; handle?: Ref<OutputHandle> }) {
   const { onActivity, onSubscribed, connection } = useLive();
   const [log] = useState(() => new OutputLog());
