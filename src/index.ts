@@ -4,7 +4,8 @@ export type { RunDeps, RunSummary, ResumePoint, PauseControl } from './runner/ru
 export { promptProgram } from './runner/program.js';
 export type { LoopProgram, ProgramStep, ProgramStop, ProgramSettlement, ProgramContext, SettledIteration, ProgramUnit } from './runner/program.js';
 export { RunController } from './manager/run-controller.js';
-export type { RunControllerOptions, ClaimInfo, ControlAnswer } from './manager/run-controller.js';
+export type { RunControllerOptions, ClaimInfo } from './manager/run-controller.js';
+export type { ControlAnswer } from './manager/control-poller.js';
 export { ControlPoller } from './manager/control-poller.js';
 export { runEventSchema, agentActivitySchema, createEventStream } from './runner/events.js';
 export type { RunEventBody, AgentActivity, AgentActivitySink } from './runner/events.js';

@@ -59,7 +59,7 @@ export interface AgentAdapter {
   /** Human label for messages. */
   readonly displayName: string;
   readonly format: 'text' | 'jsonl';
-  /** Can resume a previous session (seed 004 fresh_context: false). */
+  /** Can resume a previous session (a workflow's fresh_context: false). */
   readonly supportsResume: boolean;
   buildInvocation(options: InvocationOptions): Invocation;
   /**

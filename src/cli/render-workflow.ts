@@ -1,4 +1,4 @@
-// The progress lines of a workflow run (seed 004): `Step X/Y: name`, `Iteration X/Y` with the loop's own
+// The progress lines of a workflow run (docs/workflows.md): `Step X/Y: name`, `Iteration X/Y` with the loop's own
 // numbers, `Loop complete: NAME (N iterations)`, and how the workflow ended.
 import { formatElapsed } from '../core/duration.js';
 import type { RunEvent } from '../runner/events.js';

@@ -1,4 +1,4 @@
-// Turns run events into what the terminal shows: seed 001's progress lines (a workflow's own lines come from
+// Turns run events into what the terminal shows: the run's progress lines (README "Quick start") (a workflow's own lines come from
 // render-workflow.ts), or one JSON object per line.
 import { formatDuration, formatElapsed } from '../core/duration.js';
 import { redactor, type Redactor } from '../core/redact.js';
@@ -92,7 +92,7 @@ export interface HumanOptions {
   redact?: Redactor;
 }
 
-/** Renders events as the human progress lines of seed 001. */
+/** Renders events as the human progress lines (README "Quick start"). */
 // eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
 export function humanRenderer(target: RenderTarget, options: HumanOptions): RunEventSink {
   const c = options.color;

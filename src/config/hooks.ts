@@ -1,7 +1,7 @@
 // The `hooks:` section of ringmaster.yml: shell commands run at the task loop's lifecycle events.
 import { z } from 'zod';
 
-/** The lifecycle events a hook can follow (seed 003's LoopHooks, snake_case). */
+/** The lifecycle events a hook can follow (the task loop's lifecycle hooks, snake_case: docs/tasks.md). */
 export const HOOK_EVENTS = ['task_start', 'iteration_start', 'action', 'iteration_end', 'task_end', 'anomaly'] as const;
 /** One lifecycle event name. */
 export type HookEventName = (typeof HOOK_EVENTS)[number];

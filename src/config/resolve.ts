@@ -28,7 +28,7 @@ export interface Resolution {
   maxIterations: Sourced<number | null>;
 }
 
-/** Max iterations per seed 001: flag > --unlimited > procedure default > loop.default_max_iterations > 5. */
+/** Max iterations: flag > --unlimited > procedure default > loop.default_max_iterations > 5. */
 export function resolveMaxIterations(flags: RunFlags, config: LoadedConfig, procedureDefault: number | null, procedureName: string | null): Sourced<number | null> {
   if (flags.maxIterations !== undefined) {
     const n = /^\d+$/.test(flags.maxIterations.trim()) ? Number(flags.maxIterations) : NaN;

@@ -63,12 +63,12 @@ export const agentSchema = z.strictObject({
 
 /** `manager.defaults.*`: the run settings of server-created runs where only a built-in default applies. */
 export const managerDefaultsSchema = z.strictObject({
-  max_iterations: wholeNumber(1).prefault(100).describe('iteration limit of runs created through the server when neither the request nor the config sets one (seed 000)'),
-  max_runtime: optionalDuration().prefault('4h').describe('max runtime of server-created runs unless set (seed 000: 4h)'),
-  max_cost: money().prefault(300).describe('cost budget of server-created runs unless set (seed 000: $300)'),
+  max_iterations: wholeNumber(1).prefault(100).describe('iteration limit of runs created through the server when neither the request nor the config sets one'),
+  max_runtime: optionalDuration().prefault('4h').describe('max runtime of server-created runs unless set (default 4h)'),
+  max_cost: money().prefault(300).describe('cost budget of server-created runs unless set (default $300)'),
   checkpoint_interval: wholeNumber(0).prefault(5).describe('checkpoint interval of server-created runs unless set'),
-  cooldown: duration().prefault('5s').describe('cooldown of server-created runs unless set (seed 000: 5s)'),
-  failure_threshold: wholeNumber(1).prefault(5).describe("circuit breaker of server-created runs unless set (seed 000's circuit_breaker_threshold: 5)"),
+  cooldown: duration().prefault('5s').describe('cooldown of server-created runs unless set (default 5s)'),
+  failure_threshold: wholeNumber(1).prefault(5).describe("circuit breaker of server-created runs unless set (default 5)"),
 });
 
 /** `manager.*`: how `ringmaster serve` drives runs. */

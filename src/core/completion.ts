@@ -1,4 +1,4 @@
-// Completion detection of workflow loops (seed 004): `<promise>SIGNAL</promise>` anywhere (whitespace inside
+// Completion detection of workflow loops (docs/workflows.md): `<promise>SIGNAL</promise>` anywhere (whitespace inside
 // the tags, any case), or the plain SIGNAL (exact case) standing on its own line or at the end of the output.
 // Streaming: chunks may split anywhere; memory is bounded by the signal's length, not by the output's.
 import { createSignalScanner, type SignalScanner } from './signals.js';

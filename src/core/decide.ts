@@ -1,14 +1,8 @@
-// The pure decision after each iteration (seed 000 stop conditions + seed 001 outcome matrix).
+// The pure decision after each iteration (the stop conditions and the outcome matrix: docs/architecture.md "One iteration").
 // No I/O, no clock: time comes in as `nowMs`.
 import type { Decision, IterationOutcome, IterationResult, Limits, LoopState, RunStatus, StopReason } from './types.js';
 import { addUsage, ZERO_USAGE } from './types.js';
-
-/** Error kinds that end the run at once: retrying cannot help until the user acts. */
-const FATAL_KINDS = new Set(['auth', 'missing_binary', 'spawn_failed', 'write_failed']);
-/** Error kinds of an agent stopped because the run reached a limit while it worked: the run ends with that limit. */
-const LIMIT_KINDS = new Set(['max_runtime', 'max_cost']);
-/** Error kinds that mean "come back later", never a failure. */
-const WAIT_KINDS = new Set(['usage_limit', 'rate_limit', 'overloaded']);
+import { isRunFatal, isRunLimit, isWait } from './error-policy.js';
 
 /** The state of a run before its first iteration. */
 export function initialState(startedAtMs: number, priorRuntimeMs = 0): LoopState {
@@ -25,11 +19,11 @@ export function initialState(startedAtMs: number, priorRuntimeMs = 0): LoopState
   };
 }
 
-/** Outcome of one iteration: the outcome matrix of seed 001, plus waiting and interrupted. */
+/** Outcome of one iteration: the outcome matrix (success, failure, complete), plus waiting and interrupted. */
 export function classifyOutcome(result: IterationResult): IterationOutcome {
   if (result.errorKind === 'interrupted') return 'interrupted';
   if (result.successSignal) return 'complete';
-  if (WAIT_KINDS.has(result.errorKind)) return 'waiting';
+  if (isWait(result.errorKind)) return 'waiting';
   if (result.failureSignal || result.exitCode !== 0 || result.errorKind !== 'none') return 'failure';
   return 'success';
 }
@@ -99,7 +93,7 @@ export interface DecideOutput {
 
 /**
  * Decides what happens after an iteration. Order: interrupt, success signal, fatal error, limit-wait,
- * failure threshold (before max iterations: seed 001's "MaxIterations = 1 ... aborted if the iteration
+ * failure threshold (before max iterations: "MaxIterations = 1 ... aborted if the iteration
  * fails and threshold is 1"), then external stop, iterations, runtime, cost. A pause (cooldown, backoff, or
  * a limit's wait) that would end past the runtime budget stops the run with max_runtime at once.
  */
@@ -129,10 +123,10 @@ export function decide({ state, result, limits, nowMs, stopRequested, completion
       // Stopped by the run's own limit (its runtime, its budget): not the agent's failure; the run ends with that
       // limit (unless a user's stop came first), even if another limit is reached too (the last iteration) or the
       // cost recorded falls a little short of what was estimated live.
-      if (LIMIT_KINDS.has(result.errorKind)) {
-        return { state: next, outcome, decision: stopRequested ? stop('user_stop', 'stopped') : stop(result.errorKind as StopReason, 'completed') };
+      if (isRunLimit(result.errorKind)) {
+        return { state: next, outcome, decision: stopRequested ? stop('user_stop', 'stopped') : stop(result.errorKind, 'completed') };
       }
-      if (FATAL_KINDS.has(result.errorKind)) {
+      if (isRunFatal(result.errorKind)) {
         next.consecutiveFailures = state.consecutiveFailures + 1;
         return { state: next, outcome, decision: stop('fatal_error', 'failed') };
       }

@@ -22,7 +22,7 @@ export function parseDuration(text: string): number | null {
   return Math.round(total);
 }
 
-/** Formats elapsed time the way seed 001's progress lines do: '45.2s', '2m16s', '1h02m03s'. */
+/** Formats elapsed time the way the progress lines do: '45.2s', '2m16s', '1h02m03s'. */
 export function formatElapsed(ms: number): string {
   if (ms < 60_000) return `${(Math.max(0, ms) / 1000).toFixed(1)}s`;
   const totalSeconds = Math.floor(ms / 1000);

@@ -1,4 +1,4 @@
-// The pure Stop-hook decision of hook mode (seed 002): allow the session to stop, or block it and feed the task back.
+// The pure Stop-hook decision of hook mode (docs/hook-mode.md): allow the session to stop, or block it and feed the task back.
 import { decide, initialState } from './decide.js';
 import { containsSignal } from './signals.js';
 import type { IterationResult, Limits, StopReason } from './types.js';
@@ -65,7 +65,7 @@ export function hasPromise(text: string, marker: string): boolean {
   return containsSignal(text, [`<promise>${bare}</promise>`]);
 }
 
-/** True when the tracker body contains the marker itself (an exact, case-sensitive string scan, as in seed 002). */
+/** True when the tracker body contains the marker itself (an exact, case-sensitive string scan, docs/hook-mode.md). */
 export function markerInBody(body: string, marker: string): boolean {
   const bare = bareMarker(marker);
   return bare !== '' && body.includes(bare);
@@ -103,7 +103,7 @@ function turnResult(successSignal: boolean, sessionId: string): IterationResult 
 }
 
 /**
- * Decides one Stop event (seed 002's flow plus session ownership):
+ * Decides one Stop event (the flow of docs/hook-mode.md plus session ownership):
  * no loop or inactive: allow; another session's loop: allow; a session continued by someone else's hook
  * never claims an unowned loop. Then the process loop's own `decide()` rules: a completion signal
  * (marker in the tracker body, or a promise in the assistant text) ends the loop, then max_iterations

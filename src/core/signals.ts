@@ -1,6 +1,6 @@
 // Streaming detection of promise signals in the agent's own text, tolerant of whitespace, case and chunk splits.
 
-/** Success signals used when none are configured (seed 001's promises and seed 000's platform signal). */
+/** Success signals used when none are configured (the OODA procedures' promises and the manager's platform signal). */
 export const DEFAULT_SUCCESS_SIGNALS: readonly string[] = ['<promise>COMPLETE</promise>', '<promise>SUCCESS</promise>', '<ringmaster>COMPLETE</ringmaster>'];
 /** Failure signal used when none is configured. */
 export const DEFAULT_FAILURE_SIGNAL = '<promise>FAILURE</promise>';

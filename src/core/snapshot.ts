@@ -1,4 +1,4 @@
-// Seed 000's LoopSnapshot: the loop state stored with each checkpoint, so a checkpoint says where the run stood.
+// The loop snapshot: the loop state stored with each checkpoint, so a checkpoint says where the run stood.
 import { budgetedIterations, runtimeUsedMs } from './decide.js';
 import type { LoopState, RunStatus } from './types.js';
 

@@ -26,7 +26,7 @@ export type StopReason = (typeof STOP_REASONS)[number];
 /** Agent name of runs driven by Claude Code's Stop hook (`ringmaster loop start`): no owner process between hook calls. */
 export const HOOK_AGENT = 'claude-hook';
 
-/** Outcome of one iteration in the seeds' outcome matrix. `waiting` = usage/rate limit, not a failure. */
+/** Outcome of one iteration in the outcome matrix (success, failure, complete). `waiting` = usage/rate limit, not a failure. */
 export type IterationOutcome = 'success' | 'failure' | 'complete' | 'waiting' | 'interrupted';
 
 /**

@@ -1,5 +1,5 @@
 // Snapshots of a working state without a commit: the files (tracked and untracked, ignored ones excepted)
-// and the index as two git trees. Restoring one discards what changed since (seed 003's "discard the
+// and the index as two git trees. Restoring one discards what changed since (docs/tasks.md: "discard the
 // filesystem changes of a failed iteration"); HEAD and the branch are never moved.
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

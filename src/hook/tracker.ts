@@ -10,7 +10,7 @@ import type { HookLoopState } from '../core/hook-decision.js';
 export const RINGMASTER_DIR = '.ringmaster';
 /** The tracker's file name inside RINGMASTER_DIR. */
 export const TRACKER_FILE = 'loop-tracker.md';
-/** Body used when no tracker template is given (seed 002's minimal default). */
+/** Body used when no tracker template is given (the minimal default). */
 export const DEFAULT_TRACKER_BODY = '# Loop Progress\n\n_In progress_\n';
 
 /** The tracker's frontmatter, validated on every read. Unknown keys are kept. */

@@ -3,7 +3,9 @@
 // wakes it the moment a request is written; polling stays as the fallback (and is all SQLite has).
 import { isWatchable } from '../store/index.js';
 import type { ControlRow, Store, Subscription } from '../store/index.js';
-import type { ControlAnswer } from './run-controller.js';
+
+/** How a run answers a control request: done, nothing to do (already so), or the run is not running here. */
+export type ControlAnswer = 'accepted' | 'already' | 'not_running';
 
 /** What the poller needs of a run it dispatches to. */
 export interface ControlTarget {

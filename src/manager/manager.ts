@@ -1,4 +1,4 @@
-// The loop manager (seed 000): many runs in one process, each its own RunController, at most max_concurrent at
+// The loop manager (docs/manager.md): many runs in one process, each its own RunController, at most max_concurrent at
 // once (the rest wait as `pending`, first in first out), controlled from anywhere. It also sees and controls the
 // runs other processes drive (through the store), and after a restart resumes the runs it was driving.
 import type { DisplayStatus } from '../store/liveness.js';

@@ -7,7 +7,7 @@ import { isGitRepo } from '../git/index.js';
 import { acquireLock, type HeldLock } from '../runner/lock.js';
 import { createEventStream, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
 import { killLeftoverAgent } from '../runner/leftover.js';
-import { applyControl } from './control-poller.js';
+import { applyControl, type ControlAnswer } from './control-poller.js';
 import { claimWhenIdle, unfinishedWait, type ClaimInfo } from './claim.js';
 
 export { ClaimInterruptedError, type ClaimInfo } from './claim.js';
@@ -68,8 +68,6 @@ export interface RunControllerOptions {
   prepare?: () => Promise<LoopProgram | undefined>;
 }
 
-/** The answer to a control request. */
-export type ControlAnswer = 'accepted' | 'already' | 'not_running';
 
 /** Transient states a user sees between a request and its effect. */
 export type Transition = 'pausing' | 'stopping' | null;

@@ -1,10 +1,10 @@
-// Seed 000's LoopManagerStats: the active runs of every process that shares the store, this process's share of
+// The loop manager's numbers (docs/manager.md): the active runs of every process that shares the store, this process's share of
 // them, and what was spent today.
 import type { RunStatus } from '../core/types.js';
 import { ACTIVE_STATUSES, isOrphaned, type LivenessProbe } from '../store/liveness.js';
 import type { Store } from '../store/index.js';
 
-/** Seed 000's LoopManagerStats, over the active runs of every process that shares the store. */
+/** The loop manager's numbers, over the active runs of every process that shares the store. */
 export interface ManagerStats {
   total_active: number;
   running: number;

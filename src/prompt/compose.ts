@@ -45,7 +45,7 @@ function readPromptFile(path: string, what: string): string {
   }
 }
 
-/** Assembles the OODA layout of seed 001: title, optional CONTEXT, then the four phases. */
+/** Assembles the OODA layout (README "Procedures"): title, optional CONTEXT, then the four phases. */
 export function assembleOoda(phases: Record<(typeof PHASES)[number], string>, context: string | null): string {
   const parts = ['# OODA Loop Iteration', ''];
   if (context !== null && context !== '') parts.push('## CONTEXT', context, '');

@@ -44,7 +44,7 @@ const finishShape = {
   message: z.string().nullable(),
 };
 
-/** Every run event type (seed 000's LoopEvent, plus waiting, agent switches, warnings and the terminal summary). */
+/** Every run event type (the manager's event types, plus waiting, agent switches, warnings and the terminal summary). */
 export const runEventSchema = z.discriminatedUnion('type', [
   event('run_started', {
     kind: z.string(),
@@ -132,7 +132,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     warning: z.string().nullable(),
   }),
   event('program', { name: z.string(), data: z.record(z.string(), z.unknown()) }),
-  // Workflows (seed 004): the workflow's shape at start, each step's start and end, a loop ending by its signal.
+  // Workflows (docs/workflows.md): the workflow's shape at start, each step's start and end, a loop ending by its signal.
   event('workflow_started', {
     name: z.string(),
     workflow_kind: z.enum(['steps', 'loop']),

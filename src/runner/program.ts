@@ -33,7 +33,7 @@ export interface ProgramStep {
   successSignals?: string[] | null;
   /**
    * How this iteration's completion is judged instead of the run's signals (plain data: it crosses threads):
-   * `until` = a workflow loop's signal (seed 004's rules), `none` = no signal ends it.
+   * `until` = a workflow loop's signal (docs/workflows.md), `none` = no signal ends it.
    */
   completion?: CompletionRule | null;
   /**

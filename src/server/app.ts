@@ -316,7 +316,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     },
   );
 
-  app.openapi(createRoute({ method: 'get', path: '/api/stats', summary: "Seed 000's LoopManagerStats over the active runs", responses: { 200: json(statsSchema, 'the numbers'), ...errors } }), async (c) =>
+  app.openapi(createRoute({ method: 'get', path: '/api/stats', summary: "The loop manager's numbers over the active runs", responses: { 200: json(statsSchema, 'the numbers'), ...errors } }), async (c) =>
     c.json(await deps.manager.stats(), 200),
   );
 

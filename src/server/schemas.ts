@@ -129,7 +129,7 @@ export const logChunkSchema = z
   })
   .meta({ id: 'LogChunk' });
 
-/** GET /api/stats: seed 000's LoopManagerStats over active runs, plus capacity and today's spend. */
+/** GET /api/stats: the loop manager's numbers over active runs, plus capacity and today's spend. */
 export const statsSchema = z
   .object({
     total_active: z.number().int(),

@@ -1,5 +1,5 @@
 // The aggregate queries both stores share (SQLite and PostgreSQL speak this SQL alike): run totals computed
-// from iteration and owner rows, and the seed's metrics. Each store supplies only its way of naming parameters
+// from iteration and owner rows, and the metrics of `stats`. Each store supplies only its way of naming parameters
 // (the run-id and filter conditions) and runs the text with its own driver.
 import { z } from 'zod';
 import { costUnknownSql, RUN_STATUSES, runTotalsSchema } from './rows.js';

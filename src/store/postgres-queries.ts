@@ -19,7 +19,7 @@ export async function queryTotals(db: Queryable, runId: string): Promise<RunTota
   return (await queryTotalsMany(db, [runId])).get(runId) as RunTotals;
 }
 
-/** The seed's metrics: cost per run, average iterations to completion, cost by UTC hour. */
+/** The metrics of `stats`: cost per run, average iterations to completion, cost by UTC hour. */
 export async function queryStats(db: Queryable, runId: string | null, workspace: string | null = null): Promise<StoreStats> {
   const params = [runId, workspace];
   const perRun = await db.query(STATS.perRun, params);

@@ -127,7 +127,7 @@ export const checkpointRowSchema = z.object({
   commit_sha: z.string().nullable(),
   state: z.enum(CHECKPOINT_STATES),
   message: z.string().nullable(),
-  /** The loop state when the checkpoint was taken (seed 000's LoopSnapshot); null for older rows. */
+  /** The loop state when the checkpoint was taken (the loop snapshot: core/snapshot.ts); null for older rows. */
   snapshot: z.string().nullable().transform((t) => (t === null ? null : (JSON.parse(t) as unknown))),
   created_at: ms,
 });
@@ -210,7 +210,7 @@ export interface HourCost {
   cost_unknown: boolean;
 }
 
-/** The seed's metrics queries: cost per run, average iterations to completion, cost by hour. */
+/** The metrics queries of `stats`: cost per run, average iterations to completion, cost by hour. */
 export interface StoreStats {
   cost_per_run: RunCost[];
   /** Average iteration number at which the completion signal was found; null when no run completed. */

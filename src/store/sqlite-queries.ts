@@ -18,7 +18,7 @@ export function queryTotals(db: DatabaseSync, runId: string): RunTotals {
   return queryTotalsMany(db, [runId]).get(runId) as RunTotals;
 }
 
-/** The seed's metrics: cost per run, average iterations to completion, cost by UTC hour. */
+/** The metrics of `stats`: cost per run, average iterations to completion, cost by UTC hour. */
 export function queryStats(db: DatabaseSync, runId: string | null, workspace: string | null = null): StoreStats {
   const params = { runId, workspace };
   return statsFromRows(db.prepare(STATS.perRun).all(params), db.prepare(STATS.completion).get(params), db.prepare(STATS.byHour).all(params));

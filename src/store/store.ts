@@ -108,7 +108,7 @@ export interface NewCheckpoint {
   commit_sha: string | null;
   state: CheckpointState;
   message?: string | null;
-  /** The loop state at the checkpoint (seed 000's LoopSnapshot). */
+  /** The loop state at the checkpoint (the loop snapshot: core/snapshot.ts). */
   snapshot?: unknown;
   created_at: number;
 }

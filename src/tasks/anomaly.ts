@@ -1,4 +1,4 @@
-// Anomalies of a task iteration (seed 003's onAnomaly): it changed no file (stalled), or the agent said
+// Anomalies of a task iteration (docs/tasks.md "Anomalies"): it changed no file (stalled), or the agent said
 // exactly what it said in the previous iteration (repeated output). Reported, never fatal.
 import { createHash } from 'node:crypto';
 import type { Anomaly } from './hooks.js';

@@ -1,4 +1,4 @@
-// Completion checks (seed 003): a test command or a validation script that must exit 0, or a file that must
+// Completion checks (docs/tasks.md): a test command or a validation script that must exit 0, or a file that must
 // exist. Commands run without a shell (a string is split like agent.command), in the workspace, in their own
 // process group, bounded by a timeout and the run's AbortSignal; the end of their output is kept for the
 // next iteration's prompt.

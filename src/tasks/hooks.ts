@@ -1,4 +1,4 @@
-// Lifecycle hooks of the task loop (seed 003's LoopHooks): library callbacks and shell commands from the
+// Lifecycle hooks of the task loop (the task loop's lifecycle hooks: docs/tasks.md): library callbacks and shell commands from the
 // config's `hooks:` section. A command gets the event as one JSON line on stdin (and RINGMASTER_HOOK_EVENT,
 // RINGMASTER_RUN_ID, RINGMASTER_TASK_ID in its env); nothing is ever substituted into its text. A hook that
 // fails, throws or outlives its timeout is reported (and killed), never stops the loop.
@@ -7,7 +7,7 @@ import { execBounded, failureText } from './exec.js';
 import type { TaskResult } from './result.js';
 import type { Task } from './task.js';
 
-/** A tool call the agent made (seed 003's Action). */
+/** A tool call the agent made (docs/tasks.md "Hooks"). */
 export interface TaskAction {
   tool: string;
   input: unknown;
@@ -35,7 +35,7 @@ export type TaskHookEvent =
   | { event: 'task_end'; time: number; run_id: string; task: TaskRef; success: boolean; reason: string | null }
   | { event: 'anomaly'; time: number; run_id: string; task: TaskRef; iteration: number; anomaly: Anomaly };
 
-/** Library callbacks (seed 003's LoopHooks). May return a promise; a throw or rejection is reported, not fatal. */
+/** Library callbacks (the task loop's lifecycle hooks: docs/tasks.md). May return a promise; a throw or rejection is reported, not fatal. */
 export interface LoopHooks {
   onTaskStart?(task: Task): void | Promise<void>;
   onIterationStart?(task: Task, iteration: number): void | Promise<void>;

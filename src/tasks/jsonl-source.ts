@@ -1,4 +1,4 @@
-// tasks.jsonl (seed 003): one task object per line. Blank lines are allowed; a status change rewrites only
+// tasks.jsonl (docs/tasks.md): one task object per line. Blank lines are allowed; a status change rewrites only
 // the `status` (and `blocker`) value of the task's own line.
 import { TaskFileError, fieldName } from './errors.js';
 import { columnAt, parseJson, removeJsonProperty, setJsonProperty } from './json-edit.js';
@@ -39,7 +39,7 @@ export function applyJsonlStatus(text: string, change: StatusChange, name: strin
   throw new TaskFileError(name, null, null, `no task with id '${change.id}'`);
 }
 
-/** The tasks.jsonl format (seed 003: higher priority first). */
+/** The tasks.jsonl format (higher priority first). */
 export const JSONL_FORMAT: TrackerFormat = { kind: 'jsonl', priorityOrder: 'higher_first', parse: parseTasksJsonl, apply: applyJsonlStatus };
 
 /** A tasks.jsonl file as a task source. */

@@ -2,6 +2,7 @@
 // completion check said, and the verify gate between them: when a task has a check, a claimed completion
 // counts only if the check passes; otherwise the iteration is a failure and the check's output goes to the
 // next iteration. Pure: the check is run by the caller (when `shouldRunCheck` says so) and passed in.
+import { isWait } from '../core/error-policy.js';
 import type { IterationResult } from '../core/types.js';
 import { checkFeedback, type CheckOutcome } from './checks.js';
 import { describeTaskResult, type ParsedTaskResult } from './result.js';
@@ -31,8 +32,6 @@ export interface TaskJudgement {
   warning: string | null;
 }
 
-const WAIT_KINDS = new Set(['usage_limit', 'rate_limit', 'overloaded']);
-
 function agentFailed(result: IterationResult): boolean {
   return result.failureSignal || result.exitCode !== 0 || result.errorKind !== 'none';
 }
@@ -40,7 +39,7 @@ function agentFailed(result: IterationResult): boolean {
 /** True when the task's check should run after this iteration (it has one, and the agent neither failed nor gave up). */
 export function shouldRunCheck(task: Task, result: IterationResult, answer: ParsedTaskResult): boolean {
   if (task.completion.type === 'signal') return false;
-  if (result.errorKind === 'interrupted' || WAIT_KINDS.has(result.errorKind)) return false;
+  if (result.errorKind === 'interrupted' || isWait(result.errorKind)) return false;
   if (answer.kind === 'result') return answer.result.status === 'complete' || answer.result.status === 'continue';
   return result.successSignal || !agentFailed(result);
 }
@@ -69,7 +68,7 @@ export function judgeIteration(task: Task, result: IterationResult, answer: Pars
   if (result.errorKind === 'interrupted' || (check?.interrupted ?? false)) {
     return { ...base, kind: 'interrupted', result: { ...result, successSignal: false, errorKind: 'interrupted', errorMessage: result.errorMessage ?? 'interrupted' }, note: 'interrupted' };
   }
-  if (WAIT_KINDS.has(result.errorKind) && !result.successSignal && !structured) {
+  if (isWait(result.errorKind) && !result.successSignal && !structured) {
     return { ...base, kind: 'waiting', result, note: result.errorMessage };
   }
   if (structured?.status === 'blocked') {

@@ -1,4 +1,4 @@
-// Per-task limits (seed 003: 10 iterations, 30 minutes, $5 by default; a task's own `limits` win) and the
+// Per-task limits (10 iterations, 30 minutes, $5 by default; a task's own `limits` win) and the
 // check of a task's use against them. Pure.
 import { formatDuration } from '../core/duration.js';
 import type { TaskLimits } from './task.js';

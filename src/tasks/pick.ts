@@ -1,4 +1,4 @@
-// Task selection, seed 003 exactly plus dependencies: blocked tasks are skipped, in-progress tasks resume
+// Task selection, as docs/tasks.md says, plus dependencies: blocked tasks are skipped, in-progress tasks resume
 // first, then the highest priority, then the oldest (then file order). A task whose `dependsOn` tasks are
 // not all done is not a candidate. Pure: the same list always gives the same answer and the same reasons.
 import type { Task } from './task.js';

@@ -5,7 +5,7 @@ import type { AgentActivity } from '../runner/events.js';
 import type { ProgramContext, ProgramStop } from '../runner/program.js';
 import { createHookRunner, taskRef, type HookRunner, type LoopHooks } from './hooks.js';
 import { storeSetup, type StoredSetup, type TaskRunSettings } from './run-settings.js';
-import type { TaskProgramOptions } from './task-program.js';
+import type { TaskProgramOptions } from './program-options.js';
 import type { TaskRunState } from './run-state.js';
 import type { TaskSource } from './source.js';
 import type { Task } from './task.js';

@@ -1,10 +1,10 @@
-// The structured answer an agent may give at the end of an iteration (seed 003's IterationResult), as JSON
+// The structured answer an agent may give at the end of an iteration (docs/tasks.md "Structured result"), as JSON
 // in a tag: <ringmaster-result>{"status":"complete","artifacts":["src/a.ts"]}</ringmaster-result>.
 // Parsing is bounded (only the end of the text, only so much JSON) and tolerant (code fences, missing
 // optional fields, a few synonyms); the last well-formed block wins. Pure: no I/O.
 import { z } from 'zod';
 
-/** Seed 003's IterationResult. */
+/** The structured result of an iteration (docs/tasks.md). */
 export type TaskResult =
   | { status: 'continue'; reason: string }
   | { status: 'complete'; artifacts: string[] }

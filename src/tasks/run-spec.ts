@@ -1,5 +1,5 @@
 // The RunSpec of a task run, from the one `ringmaster run` would resolve: the run's own prompt becomes the
-// task prompt's instructions (none unless given), the run budget is seed 003's (tasks.max_runtime 4h,
+// task prompt's instructions (none unless given), the run budget is the default of docs/tasks.md (tasks.max_runtime 4h,
 // tasks.max_cost $50, unless loop.max_runtime / loop.max_cost are set), no run-wide iteration limit unless
 // --max-iterations says so (tasks have their own), and no checkpoints in between: one commit per task.
 import type { LoadedConfig } from '../config/load.js';

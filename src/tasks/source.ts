@@ -21,7 +21,7 @@ export interface TaskSource {
   readonly name: string;
   /** Absolute path of the tracker file (committed with each task); null for a command source. */
   readonly path: string | null;
-  /** Which end of `priority` runs first: tasks.jsonl (seed 003) higher first, prd.json (Ralph's convention) lower first. */
+  /** Which end of `priority` runs first: tasks.jsonl higher first, prd.json (Ralph's convention) lower first. */
   readonly priorityOrder: 'higher_first' | 'lower_first';
   /** Reads the current tasks (files are re-read every time: the agent may have edited them). */
   load(signal?: AbortSignal): Promise<Task[]>;

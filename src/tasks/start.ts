@@ -23,7 +23,7 @@ export interface TaskRunRequest {
   file?: string | undefined;
   /** The run options, as `ringmaster run` takes them (default: none). */
   flags?: RunFlags;
-  /** Library callbacks (seed 003's LoopHooks). */
+  /** Library callbacks (the task loop's lifecycle hooks: docs/tasks.md). */
   callbacks?: LoopHooks | null;
 }
 

@@ -1,4 +1,4 @@
-// The end of a task, seed 003's Commit / Sync / Learn: a completed task's tracker status, progress and learning
+// The end of a task, commit, sync and learn (docs/tasks.md): a completed task's tracker status, progress and learning
 // lines and work become one commit; a blocked task's attempt is kept on a branch, the workspace rolled back to
 // the commit before the task, and the block recorded (tracker, progress, learning) in a commit of its own.
 import { join } from 'node:path';

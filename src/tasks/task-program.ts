@@ -1,4 +1,4 @@
-// The task loop as a LoopProgram (seed 003): pick one task, iterate on it until it is complete (its check
+// The task loop as a LoopProgram (docs/tasks.md): pick one task, iterate on it until it is complete (its check
 // passing), commit it, update the tracker, record what was learned, move on. Every task iteration is an
 // ordinary recorded iteration of the run (unit = the task); per-task limits, the verify gate, rollback and
 // hooks are this program's, run-wide limits stay the runner's.
@@ -7,36 +7,21 @@ import { headSha, isGitRepo } from '../git/repo.js';
 import { snapshotWorkingState } from '../git/snapshot.js';
 import type { AgentActivity, RunEventBody } from '../runner/events.js';
 import type { LoopProgram, ProgramContext, ProgramSettlement, ProgramStep, ProgramStop, SettledIteration } from '../runner/program.js';
-import type { RunSpec } from '../runner/spec.js';
 import { attemptLimitReached, startAttempt } from './attempt.js';
-import { taskRef, type HookRunner, type LoopHooks } from './hooks.js';
+import { taskRef, type HookRunner } from './hooks.js';
+import type { TaskProgramOptions } from './program-options.js';
 import { asUserError, isoNow, loadWithVerdicts, maxTasksStop, noTaskStop, onFailureStop, queueToolCall, taskHookRunner, taskRunSetup } from './program-parts.js';
 import { PROGRESS_FILE, appendEntries } from './journal.js';
 import { effectiveLimits } from './limits.js';
 import { explainSelection } from './pick.js';
 import { composeTaskPrompt } from './compose-task-prompt.js';
-import type { StoredSetup, TaskRunSettings, TaskSourceRef } from './run-settings.js';
+import type { StoredSetup } from './run-settings.js';
 import { EMPTY_TASK_RUN_STATE, taskRunMeta, type TaskRunState } from './run-state.js';
-import type { TaskSource } from './source.js';
 import { blockTask, completeTask, type TaskEndContext } from './task-end.js';
 import { beginTask, commitTask } from './task-git.js';
 import type { Task } from './task.js';
 import { failureThresholdReached, judgeTaskIteration, taskTurn, type InHand, type VerdictDeps } from './verdict.js';
 
-/** What a task program is made of. */
-export interface TaskProgramOptions {
-  /** The run's spec: workspace, instructions (prompt, context), signals, failure threshold, session reuse. */
-  spec: RunSpec;
-  source: TaskSource;
-  /** How the source is stored for resume; default: the source's file (a command source must say). */
-  sourceRef?: TaskSourceRef;
-  settings: TaskRunSettings;
-  env: Readonly<Record<string, string | undefined>>;
-  /** Library callbacks (seed 003's LoopHooks). */
-  callbacks?: LoopHooks | null;
-  /** State to continue from (resume); default: a fresh run. */
-  state?: TaskRunState;
-}
 
 /** The task in hand. */
 type Current = InHand;
@@ -238,3 +223,5 @@ export class TaskProgram implements LoopProgram {
     return this.o.settings.onFailure === 'stop' ? onFailureStop(task.id, reason) : null;
   }
 }
+
+export type { TaskProgramOptions } from './program-options.js';

@@ -1,4 +1,4 @@
-// The task of a task loop (seed 003): its schema as written in tasks.jsonl, and the normalised form every
+// The task of a task loop (docs/tasks.md): its schema as written in tasks.jsonl, and the normalised form every
 // source (tasks.jsonl, prd.json, markdown checklist, command) produces. Pure: no I/O.
 import { z } from 'zod';
 import { parseDuration } from '../core/duration.js';
@@ -13,7 +13,7 @@ export const commandSchema = z.union([z.string().trim().min(1, 'expected a comma
 
 const checkTimeout = z.union([z.number().positive(), z.string()]).optional();
 
-/** How a task's completion is detected (seed 003's four ways). */
+/** How a task's completion is detected (four ways: docs/tasks.md). */
 export const completionSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('signal') }),
   z.strictObject({ type: z.literal('test'), command: commandSchema, timeout: checkTimeout }),

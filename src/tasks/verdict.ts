@@ -1,6 +1,7 @@
 // One task iteration judged, for both task programs (one task at a time, and parallel tasks in worktrees): the
 // agent's answer, the completion check and the verify gate, the attempt's totals, the per-iteration rollback,
 // the progress line, the iteration_end and anomaly hooks; then whether the task is complete or must be blocked.
+import { isRunFatal } from '../core/error-policy.js';
 import type { ProgramContext, SettledIteration } from '../runner/program.js';
 import { restoreWorkingState, snapshotWorkingState, type WorkingSnapshot } from '../git/snapshot.js';
 import { detectAnomalies, textDigest, type IterationTrace } from './anomaly.js';
@@ -35,8 +36,6 @@ export interface VerdictDeps {
   record(entry: Extract<ProgressEntry, { event: 'iteration' }>): Promise<void>;
 }
 
-/** Error kinds that end the run at once (decide()): not the task's fault, so the task is never blocked for them. */
-const RUN_FATAL = new Set(['auth', 'missing_binary', 'spawn_failed']);
 
 /** Judges the iteration just settled of the task `current` (its attempt and trace are updated). */
 export async function judgeTaskIteration(ctx: ProgramContext, d: VerdictDeps, current: InHand, settled: SettledIteration): Promise<TaskJudgement> {
@@ -81,7 +80,7 @@ export type TaskTurn = { kind: 'go_on' } | { kind: 'complete' } | { kind: 'block
 
 /** The task's turn after `judged`: complete, blocked (the agent said so, a limit, the failure threshold), or go on. */
 export function taskTurn(judged: TaskJudgement, current: InHand, failureThreshold: number): TaskTurn {
-  if (judged.kind === 'waiting' || judged.kind === 'interrupted' || RUN_FATAL.has(judged.result.errorKind)) return { kind: 'go_on' };
+  if (judged.kind === 'waiting' || judged.kind === 'interrupted' || isRunFatal(judged.result.errorKind)) return { kind: 'go_on' };
   if (judged.kind === 'complete') return { kind: 'complete' };
   const reason = judged.kind === 'blocked' ? (judged.blocker ?? 'the agent is blocked') : (attemptLimitReached(current.attempt, current.limits) ?? failureThresholdReached(current.attempt, failureThreshold));
   return reason === null ? { kind: 'go_on' } : { kind: 'block', reason };

@@ -59,7 +59,7 @@ function allowedKeys(path: Path): readonly string[] {
   return KNOWN_KEYS.step;
 }
 
-/** Words for one unknown key: the seed's `provider` is Ringmaster's `agent`; else the closest allowed key. */
+/** Words for one unknown key: other tools' `provider` is Ringmaster's `agent`; else the closest allowed key. */
 function unknownKeyMessage(key: string, allowed: readonly string[]): string {
   if (key === 'provider' && allowed.includes('agent')) return "unknown key 'provider': Ringmaster calls it 'agent'";
   const closest = [...allowed].sort((a, b) => distance(key, a) - distance(key, b))[0];

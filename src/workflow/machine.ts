@@ -83,7 +83,7 @@ function withStep(state: WorkflowState, index: number, change: Partial<StepState
 /**
  * Folds one iteration of the current step into the state. In a steps workflow a loop's max_cost and
  * max_runtime are the program's and messages name the step; in a loop workflow the limits are the run's and
- * messages are the seed's (`Iteration 3: ...`, `Max iterations (N) reached ...`).
+ * messages are the documented ones (`Iteration 3: ...`, `Max iterations (N) reached ...`).
  */
 export function settleIteration(steps: readonly ResolvedStep[], state: WorkflowState, facts: IterationFacts, kind: 'steps' | 'loop'): { state: WorkflowState; verdict: Verdict } {
   const index = state.current;

@@ -56,7 +56,7 @@ export const workflowMetaSchema = z.object({
   user_message: z.string(),
   /** The step running (or that failed); null once the workflow completed. */
   current_step: z.object({ number: positive, name: z.string() }).nullable(),
-  /** Counted iterations of the current (or last) step: a loop workflow's iteration count (seed 004). */
+  /** Counted iterations of the current (or last) step: a loop workflow's iteration count. */
   iteration_count: count,
   /** The current (or last) step's max_iterations (1 for a step without a loop). */
   max_iterations: positive,

@@ -1,4 +1,4 @@
-// The progress wording of workflows (seed 004): steps, loop iterations, and how a loop ends.
+// The progress wording of workflows (docs/workflows.md): steps, loop iterations, and how a loop ends.
 
 /** `Step 2/3: implement`. */
 export function stepLine(index: number, total: number, name: string): string {
@@ -15,7 +15,7 @@ export function loopCompleteLine(name: string, iterations: number): string {
   return `Loop complete: ${name} (${iterations} iteration${iterations === 1 ? '' : 's'})`;
 }
 
-/** The seed's failure message when a loop runs out of iterations. */
+/** The failure message when a loop runs out of iterations. */
 export function maxIterationsMessage(maxIterations: number, until: string): string {
   return `Max iterations (${maxIterations}) reached without completion signal "${until}"`;
 }

@@ -1,4 +1,4 @@
-// Session continuity of a workflow (seed 004): steps carry the agent's session from one to the next unless a
+// Session continuity of a workflow (docs/workflows.md): steps carry the agent's session from one to the next unless a
 // step clears it or changes agent; a loop resumes it between iterations unless fresh_context is set.
 import type { ResolvedStep } from './resolve.js';
 

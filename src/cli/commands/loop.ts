@@ -1,4 +1,4 @@
-// `ringmaster loop start|status|cancel`: the tracker of a hook-mode loop (seed 002) in the current project.
+// `ringmaster loop start|status|cancel`: the tracker of a hook-mode loop (docs/hook-mode.md) in the current project.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';

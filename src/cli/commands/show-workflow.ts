@@ -1,4 +1,4 @@
-// What `ringmaster show` adds for a workflow run: the workflow, its iteration count (seed 004's metadata), the
+// What `ringmaster show` adds for a workflow run: the workflow, its iteration count (from its metadata), the
 // current step and each step's outcome, read from the run's stored metadata.
 import type { RunRow } from '../../store/index.js';
 import { workflowMetaSchema } from '../../workflow/meta.js';

@@ -1,4 +1,4 @@
-// `ringmaster tasks run [FILE]`: a task loop (seed 003) in the terminal, with the run options of
+// `ringmaster tasks run [FILE]`: a task loop (docs/tasks.md) in the terminal, with the run options of
 // `ringmaster run`; the run is an ordinary run (runs, show, stats, pause, stop, resume).
 import { UsageError } from '../../core/errors.js';
 import { newRunId } from '../../core/ids.js';

@@ -1,4 +1,4 @@
-// `ringmaster workflow list|validate|schema|run`: YAML workflows of .ringmaster/workflows/ (seed 004).
+// `ringmaster workflow list|validate|schema|run`: YAML workflows of .ringmaster/workflows/ (docs/workflows.md).
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../../core/errors.js';
