@@ -2,7 +2,7 @@
 // that another process (a terminal, another server, a worker) drives, reached through a control request in the
 // store that its owner picks up (control-poller.ts) and answers.
 import type { RunEvent } from '../runner/events.js';
-import type { RunSpec } from '../runner/spec.js';
+import { parseStoredSpec } from '../runner/stored-spec.js';
 import type { ControlAction, Owner, RunRow, Store } from '../store/index.js';
 import { closeOrphanedRun } from './orphans.js';
 
@@ -30,7 +30,7 @@ export async function controlWorkerQueue(ctx: ElsewhereContext, run: RunRow, act
     return 'accepted';
   }
   if (action === 'extend') {
-    const spec = run.spec as RunSpec;
+    const spec = parseStoredSpec(run.id, run.spec);
     if (spec.limits.maxIterations === null) return 'already';
     spec.limits.maxIterations += iterations;
     await store.updateRunSpec(run.id, spec, ctx.now);

@@ -8,6 +8,7 @@ import type { RunStatus } from '../core/types.js';
 import type { AgentActivity, RunEvent, RunEventBody } from '../runner/events.js';
 import type { LoopProgram } from '../runner/program.js';
 import { metaForStorage, metaFromStorage, specForStorage, specFromStorage, type RunSpec } from '../runner/spec.js';
+import { parseStoredSpec } from '../runner/stored-spec.js';
 import { redactDeep, redactor } from '../core/redact.js';
 import { appendEventBodies } from '../runner/standalone-events.js';
 import { ACTIVE_STATUSES, isOrphaned, isQueued, type LivenessProbe } from '../store/liveness.js';
@@ -205,7 +206,7 @@ export class LoopManager {
     if (ACTIVE_STATUSES.includes(run.status) && !isOrphaned(run, this.probe())) return this.outcome(runId, action, await controlRemote(this.options.store, run, action, { by, iterations, now, requestedAt: this.now() }));
     switch (action) {
       case 'extend': {
-        const spec = run.spec as RunSpec;
+        const spec = parseStoredSpec(run.id, run.spec);
         if (spec.limits.maxIterations === null) return this.outcome(runId, action, 'already');
         spec.limits.maxIterations += iterations;
         await this.options.store.updateRunSpec(runId, spec, this.now());
@@ -298,7 +299,7 @@ export class LoopManager {
       return;
     }
     // The stored spec has the secrets of its agent command redacted: they come back from this environment.
-    const spec = asRequestError(() => specFromStorage(run.spec as RunSpec, this.options.env));
+    const spec = asRequestError(() => specFromStorage(parseStoredSpec(run.id, run.spec), this.options.env));
     const meta = asRequestError(() => metaFromStorage(run.meta, this.options.env));
     const program = await programForRun({ ...run, meta }, spec);
     // Queued from now on: whoever looks sees it pending (not still stopped or failed) until it is claimed.

@@ -10,6 +10,7 @@ import { programForRun } from '../manager/programs.js';
 import { ClaimInterruptedError, RunController } from '../manager/run-controller.js';
 import type { RunEvent } from '../runner/events.js';
 import { metaFromStorage, specFromStorage, type RunSpec } from '../runner/spec.js';
+import { parseStoredSpec } from '../runner/stored-spec.js';
 import { resumable, RunEndedError } from '../store/index.js';
 import type { Owner, RunRow, Store } from '../store/index.js';
 import { prepareRepoWorkspace, pushCheckpoint, type RepoWorkspace } from './git-workspace.js';
@@ -59,7 +60,7 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
   const run = await store.getRun(runId);
   // A run that can go on (a paused one too: it was handed over paused, and stays paused here).
   if (run === null || !resumable(run)) return 'finished';
-  const spec = structuredClone(run.spec) as RunSpec & { repository?: RepositorySource };
+  const spec: RunSpec & { repository?: RepositorySource } = parseStoredSpec(run.id, run.spec);
   const repository = repositoryOf(run);
   const startedAt = performance.now();
   let outcome: JobOutcome = 'finished';

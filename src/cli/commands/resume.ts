@@ -5,6 +5,7 @@ import { EXIT, UsageError, UserError } from '../../core/errors.js';
 import { registerBuiltInProgramKinds } from '../../manager/program-kinds.js';
 import { programForRun } from '../../manager/programs.js';
 import { metaFromStorage, specFromStorage, type RunSpec } from '../../runner/spec.js';
+import { parseStoredSpec } from '../../runner/stored-spec.js';
 import type { CliIO, Command } from '../command.js';
 import { runInTerminal } from '../run-session.js';
 import { isQueued } from '../../store/liveness.js';
@@ -57,8 +58,8 @@ async function resume(args: string[], io: CliIO): Promise<number> {
     };
     // A run for the workers goes back to their queue, its spec as stored (the worker puts the secrets back from its
     // own environment): any of them continues it from its last pushed checkpoint.
-    if (run.origin === 'queue') return await requeueRun(io, store, run, withLimits(structuredClone(run.spec as RunSpec)), workspace);
-    const spec = withLimits(specFromStorage(run.spec as RunSpec, io.env));
+    if (run.origin === 'queue') return await requeueRun(io, store, run, withLimits(parseStoredSpec(run.id, run.spec)), workspace);
+    const spec = withLimits(specFromStorage(parseStoredSpec(run.id, run.spec), io.env));
     // A worktree run goes on in its worktree and, as when it started, without the workspace lock.
     const worktree = run.worktree !== null ? { path: run.worktree, branch: run.branch ?? '' } : null;
     registerBuiltInProgramKinds();
