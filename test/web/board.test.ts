@@ -50,6 +50,7 @@ describe('board columns', () => {
     expect(ids({ workspace: '/work/other' })).toEqual(['c1']);
     expect(ids({ agent: 'codex' })).toEqual(['r2']);
     expect(ids({ statuses: ['stopped', 'waiting'] })).toEqual(['o1', 'w1']);
+    expect(groupRuns(runs, { ...NO_FILTERS, statuses: ['failed', 'stopped'] }).map((c) => c.status)).toEqual(['stopped', 'failed']);
     expect(ids({ text: 'GPT' })).toEqual(['r2']);
     expect(ids({ text: 'prompt.md' })).toEqual(['r1']);
     expect(ids({ text: '  ' })).toEqual(['c1', 'c2', 'o1', 'r1', 'r2', 'w1']);

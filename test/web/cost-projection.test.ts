@@ -23,6 +23,18 @@ describe('projectCost', () => {
     expect(chart.projection?.costPerIteration).toBe(1.5);
   });
 
+  it('leaves waits and interrupted iterations out of the pace (they cost ~$0 and say nothing about it)', () => {
+    const waited = (number: number): CostPoint => ({ ...it_(number, 0, 3_600_000), waited: true });
+    const chart = projectCost([it_(1, 1), waited(2), waited(3), it_(4, 3)], { ...noLimits, max_cost_usd: 10 });
+    expect(chart.projection).toMatchObject({ costPerIteration: 2, msPerIteration: 60_000, reason: 'max_cost', remaining: 3, endIteration: 7 });
+  });
+
+  it('says the cost is unknown when no finished iteration reports one (nothing to chart)', () => {
+    expect(projectCost([it_(1, null), it_(2, null), it_(3, null, null, true)], noLimits).costUnknown).toBe(true);
+    expect(projectCost([it_(1, null), it_(2, 0.01)], noLimits).costUnknown).toBe(false);
+    expect(projectCost([], noLimits).costUnknown).toBe(false);
+  });
+
   it('no projection before a finished iteration with a known cost', () => {
     expect(projectCost([], noLimits).projection).toBeNull();
     expect(projectCost([it_(1, null), it_(2, 5, 1000, true)], { ...noLimits, max_cost_usd: 10 }).projection).toBeNull();

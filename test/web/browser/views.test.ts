@@ -118,6 +118,10 @@ describe('run page', () => {
     );
     await page.getByTestId('cost-chart').locator('canvas').waitFor();
     expect(await page.locator('.u-legend .u-series').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/^budget/), expect.stringMatching(/^projected/)]));
+    // One dollar axis for every series (a second one for the bars was read against the first one's grid), and a
+    // legend that names the series without '--' placeholders before the pointer is on the chart.
+    expect(await page.getByTestId('cost-chart').locator('.u-axis').count()).toBe(2);
+    expect((await page.locator('.u-legend').textContent()) ?? '').not.toContain('--');
     await screenshot(page, 'run-cost');
 
     await page.getByRole('tab', { name: 'checkpoints' }).click();
@@ -130,18 +134,35 @@ describe('run page', () => {
     await page.context().close();
   });
 
+  it('an agent that reports no cost: "cost unknown" in words, no flat chart', async () => {
+    const page = await openPage(browser, `${serve.url}/runs/${runs.quick.id}?tab=cost`);
+    await page.getByTestId('cost-unknown').waitFor();
+    expect(await page.getByTestId('cost-chart').count()).toBe(0);
+    // Created through the API without a budget: the server's default of $300 applies, and cannot hold this agent.
+    expect(await page.getByTestId('projection').textContent()).toBe('Spent: cost unknown: the budget of $300.00 cannot hold it.');
+    expect(await page.locator('body').textContent()).not.toContain('+?');
+    // How it ended, at a glance (a limit or an overspend would say so, never looking like this success).
+    expect(await page.getByTestId('end-reason').textContent()).toBe('done: the agent signalled completion');
+    await page.context().close();
+  });
+
   it('rolls a finished run back to a checkpoint after a confirmation', async () => {
     const page = await openPage(browser, `${serve.url}/runs/${runs.quick.id}?tab=checkpoints`);
     const list = page.getByTestId('checkpoints');
     await list.waitFor();
     expect(readFileSync(join(runs.quick.dir, '.plan-agent-count'), 'utf8')).toBe('2');
+    // The newest checkpoint is what the workspace holds: no rollback offered there; every row says when.
+    expect(await list.locator('li').first().getByRole('button', { name: 'Roll back here' }).count()).toBe(0);
+    expect(await list.locator('li').first().textContent()).toMatch(/^iteration 2 · [0-9a-f]{10} · committed · \d\d:\d\d:\d\dcurrent$/);
     await list.locator('li').filter({ hasText: /^iteration 1 · / }).getByRole('button', { name: 'Roll back here' }).click();
     const confirm = page.getByTestId('confirm');
     expect(await confirm.getByRole('heading').textContent()).toBe('Roll back to iteration 1?');
     await confirm.getByRole('button', { name: 'Roll back' }).click();
     await page.getByRole('status').filter({ hasText: 'Workspace restored to iteration 1.' }).waitFor();
     expect(readFileSync(join(runs.quick.dir, '.plan-agent-count'), 'utf8')).toBe('1');
-    await list.locator('li').filter({ hasText: / · rollback/ }).waitFor();
+    // The rollback's own commit is named as such (not a second 'iteration 1' row) and is now the current one.
+    await list.locator('li').filter({ hasText: /^rollback to iteration 1 · [0-9a-f]{10} · rollback/ }).waitFor();
+    expect(await list.locator('li').first().textContent()).toMatch(/^rollback to iteration 1 · .*current$/);
     await page.context().close();
   });
 });
@@ -169,11 +190,38 @@ describe('board', () => {
     await page.context().close();
   });
 
+  it('every column in view from 1280 px on, empty ones narrow; a status filter shows only its columns', async () => {
+    for (const width of [1280, 1440, 1920]) {
+      const page = await openPage(browser, serve.url, { width, height: 900 });
+      await page.getByTestId('board-summary').waitFor();
+      const boxes = await page.locator('section.column').evaluateAll((sections) => sections.map((s) => s.getBoundingClientRect().right));
+      expect(boxes).toHaveLength(7);
+      expect(Math.max(...boxes), `at ${width} px`).toBeLessThanOrEqual(width);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(width);
+      if (width === 1440) await screenshot(page, 'board-1440');
+      await page.context().close();
+    }
+    const page = await openPage(browser, `${serve.url}/?status=stopped,failed`, { width: 1440 });
+    await page.getByTestId('board-summary').waitFor();
+    expect(await page.locator('section.column').evaluateAll((sections) => sections.map((s) => s.getAttribute('data-testid')))).toEqual(['column-stopped', 'column-failed']);
+    await page.context().close();
+  });
+
   it('phone width: no sideways page scroll, one column per screen; the dark theme from the keyboard', async () => {
     const page = await openPage(browser, serve.url, { width: 390, height: 844 });
     await page.getByTestId('board-summary').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
     expect((await page.getByTestId('column-running').boundingBox())?.width).toBeGreaterThan(340);
+    // The other columns are named, with their counts, and one tap away.
+    const tabs = page.getByTestId('column-tabs');
+    expect(await tabs.isVisible()).toBe(true);
+    // flood is done by now (the first test opened its gate), claude still runs.
+    expect(await tabs.getByRole('button').allTextContents()).toEqual(['running 1', 'completed 2']);
+    await tabs.getByRole('button', { name: 'completed 2' }).click();
+    await until('the completed column in view', async () => {
+      const box = await page.getByTestId('column-completed').boundingBox();
+      return box !== null && box.x >= 0 && box.x < 40 ? true : null;
+    });
     await screenshot(page, 'board-phone');
     await page.locator('body').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('t');

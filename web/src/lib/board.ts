@@ -72,7 +72,9 @@ const endOf = (run: RunItem): string => run.ended_at ?? run.updated_at ?? '';
 export function groupRuns(runs: readonly RunItem[], filters: Filters): Column[] {
   const byStatus = new Map<RunStatus, RunItem[]>(COLUMNS.map((c) => [c, []]));
   for (const run of runs) if (matches(run, filters)) byStatus.get(columnOf(run.status))?.push(run);
-  return COLUMNS.map((status) => {
+  // Filtered to some statuses: only their columns (empty columns in front would push the wanted ones aside).
+  const shown = filters.statuses.length === 0 ? COLUMNS : COLUMNS.filter((status) => filters.statuses.includes(status));
+  return shown.map((status) => {
     const list = byStatus.get(status) ?? [];
     const finished = status === 'completed' || status === 'stopped' || status === 'failed';
     list.sort((a, b) => (finished ? endOf(b).localeCompare(endOf(a)) : (a.created_at ?? '').localeCompare(b.created_at ?? '')) || a.id.localeCompare(b.id));

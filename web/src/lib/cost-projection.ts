@@ -10,6 +10,8 @@ export interface CostPoint {
   duration_ms: number | null;
   /** Still running: counted neither in the pace nor as spent. */
   running: boolean;
+  /** Ended waiting (usage limit, rate limit, overload) or interrupted: it did no normal work, so it is left out of the pace. */
+  waited?: boolean;
 }
 
 /** The run's limits and elapsed runtime. */
@@ -53,6 +55,8 @@ export interface CostChart {
   budget: number | null;
   /** Null until at least one finished iteration has a known cost. */
   projection: Projection | null;
+  /** No finished iteration has a known cost (an agent that reports none): there is nothing to chart. */
+  costUnknown: boolean;
 }
 
 /** Iterations the pace is averaged over (recent pace matters more than the first iterations'). */
@@ -73,10 +77,12 @@ export function projectCost(points: readonly CostPoint[], budget: Budget, window
     series.push({ iteration: p.number, cost: p.cost_usd, cumulative });
   }
   const finished = sorted.filter((p) => !p.running);
-  const recent = finished.slice(-window);
+  // The pace of iterations that worked: a wait or an interrupted iteration costs ~$0 and says nothing about it.
+  const recent = finished.filter((p) => p.waited !== true).slice(-window);
   const costPace = mean(recent.flatMap((p) => (p.cost_usd === null ? [] : [p.cost_usd])));
   const msPace = mean(recent.flatMap((p) => (p.duration_ms === null ? [] : [p.duration_ms])));
-  const chart: CostChart = { series, spent: cumulative, budget: budget.max_cost_usd, projection: null };
+  const costUnknown = finished.length > 0 && finished.every((p) => p.cost_usd === null);
+  const chart: CostChart = { series, spent: cumulative, budget: budget.max_cost_usd, projection: null, costUnknown };
   if (costPace === null) return chart;
 
   const last = finished.at(-1)?.number ?? 0;

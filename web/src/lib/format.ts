@@ -8,6 +8,18 @@ export function usd(value: number | null, partlyUnknown = false): string {
   return partlyUnknown ? `${text}+?` : text;
 }
 
+/**
+ * A run's or iteration's cost in words: 'cost unknown' when the agent reports none, 'at least $x' when part of it
+ * is unknown (an agent without cost reporting, an iteration cut short), else the amount.
+ */
+export function costText(value: number | null, unknown: boolean): string {
+  if (value === null || (unknown && value === 0)) return 'cost unknown';
+  return unknown ? `at least ${usd(value)}` : usd(value);
+}
+
+/** Why a cost is not fully known (a tooltip). */
+export const COST_UNKNOWN_WHY = 'the agent does not report what it spends (a plain command), or an iteration was cut short before it did';
+
 /** Elapsed time as the CLI prints it ('45.2s', '2m16s', '1h02m03s'); '-' when unknown. */
 export function elapsed(ms: number | null): string {
   return ms === null ? '-' : formatElapsed(ms);

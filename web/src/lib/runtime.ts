@@ -28,3 +28,37 @@ export function epoch(time: string | null): number | null {
   const ms = Date.parse(time);
   return Number.isNaN(ms) ? null : ms;
 }
+
+/** How a run ended, at a glance: what the card and the run page show, and its tone (colour). */
+export interface RunEnd {
+  text: string;
+  tone: 'ok' | 'limit' | 'bad' | 'neutral';
+}
+
+const END_WORDS: Record<string, RunEnd> = {
+  success_signal: { text: 'done: the agent signalled completion', tone: 'ok' },
+  max_iterations: { text: 'limit: iterations used up', tone: 'limit' },
+  max_runtime: { text: 'limit: runtime used up', tone: 'limit' },
+  max_cost: { text: 'limit: budget spent', tone: 'limit' },
+  failure_threshold: { text: 'failed: too many failures in a row', tone: 'bad' },
+  fatal_error: { text: 'failed: fatal error', tone: 'bad' },
+  stalled: { text: 'stalled: no task could run', tone: 'limit' },
+  user_stop: { text: 'stopped by a person', tone: 'neutral' },
+  interrupted: { text: 'interrupted', tone: 'neutral' },
+};
+
+/**
+ * Why a finished run ended, in words and a tone, so that a run a limit ended never looks like a success (the
+ * status stays what it is: a limit completes a run). Overspend (a cost past the budget: the iteration that
+ * reached it finished) is said with the amount. Null while the run is active or has no reason.
+ */
+export function runEnd(run: Pick<RunItem, 'status' | 'stop_reason' | 'cost_usd' | 'limits'>): RunEnd | null {
+  if (run.stop_reason === null || ['pending', 'running', 'paused', 'waiting'].includes(run.status)) return null;
+  const end = END_WORDS[run.stop_reason] ?? { text: run.stop_reason.replace(/_/g, ' '), tone: 'neutral' };
+  const budget = run.limits.max_cost_usd;
+  if (budget !== null && run.cost_usd > budget) {
+    const over = run.cost_usd - budget;
+    return { text: `${end.text}; over budget by $${over.toFixed(over < 1 ? 4 : 2)}`, tone: end.tone === 'ok' ? 'limit' : end.tone };
+  }
+  return end;
+}

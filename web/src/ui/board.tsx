@@ -80,6 +80,25 @@ function FilterBar({ filters, runs, setFilters, searchRef }: { filters: Filters;
   );
 }
 
+/**
+ * The columns by name and count, each a link to its column: on a phone, where one column fills the screen, they
+ * show that there are others and take you there (hidden on wider screens, where every column is in view).
+ */
+function ColumnTabs({ columns }: { columns: Column[] }) {
+  const go = (status: RunStatus) => document.querySelector(`[data-testid="column-${status}"]`)?.scrollIntoView({ behavior: 'smooth', inline: 'start', block: 'nearest' });
+  return (
+    <nav className="column-tabs" aria-label="columns" data-testid="column-tabs">
+      {columns
+        .filter((c) => c.runs.length > 0)
+        .map((c) => (
+          <button key={c.status} type="button" className={`toggle badge-${c.status}`} onClick={() => go(c.status)}>
+            {c.status} {c.runs.length}
+          </button>
+        ))}
+    </nav>
+  );
+}
+
 /** The board page. */
 export function Board({ toggleTheme, showHelp }: { theme: string; toggleTheme: () => void; showHelp: () => void }) {
   const runs = useRuns();
@@ -127,6 +146,7 @@ export function Board({ toggleTheme, showHelp }: { theme: string; toggleTheme: (
           {total > loaded ? ` (the newest ${loaded} of ${total})` : ''}
         </p>
       )}
+      <ColumnTabs columns={columns} />
       <div className="board" data-testid="board">
         {columns.map((column) => (
           <BoardColumn key={column.status} column={column} data={runs.data} selectedId={selectedId} />

@@ -7,9 +7,16 @@ import { ConfirmDialog } from './confirm.js';
 
 const DiffView = lazy(() => import('./diff-view.js'));
 
+/** The local time of day of an ISO time ('14:05:09'). */
+function clockTime(iso: string): string {
+  return new Date(iso).toLocaleTimeString('en-GB', { hour12: false });
+}
+
 /** The checkpoints tab. */
 export function Checkpoints({ runId, workspace, checkpoints, active }: { runId: string; workspace: string; checkpoints: Checkpoint[]; active: boolean }) {
   const commits = checkpoints.filter((c) => c.commit_sha !== null);
+  // The newest commit is what the workspace holds now: rolling back to it would change nothing.
+  const current = commits.at(-1)?.commit_sha ?? null;
   const [selected, setSelected] = useState<string | null>(commits.at(-1)?.commit_sha ?? null);
   const [rollbackTo, setRollbackTo] = useState<Checkpoint | null>(null);
   const [force, setForce] = useState(false);
@@ -21,13 +28,15 @@ export function Checkpoints({ runId, workspace, checkpoints, active }: { runId: 
         {[...checkpoints].reverse().map((c) => (
           <li key={`${c.iteration}-${c.commit_sha ?? c.state}`} className={c.commit_sha !== null && c.commit_sha === selected ? 'selected' : ''}>
             <button type="button" className="link" disabled={c.commit_sha === null} onClick={() => setSelected(c.commit_sha)}>
-              iteration {c.iteration} · <code>{c.commit_sha?.slice(0, 10) ?? '-'}</code> · {c.state}
+              {c.state === 'rollback' ? `rollback to iteration ${c.iteration}` : `iteration ${c.iteration}`} · <code>{c.commit_sha?.slice(0, 10) ?? '-'}</code> · {c.state}
+              {c.created_at !== null && <span className="muted"> · {clockTime(c.created_at)}</span>}
             </button>
-            {c.commit_sha !== null && c.state !== 'rollback' && (
-              <button type="button" className="danger small" disabled={active} title={active ? 'pause or stop the run first' : undefined} onClick={() => setRollbackTo(c)}>
+            {c.commit_sha !== null && c.state !== 'rollback' && c.commit_sha !== current && (
+              <button type="button" className="small" disabled={active} title={active ? 'pause or stop the run first' : 'restore the workspace to this checkpoint (asks first)'} onClick={() => setRollbackTo(c)}>
                 Roll back here
               </button>
             )}
+            {c.commit_sha !== null && c.commit_sha === current && <span className="muted small">current</span>}
           </li>
         ))}
       </ul>

@@ -3,9 +3,9 @@
 import { memo } from 'react';
 import { Link } from 'wouter';
 import type { RunItem } from '../api/api-types.js';
-import { countdown, elapsed, title, usd } from '../lib/format.js';
+import { COST_UNKNOWN_WHY, costText, countdown, elapsed, title, usd } from '../lib/format.js';
 import { ACTIVE } from '../lib/run-reducer.js';
-import { epoch, fraction, liveRuntime, stateLabel } from '../lib/runtime.js';
+import { epoch, fraction, liveRuntime, runEnd, stateLabel } from '../lib/runtime.js';
 import { useNow } from './clock.js';
 import { useRunNow } from './live.js';
 
@@ -52,6 +52,17 @@ function NowLine({ runId }: { runId: string }) {
   );
 }
 
+/** Why the run ended, coloured by kind: a limit or an overspend never looks like a success. */
+export function EndReason({ run }: { run: RunItem }) {
+  const end = runEnd(run);
+  if (end === null) return null;
+  return (
+    <div className={`end end-${end.tone}`} data-testid="end-reason" title={run.stop_reason ?? undefined}>
+      {end.text}
+    </div>
+  );
+}
+
 /** A run card. `selected` is the keyboard selection. */
 export const RunCard = memo(function RunCard({ run, fetchedAt, selected }: { run: RunItem; fetchedAt: number; selected: boolean }) {
   const label = stateLabel(run);
@@ -83,11 +94,11 @@ export const RunCard = memo(function RunCard({ run, fetchedAt, selected }: { run
       {run.status === 'waiting' && until !== null && <Countdown until={until} />}
       <Meter value={fraction(run.iterations, run.limits.max_iterations)} label="iterations used" />
       <div className="card-row">
-        <span title="cost so far">{usd(run.cost_usd, run.cost_unknown)}</span>
+        <span title={run.cost_unknown ? COST_UNKNOWN_WHY : 'cost so far'}>{costText(run.cost_usd, run.cost_unknown)}</span>
         <span className="muted">{run.limits.max_cost_usd === null ? 'no budget' : `of ${usd(run.limits.max_cost_usd)}`}</span>
       </div>
       <Meter value={fraction(run.cost_usd, run.limits.max_cost_usd)} label="budget used" />
-      {run.stop_reason !== null && !active && <div className="muted">{run.stop_reason.replace(/_/g, ' ')}</div>}
+      <EndReason run={run} />
       {active && <NowLine runId={run.id} />}
     </Link>
   );

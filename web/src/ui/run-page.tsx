@@ -2,7 +2,7 @@
 // the checkpoints and (for task loops and workflows) the units. The tab and the iteration shown are in the URL.
 import { useRef, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { countdown, elapsed, title, usd } from '../lib/format.js';
+import { COST_UNKNOWN_WHY, costText, countdown, elapsed, title, usd } from '../lib/format.js';
 import { ACTIVE } from '../lib/run-reducer.js';
 import { epoch, fraction, liveRuntime, stateLabel } from '../lib/runtime.js';
 import { Checkpoints } from './checkpoints.js';
@@ -13,6 +13,7 @@ import { useLatestIteration, useRun } from './live.js';
 import { OutputView, type OutputHandle } from './output-view.js';
 import { RunControls } from './run-controls.js';
 import { Units } from './units.js';
+import { EndReason } from './run-card.js';
 import { useShortcuts } from './use-shortcuts.js';
 
 const TABS = ['output', 'iterations', 'cost', 'checkpoints', 'units'] as const;
@@ -105,7 +106,7 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
           {fraction(r.iterations, limits.max_iterations) !== null && <progress className="meter" value={fraction(r.iterations, limits.max_iterations) ?? 0} max={1} />}
         </div>
         <div>
-          <span className="muted">cost</span> {usd(r.cost_usd, r.cost_unknown)}
+          <span className="muted">cost</span> <span title={r.cost_unknown ? COST_UNKNOWN_WHY : undefined}>{costText(r.cost_usd, r.cost_unknown)}</span>
           {limits.max_cost_usd === null ? '' : ` / ${usd(limits.max_cost_usd)}`}
           {fraction(r.cost_usd, limits.max_cost_usd) !== null && <progress className="meter" value={fraction(r.cost_usd, limits.max_cost_usd) ?? 0} max={1} />}
         </div>
@@ -121,7 +122,7 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
             usage limit resets in {countdown(until, now)}
           </div>
         )}
-        {r.stop_reason !== null && !active && <div>stopped by {r.stop_reason.replace(/_/g, ' ')}</div>}
+        <EndReason run={r} />
       </div>
       <RunControls run={r} />
       <nav className="tabs" role="tablist">
