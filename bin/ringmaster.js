@@ -41,7 +41,7 @@ function delegate(node) {
   for (const signal of FORWARDED) process.on(signal, forward);
   child.on('error', (error) => {
     process.stderr.write(`ringmaster: could not start the Node.js ${REQUIRED_MAJOR} at ${node}: ${error.message}\n`);
-    process.exit(70);
+    process.exit(1);
   });
   child.on('exit', (code, signal) => {
     for (const s of FORWARDED) process.off(s, forward);
