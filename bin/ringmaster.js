@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 
 const REQUIRED_MAJOR = 24;
@@ -46,9 +47,10 @@ function delegate(node) {
   child.on('exit', (code, signal) => {
     for (const s of FORWARDED) process.off(s, forward);
     if (signal !== null) {
-      // Die of the same signal, so a shell or supervisor sees what the CLI saw.
+      // Die of the same signal, so a shell or supervisor sees what the CLI saw (or, for a signal Node ignores,
+      // exit with the shell's number for it).
       process.kill(process.pid, signal);
-      return;
+      process.exit(128 + (constants.signals[signal] ?? 0));
     }
     process.exit(code ?? 1);
   });
