@@ -126,12 +126,13 @@ describe('npm install -g of the packed package', () => {
 });
 
 describe.skipIf(!OLD_HOST)('the launcher on an older Node', () => {
-  async function hangingRun(label: string): Promise<{ run: Started; agent: number; cli: number }> {
+  async function hangingRun(label: string): Promise<{ run: Started; agent: number; cli: number; dir: string }> {
     const record = join(tmp.dir, `agent-${label}`);
-    const run = start(PREFIX_HOST, HOST_NODE ?? PINNED, ['run', '--agent-command', agentCommand(record, 'hang'), '--max-iterations', '1'], repo(label));
+    const dir = repo(label);
+    const run = start(PREFIX_HOST, HOST_NODE ?? PINNED, ['run', '--agent-command', agentCommand(record, 'hang'), '--max-iterations', '1'], dir);
     const { pid: agent, parent: cli } = await until('the agent', () => agentStarts(record)[0] ?? null);
     expect(parentOf(cli)).toBe(run.child.pid);
-    return { run, agent, cli };
+    return { run, agent, cli, dir };
   }
 
   it('passes SIGTERM on and exits as the CLI does (130: interrupted), nothing left running', async () => {
@@ -144,10 +145,12 @@ describe.skipIf(!OLD_HOST)('the launcher on an older Node', () => {
   });
 
   it('killed with -9, its Node 24 notices, interrupts the run and ends: nothing left running', async () => {
-    const { run, agent, cli } = await hangingRun('kill9');
+    const { run, agent, cli, dir } = await hangingRun('kill9');
     run.child.kill('SIGKILL');
     await run.done;
     await until('the CLI and its agent to end', () => !alive(cli) && !alive(agent));
+    const runs = await start(PREFIX_HOST, HOST_NODE ?? PINNED, ['runs', '--json'], dir).done;
+    expect((JSON.parse(runs.stdout) as Array<{ status: string; stop_reason: string }>).map((r) => [r.status, r.stop_reason])).toEqual([['stopped', 'interrupted']]);
   });
 });
 
