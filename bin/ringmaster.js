@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const REQUIRED_MAJOR = 24;
 /** Set by the launcher for the Node 24 it starts: its own pid, so the child can tell when it is gone. */
@@ -30,7 +31,7 @@ function bundledNode() {
 
 /** Runs `node` on this file with the same arguments, and exits the way it exits. */
 function delegate(node) {
-  const child = spawn(node, [process.argv[1], ...process.argv.slice(2)], {
+  const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: 'inherit',
     env: { ...process.env, [LAUNCHER_ENV]: String(process.pid) },
   });
