@@ -1,19 +1,92 @@
 #!/usr/bin/env node
-// Thin launcher: the CLI lives in dist/cli/main.js (built from src/cli/main.ts). Written for any Node: the
-// version is checked before anything of Ringmaster is loaded (it needs Node 24: node:sqlite, recent APIs).
+// Launcher: the CLI lives in dist/cli/main.js (built from src/cli/main.ts) and needs Node 24 (node:sqlite,
+// recent APIs). Plain JavaScript that any Node from 20 on parses. Run by a Node 24 or newer it imports the
+// CLI in this same process. Run by an older Node it starts the Node 24 that the package ships as a
+// platform-specific optional dependency (node-<platform>-<arch>, docs/install.md) on this same file, with the
+// same arguments and terminal, and mirrors it: signals forwarded, its exit code or signal returned; the child
+// ends itself if this launcher is killed outright (see watchLauncher).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { constants } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 const REQUIRED_MAJOR = 24;
-const major = Number(process.versions.node.split('.')[0]);
-if (!(major >= REQUIRED_MAJOR)) {
-  process.stderr.write(
-    `ringmaster: Node.js ${REQUIRED_MAJOR} or newer is needed, and this is Node.js ${process.versions.node} (${process.execPath}). ` +
-      `Install Node ${REQUIRED_MAJOR} (https://nodejs.org, or 'nvm install ${REQUIRED_MAJOR}'), or, in a clone of Ringmaster, use the Node ${REQUIRED_MAJOR} that 'npm install' pinned: node_modules/.bin/node bin/ringmaster.js ...\n`,
-  );
-  process.exit(64);
+/** Set by the launcher for the Node 24 it starts: its own pid, so the child can tell when it is gone. */
+const LAUNCHER_ENV = 'RINGMASTER_LAUNCHER_PID';
+const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** The Node 24 shipped with the package for this platform, or null when npm did not install one. */
+function bundledNode() {
+  const name = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
+  try {
+    const manifest = createRequire(import.meta.url).resolve(`${name}/package.json`);
+    const binary = join(dirname(manifest), 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
+    return existsSync(binary) ? binary : null;
+  } catch {
+    return null;
+  }
 }
 
-const { main } = await import('../dist/cli/main.js');
-const code = await main(process.argv.slice(2));
-process.exitCode = code;
-// Once a command has returned, nothing may keep the process alive: a stdin held open by the caller, or a
-// read stuck in the thread pool, ends here (stdout and stderr are synchronous for files, pipes and TTYs on Linux).
-setTimeout(() => process.exit(code), 1000).unref();
+/** Runs `node` on this file with the same arguments, and exits the way it exits. */
+function delegate(node) {
+  const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, [LAUNCHER_ENV]: String(process.pid) },
+  });
+  // A signal sent to this process alone (`kill PID`) must reach the CLI; one the terminal sent to the whole
+  // process group reaches it twice, which the CLI takes as one (processIO in src/cli/main.ts).
+  const forward = (signal) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+  for (const signal of FORWARDED) process.on(signal, forward);
+  child.on('error', (error) => {
+    process.stderr.write(`ringmaster: could not start the Node.js ${REQUIRED_MAJOR} at ${node}: ${error.message}\n`);
+    process.exit(1);
+  });
+  child.on('exit', (code, signal) => {
+    for (const s of FORWARDED) process.off(s, forward);
+    if (signal !== null) {
+      // Die of the same signal, so a shell or supervisor sees what the CLI saw (or, for a signal Node ignores,
+      // exit with the shell's number for it).
+      process.kill(process.pid, signal);
+      process.exit(128 + (constants.signals[signal] ?? 0));
+    }
+    process.exit(code ?? 1);
+  });
+}
+
+/** In the child: when the launcher dies without a word (kill -9), stop as if it had been sent SIGTERM. */
+function watchLauncher(launcherPid) {
+  const timer = setInterval(() => {
+    if (process.ppid === launcherPid) return;
+    clearInterval(timer);
+    process.kill(process.pid, 'SIGTERM');
+  }, 500);
+  timer.unref();
+}
+
+const major = Number(process.versions.node.split('.')[0]);
+if (!(major >= REQUIRED_MAJOR)) {
+  const node = bundledNode();
+  if (node === null) {
+    process.stderr.write(
+      `ringmaster: Node.js ${REQUIRED_MAJOR} or newer is needed, and this is Node.js ${process.versions.node} (${process.execPath}), ` +
+        `and no Node.js ${REQUIRED_MAJOR} came with this installation (npm installs one on Linux and macOS, x64 and arm64, unless told to leave optional dependencies out). ` +
+        `Install Node ${REQUIRED_MAJOR} (https://nodejs.org, or 'nvm install ${REQUIRED_MAJOR}'), or reinstall Ringmaster without omitting it.\n`,
+    );
+    process.exit(64);
+  }
+  delegate(node);
+} else {
+  const launcherPid = Number(process.env[LAUNCHER_ENV]);
+  delete process.env[LAUNCHER_ENV];
+  if (Number.isInteger(launcherPid) && launcherPid > 0) watchLauncher(launcherPid);
+  const { main } = await import('../dist/cli/main.js');
+  const code = await main(process.argv.slice(2));
+  process.exitCode = code;
+  // Once a command has returned, nothing may keep the process alive: a stdin held open by the caller, or a
+  // read stuck in the thread pool, ends here (stdout and stderr are synchronous for files, pipes and TTYs on Linux).
+  setTimeout(() => process.exit(code), 1000).unref();
+}

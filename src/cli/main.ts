@@ -6,6 +6,9 @@ import { COMMANDS, type CommandEntry } from './commands/index.js';
 import { VERSION } from '../version.js';
 import { StoreUnavailableError } from '../store/unavailable.js';
 
+/** A signal repeated within this many ms is one signal delivered twice (see processIO). */
+const SIGNAL_REPEAT_MS = 1000;
+
 /** Builds the real-process CliIO. */
 export function processIO(): CliIO {
   // A closed pipe (e.g. `ringmaster run | head`) must not crash a loop that is driving an agent.
@@ -24,9 +27,22 @@ export function processIO(): CliIO {
     onSignal(handler) {
       // SIGHUP: the terminal closed. The agent runs in its own process group, so nothing else would stop it.
       const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-      for (const signal of signals) process.on(signal, handler);
+      // Under the launcher of an older Node (bin/ringmaster.js), Ctrl+C reaches this process twice: from the
+      // terminal and forwarded by the launcher. The same signal again within REPEAT_MS is that one signal.
+      const last = new Map<NodeJS.Signals, number>();
+      const listener = (signal: NodeJS.Signals): void => {
+        const now = Date.now();
+        const previous = last.get(signal);
+        last.set(signal, now);
+        if (previous === undefined || now - previous >= SIGNAL_REPEAT_MS) handler(signal);
+      };
+      for (const signal of signals) process.on(signal, listener);
       return () => {
-        for (const signal of signals) process.off(signal, handler);
+        // Removed a moment later, so that the repeat of the signal that made the command let go is still absorbed
+        // (with no listener left, it would kill the process in the middle of its shutdown).
+        setTimeout(() => {
+          for (const signal of signals) process.off(signal, listener);
+        }, SIGNAL_REPEAT_MS).unref();
       };
     },
   };

@@ -135,15 +135,20 @@ describe('a negative number given to a flag', () => {
 });
 
 describe('Node older than 24', () => {
-  it('bin/ringmaster.js says which Node is needed and how to get it, exit 64', () => {
-    // The host's own Node when it is older, else this one pretending to be Node 20 (checked before anything loads).
+  it('bin/ringmaster.js without a bundled Node 24 says which Node is needed and how to get it, exit 64', () => {
+    // The launcher alone in a directory of its own: no node-<os>-<arch> package to find (an installation whose
+    // optional dependencies were left out). Run by the host's own Node when it is older, else by this one
+    // pretending to be Node 20 (checked before anything loads).
+    const launcher = join(ws.dir, 'alone', 'bin', 'ringmaster.js');
+    mkdirSync(dirname(launcher), { recursive: true });
+    writeFileSync(launcher, readFileSync(BIN));
     const host = spawnSync('/usr/bin/env', ['-i', 'PATH=/usr/local/bin:/usr/bin:/bin', 'node', '--version'], { encoding: 'utf8' });
     const old = host.status === 0 && Number(host.stdout.trim().replace(/^v/, '').split('.')[0]) < 24;
     const pretend = "Object.defineProperty(process.versions, 'node', { value: '20.11.1' })";
     const r = old
-      ? spawnSync('/usr/bin/env', ['-i', 'PATH=/usr/local/bin:/usr/bin:/bin', 'node', BIN, 'runs'], { cwd: ws.dir, encoding: 'utf8' })
-      : spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(pretend)}`, BIN, 'runs'], { cwd: ws.dir, encoding: 'utf8' });
-    expect(r.stderr).toMatch(/^ringmaster: Node\.js 24 or newer is needed, and this is Node\.js \d+\.\d+\.\d+ \(.+\)\. Install Node 24 \(https:\/\/nodejs\.org, or 'nvm install 24'\), or, in a clone of Ringmaster, use the Node 24 that 'npm install' pinned: node_modules\/\.bin\/node bin\/ringmaster\.js \.\.\.\n$/);
+      ? spawnSync('/usr/bin/env', ['-i', 'PATH=/usr/local/bin:/usr/bin:/bin', 'node', launcher, 'runs'], { cwd: ws.dir, encoding: 'utf8' })
+      : spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(pretend)}`, launcher, 'runs'], { cwd: ws.dir, encoding: 'utf8' });
+    expect(r.stderr).toMatch(/^ringmaster: Node\.js 24 or newer is needed, and this is Node\.js \d+\.\d+\.\d+ \(.+\), and no Node\.js 24 came with this installation \(npm installs one on Linux and macOS, x64 and arm64, unless told to leave optional dependencies out\)\. Install Node 24 \(https:\/\/nodejs\.org, or 'nvm install 24'\), or reinstall Ringmaster without omitting it\.\n$/);
     expect(r.status).toBe(64);
   });
 });
