@@ -76,7 +76,7 @@ describe('runs from the dashboard', () => {
     const done = page.getByTestId('column-completed').locator(`[data-run-id="${id}"]`);
     await attribute(done, 'data-state', 'completed');
     expect(await done.textContent()).toContain('iteration 2/5');
-    expect(await done.textContent()).toContain('success signal');
+    expect(await done.textContent()).toContain('done: the agent signalled completion');
     expect(await settled(id)).toMatchObject({ status: 'completed', limits: { max_iterations: 5, max_runtime_ms: 600_000 } });
     await page.context().close();
   });
@@ -200,6 +200,35 @@ describe('the live output', () => {
 });
 
 describe('connection', () => {
+  it('a run page keeps what it showed when a refresh fails, marked not current, and catches up when it can', async () => {
+    const dir = t.serve.workspace();
+    const id = await createRun({ workspace: dir, agent_command: planAgent('gate,complete') });
+    const page = await openPage(t.browser, `${t.serve.url}/runs/${id}`);
+    await page.getByTestId('output-line').filter({ hasText: 'waiting at gate 1' }).waitFor();
+    // The server cannot be reached for this page's reads (its live link stays): the run's next event asks for a
+    // refresh (a pause now), which fails; so do the header's periodic numbers.
+    const unreachable = async (route: { abort: () => Promise<void> }) => route.abort();
+    const detailUrl = new RegExp(`/api/runs/${id}$`);
+    await page.route(detailUrl, unreachable);
+    await page.route(/\/api\/stats$/, unreachable);
+    await t.serve.api(`/api/runs/${id}/pause?now=true`, {});
+    await page.getByTestId('stale').waitFor();
+    expect(await page.getByTestId('run-stats').count()).toBe(1);
+    expect(await page.getByTestId('controls').count()).toBe(1);
+    expect(await page.getByTestId('output-line').filter({ hasText: 'waiting at gate 1' }).count()).toBe(1);
+    await page.locator('[data-testid="capacity"][data-stale="true"]').waitFor();
+    await screenshot(page, 'run-stale');
+    // Reachable again: the next refresh catches up (the run resumed, then its end).
+    await page.unroute(detailUrl);
+    await page.unroute(/\/api\/stats$/);
+    await t.serve.api(`/api/runs/${id}/resume`, {});
+    writeFileSync(join(dir, '.gate-1'), '');
+    await attribute(page.getByTestId('run-page'), 'data-state', 'completed');
+    await page.getByTestId('stale').waitFor({ state: 'detached' });
+    await page.locator('[data-testid="capacity"]:not([data-stale])').waitFor();
+    await page.context().close();
+  });
+
   it('kill -9 of the server: the page says it is disconnected, reconnects by itself when the server is back, and shows the resumed run to its end', async () => {
     const dir = t.serve.workspace();
     const id = await createRun({ workspace: dir, agent_command: planAgent('gate,complete') });

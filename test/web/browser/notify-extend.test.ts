@@ -20,6 +20,16 @@ async function shown(page: Page): Promise<Array<{ title: string; body: string }>
   return page.evaluate(() => (window as unknown as { __shown: Array<{ title: string; body: string }> }).__shown);
 }
 
+describe('a new server', () => {
+  it('an empty board says how to start a run', async () => {
+    const page = await openPage(t.browser, t.serve.url);
+    const empty = page.getByTestId('empty-board');
+    await empty.waitFor();
+    expect(await empty.getByRole('link', { name: 'New run' }).getAttribute('href')).toBe('/new');
+    await page.context().close();
+  });
+});
+
 describe('notifications', () => {
   it('after the user opts in, a run that completes and one that fails each show one notification', async () => {
     const page = await openPage(t.browser, t.serve.url, {
@@ -51,6 +61,9 @@ describe('notifications', () => {
     expect(notes).toHaveLength(2);
     expect(notes).toContainEqual({ title: `Completed: Make the tests pass (${done})`, body: 'stop reason: success_signal' });
     expect(notes).toContainEqual({ title: `Failed: Make the tests pass (${failed})`, body: 'stop reason: failure_threshold' });
+    // The failed run's page says what went wrong, not only its iterations tab.
+    await page.goto(`${t.serve.url}/runs/${failed}`);
+    expect(await page.getByTestId('run-error').textContent()).toMatch(/^Iteration 1 failed \(exit_nonzero\)/);
     await page.context().close();
   });
 });
@@ -70,6 +83,9 @@ describe('add N iterations', () => {
     });
     expect(run).toMatchObject({ stop_reason: 'success_signal', limits: { max_iterations: 3 } });
     await page.getByTestId('run-stats').filter({ hasText: 'iterations 3 / 3' }).waitFor();
+    // The output follows the run back to life without a reload: the added iterations' lines are there.
+    await page.getByTestId('output-line').filter({ hasText: 'working on iteration 2' }).waitFor();
+    await page.getByTestId('output-line').filter({ hasText: 'all done' }).waitFor();
     await page.context().close();
   });
 });

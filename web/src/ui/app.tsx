@@ -16,8 +16,9 @@ function Capacity() {
   const stats = useStats();
   if (!stats.data) return null;
   const { driving, max_concurrent, today_cost_usd, pending } = stats.data;
+  // A failed refresh keeps the last numbers, marked as out of date (never shown as if current).
   return (
-    <div className="capacity" data-testid="capacity">
+    <div className={`capacity${stats.isError ? ' stale' : ''}`} data-testid="capacity" data-stale={stats.isError ? 'true' : undefined} title={stats.isError ? 'out of date: the server cannot be reached' : undefined}>
       <span title="runs this server drives now / at most at once (manager.max_concurrent)">
         active <strong>{driving}</strong> / {max_concurrent}
       </span>

@@ -1,7 +1,7 @@
 // The board: every run in columns by status with counts, filters kept in the URL, keyboard navigation.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { useLocation, useSearch } from 'wouter';
+import { Link, useLocation, useSearch } from 'wouter';
 import type { RunItem, RunStatus } from '../api/api-types.js';
 import { COLUMNS, filterOptions, formatFilters, groupRuns, parseFilters, type Column, type Filters } from '../lib/board.js';
 import { useRuns, type RunsData } from './live.js';
@@ -145,6 +145,15 @@ export function Board({ toggleTheme, showHelp }: { theme: string; toggleTheme: (
           {shown === loaded ? `${loaded} runs` : `${shown} of ${loaded} runs`}
           {total > loaded ? ` (the newest ${loaded} of ${total})` : ''}
         </p>
+      )}
+      {runs.data && loaded === 0 && (
+        <div className="empty-board pad" data-testid="empty-board">
+          <p>
+            <strong>No runs yet.</strong> Start one here with <Link href="/new">New run</Link>, or from a terminal in your project:
+          </p>
+          <pre>ringmaster run --agent claude --max-iterations 20 --max-cost 15</pre>
+          <p className="muted">Runs started in terminals show up here too.</p>
+        </div>
       )}
       <ColumnTabs columns={columns} />
       <div className="board" data-testid="board">

@@ -42,7 +42,7 @@ export function IterationsTable({ iterations, checkpoints, onOpen }: { iteration
               <td>
                 <code>{commits.get(it.number)?.slice(0, 10) ?? ''}</code>
               </td>
-              <td className="muted">{it.error_kind && it.error_kind !== 'none' ? `${it.error_kind}${it.error_message ? `: ${it.error_message}` : ''}` : ''}</td>
+              <td className="muted">{it.error_kind && it.error_kind !== 'none' ? `${it.error_kind}${it.error_message && it.error_message !== it.error_kind ? `: ${it.error_message}` : ''}` : ''}</td>
             </tr>
           ))}
         </tbody>

@@ -2,6 +2,7 @@
 // the checkpoints and (for task loops and workflows) the units. The tab and the iteration shown are in the URL.
 import { useRef, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
+import type { RunDetail } from '../api/api-types.js';
 import { COST_UNKNOWN_WHY, costText, countdown, elapsed, title, usd } from '../lib/format.js';
 import { ACTIVE } from '../lib/run-reducer.js';
 import { epoch, fraction, liveRuntime, stateLabel } from '../lib/runtime.js';
@@ -18,6 +19,18 @@ import { useShortcuts } from './use-shortcuts.js';
 
 const TABS = ['output', 'iterations', 'cost', 'checkpoints', 'units'] as const;
 type Tab = (typeof TABS)[number];
+
+/** What went wrong, on a failed run's page: the last error an iteration recorded (not only in the iterations tab). */
+function RunError({ detail }: { detail: RunDetail }) {
+  if (detail.run.status !== 'failed') return null;
+  const last = [...detail.iterations].reverse().find((it) => it.error_kind !== null && it.error_kind !== 'none');
+  if (!last) return null;
+  return (
+    <p className="error run-error" role="alert" data-testid="run-error">
+      Iteration {last.number} failed ({last.error_kind}){last.error_message && last.error_message !== last.error_kind ? `: ${last.error_message}` : ''}
+    </p>
+  );
+}
 
 /** The run page (`/runs/:id`). */
 // eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
@@ -37,6 +50,11 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
   const [liveFrom, setLiveFrom] = useState<number | null>(null);
   const detail = run.data?.detail;
   if (detail && liveFrom === null) setLiveFrom(Math.max(1, detail.run.last_iteration));
+  // Every time the run comes back to life (resumed after a stop, iterations added after its end) the output view
+  // is made anew so that it listens again: a view opened on a finished run loaded its rows once and listens to nothing.
+  const [lives, setLives] = useState<{ active: boolean; count: number }>({ active: false, count: 0 });
+  const nowActive = detail !== undefined && ACTIVE.has(detail.run.status);
+  if (detail && nowActive !== lives.active) setLives({ active: nowActive, count: lives.count + (nowActive ? 1 : 0) });
 
   const go = (next: { tab?: Tab; iteration?: number | null }) => {
     const q = new URLSearchParams(search);
@@ -60,7 +78,9 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
     help: showHelp,
   });
 
-  if (run.isError) {
+  // Only a run never loaded is an error page: once shown, a failed refresh (the server stopped or unreachable)
+  // keeps what was shown, marked as not current, until the connection is back and it catches up.
+  if (run.isError && !detail) {
     return (
       <div className="pad">
         <p className="error" role="alert">
@@ -89,6 +109,11 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
             ← board
           </Link>
           <h1 title={r.title ?? undefined}>{title(r.title ?? '', 120) || r.id}</h1>
+          {run.isError && (
+            <p className="stale" role="status" data-testid="stale" title={run.error.message}>
+              Not current: the server cannot be reached ({run.error.message}); this is what it last said.
+            </p>
+          )}
           <div className="muted">
             <code>{r.id}</code> · {r.workspace}
             {r.worktree ? ` (worktree ${r.branch ?? r.worktree})` : ''} · {r.agent}
@@ -124,6 +149,7 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
         )}
         <EndReason run={r} />
       </div>
+      <RunError detail={detail} />
       <RunControls run={r} />
       <nav className="tabs" role="tablist">
         {tabs.map((t) => (
@@ -144,7 +170,7 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
               </p>
             )}
             <OutputView
-              key={`${r.id}:${pinned ?? 'live'}:${shownIteration}`}
+              key={`${r.id}:${pinned ?? 'live'}:${shownIteration}:${lives.count}`}
               runId={r.id}
               iteration={shownIteration}
               only={pinned !== null}
