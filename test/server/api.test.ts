@@ -213,6 +213,7 @@ describe('the OpenAPI document', () => {
       '/api/runs/{id}/logs',
       '/api/runs/{id}/rollback',
       '/api/runs/{id}/{action}',
+      '/api/sign-out',
       '/api/stats',
     ]);
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['RunItem', 'RunRequest', 'Iteration', 'Checkpoint', 'Error', 'Stats']));
