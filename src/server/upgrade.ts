@@ -18,7 +18,7 @@ export function upgradeRefusal(access: AccessPolicy, req: IncomingMessage): Upgr
   let pathname: string;
   try {
     if (!target.startsWith('/')) throw new Error('not a path');
-    pathname = new URL(target, 'http://localhost').pathname;
+    pathname = new URL(`http://localhost${target}`).pathname;
   } catch {
     return { status: 400, reason: REASONS[400] ?? '', message: 'the request target is not a valid path' };
   }
