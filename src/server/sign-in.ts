@@ -2,7 +2,7 @@
 // `/?token=` (the token, for automation) start a session and redirect at once, so neither stays in the address bar;
 // the session is an HttpOnly, SameSite=Lax cookie. POST /api/sign-out ends it. Nothing here is logged.
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi';
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import { z } from 'zod';
 import { checkOrigin, cookieValue, sessionCookieName, type AccessPolicy } from './auth.js';
 import { SESSION_TTL_MS } from './credentials.js';
@@ -16,8 +16,8 @@ const page = (title: string, text: string): string =>
 const NEW_LINK = "Run <code>ringmaster serve --sign-in-link</code> on the server's machine (same data directory) for a new link.";
 
 /** The session cookie's header value (an empty value with Max-Age=0 clears it). */
-function sessionCookie(c: Context, id: string | null): string {
-  const name = sessionCookieName(c.req.header('host'));
+function sessionCookie(host: string | undefined, id: string | null): string {
+  const name = sessionCookieName(host);
   return id === null ? `${name}=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0` : `${name}=${id}; HttpOnly; SameSite=Lax; Path=/; Max-Age=${SESSION_TTL_MS / 1000}`;
 }
 
@@ -30,7 +30,7 @@ export function mountSignIn(app: Hono, access: AccessPolicy): void {
     if (!access.credentials.redeemCode(c.req.query('code') ?? '')) {
       return c.html(page('This sign-in link is not valid', `It was used already, or it is older than 5 minutes. ${NEW_LINK}`), 401);
     }
-    c.header('Set-Cookie', sessionCookie(c, access.credentials.createSession()));
+    c.header('Set-Cookie', sessionCookie(c.req.header('host'), access.credentials.createSession()));
     c.header('Cache-Control', 'no-store');
     return c.redirect('/', 303);
   });
@@ -42,7 +42,7 @@ export function mountSignIn(app: Hono, access: AccessPolicy): void {
     if (refusal) return c.text(refusal.message, refusal.status);
     if (!access.credentials.checkToken(token)) return c.html(page('This token is not valid', `Check RINGMASTER_TOKEN, or sign in with a link instead. ${NEW_LINK}`), 401);
     url.searchParams.delete('token');
-    c.header('Set-Cookie', sessionCookie(c, access.credentials.createSession()));
+    c.header('Set-Cookie', sessionCookie(c.req.header('host'), access.credentials.createSession()));
     c.header('Cache-Control', 'no-store');
     return c.redirect(`${url.pathname}${url.search}`, 303);
   });
@@ -61,7 +61,7 @@ export function signOutApi(access: AccessPolicy): OpenAPIHono {
     (c) => {
       const session = cookieValue(c.req.header('cookie'), sessionCookieName(c.req.header('host')));
       if (session !== null) access.credentials.endSession(session);
-      c.header('Set-Cookie', sessionCookie(c, null));
+      c.header('Set-Cookie', sessionCookie(c.req.header('host'), null));
       return c.json({ signed_out: true as const }, 200);
     },
   );
