@@ -22,6 +22,7 @@ import {
   type RunRequest,
   type Stats,
 } from './api-types.js';
+import { noteSignedOut, noteStatus } from './session.js';
 
 /** A failed API call: the server's error code and message, or `network` / `http` / `bad_response`. */
 export class ApiError extends Error {
@@ -45,6 +46,7 @@ async function request(path: string, init?: RequestInit): Promise<Response> {
   } catch (e) {
     throw new ApiError('network', `cannot reach the server: ${(e as Error).message}`, null);
   }
+  noteStatus(response.status);
   if (response.ok) return response;
   const body: unknown = await response.json().catch(() => null);
   const parsed = errorSchema.safeParse(body);
@@ -123,6 +125,12 @@ export function iterationActivity(id: string, iteration: number): Promise<{ acti
 export async function checkpointDiff(id: string, sha: string): Promise<string> {
   const response = await request(`${run(id)}/checkpoints/${encodeURIComponent(sha)}/diff`, { headers: { accept: 'text/plain' } });
   return response.text();
+}
+
+/** POST /api/sign-out: ends this browser's session. */
+export async function signOut(): Promise<void> {
+  await request('/sign-out', post());
+  noteSignedOut();
 }
 
 /** POST /api/runs. */
