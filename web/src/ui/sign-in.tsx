@@ -38,7 +38,7 @@ export function SignOutButton() {
       title="end this browser's session"
       onClick={() => {
         setBusy(true);
-        signOut().finally(() => setBusy(false));
+        void signOut().finally(() => setBusy(false));
       }}
     >
       Sign out
