@@ -254,7 +254,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     createRoute({
       method: 'get',
       path: '/api/runs/{id}/activity',
-      summary: "One iteration's log read back as agent activity (text, tool calls, raw output), numbered like the live activity",
+      summary: "One iteration's log read back as agent activity (text, tool calls, raw output), numbered like the live activity, a page (at most 1 MiB of log) at a time",
       request: { params: runIdParamSchema, query: activityQuerySchema },
       responses: { 200: json(activityListSchema, 'the activity, oldest first'), 404: json(errorSchema, 'no such run or iteration'), ...errors },
     }),
@@ -263,7 +263,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
       const q = c.req.valid('query');
       const row = await deps.store.getIteration(run.id, q.iteration);
       if (!row) throw new HttpError(404, 'not_found', `run ${run.id} has no iteration ${q.iteration}`);
-      if (row.log_path === null) return c.json({ activity: [], truncated: false }, 200);
+      if (row.log_path === null) return c.json({ activity: [], truncated: false, next_offset: q.offset, next_index: q.index }, 200);
       const spec = run.spec as { agent?: { command?: string[] | null } };
       const read = await readLogActivity({
         agent: row.agent,
@@ -274,8 +274,10 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
         cwd: run.worktree ?? run.workspace,
         model: row.model,
         limit: q.limit,
+        offset: q.offset,
+        index: q.index,
       });
-      return c.json(read, 200);
+      return c.json({ activity: read.activity, truncated: read.truncated, next_offset: read.nextOffset, next_index: read.nextIndex }, 200);
     },
   );
 

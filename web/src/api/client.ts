@@ -116,9 +116,21 @@ export async function eventsAfter(id: string, afterSeq: number, limit = 1000): P
   return (await json(eventListSchema, `${run(id)}/events?after_seq=${afterSeq}&limit=${limit}`)).events;
 }
 
-/** GET /api/runs/:id/activity?iteration=N: one iteration's log read back by its agent's parser. */
-export function iterationActivity(id: string, iteration: number): Promise<{ activity: AgentActivity[]; truncated: boolean }> {
-  return json(activityListSchema, `${run(id)}/activity?iteration=${iteration}`);
+/** Most pages of one iteration's activity loaded (a page covers at most 1 MiB of log). */
+export const MAX_ACTIVITY_PAGES = 32;
+
+/** GET /api/runs/:id/activity?iteration=N, page after page: one iteration's log read back by its agent's parser (`truncated`: more than MAX_ACTIVITY_PAGES). */
+export async function iterationActivity(id: string, iteration: number): Promise<{ activity: AgentActivity[]; truncated: boolean }> {
+  const activity: AgentActivity[] = [];
+  let offset = 0;
+  let index = 0;
+  for (let n = 0; n < MAX_ACTIVITY_PAGES; n++) {
+    const page = await json(activityListSchema, `${run(id)}/activity?iteration=${iteration}&offset=${offset}&index=${index}`);
+    activity.push(...page.activity);
+    if (!page.truncated) return { activity, truncated: false };
+    ({ next_offset: offset, next_index: index } = page);
+  }
+  return { activity, truncated: true };
 }
 
 /** GET /api/runs/:id/checkpoints/:sha/diff: the unified diff of one checkpoint commit. */
