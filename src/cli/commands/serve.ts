@@ -7,10 +7,10 @@ import { EXIT, UsageError } from '../../core/errors.js';
 import { redactor } from '../../core/redact.js';
 import { isLoopbackHost } from '../../server/auth.js';
 import { prepareDemo } from '../../manager/demo.js';
-import { startServer } from '../../server/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../server/server.js';
 import { Credentials } from '../../server/credentials.js';
 import { removeServerInfo, signInLink, signInLinkFor, writeServerInfo } from '../../server/sign-in-link.js';
-import { resolveServerToken, tokenFilePath } from '../../server/token.js';
+import { resolveServerToken, tokenFilePath, type ServerToken } from '../../server/token.js';
 import { redactUrl } from '../../core/url.js';
 import { dataDir, openStore } from '../../store/index.js';
 import { VERSION } from '../../version.js';
@@ -56,11 +56,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   if (port > 65535) throw new UsageError(`--port: expected a port number up to 65535, got ${port}`);
   const loopback = isLoopbackHost(host);
   const home = dataDir(env);
-  const noAuth = values['no-auth'] === true;
-  if (noAuth && !loopback) throw new UsageError(`--no-auth: only a loopback address may be served without a credential (not ${host})`);
-  if (noAuth && values['new-token'] === true) throw new UsageError('--no-auth and --new-token: choose one');
-  const token = resolveServerToken(env, home, !noAuth, values['new-token'] === true);
-  const credentials = new Credentials(home, token.hash, { endSessions: values['new-token'] === true });
+  const { token, credentials } = serverCredentials(env, home, host, values['no-auth'] === true, values['new-token'] === true);
   // The demo's loops run here, on a SQLite store in its own data directory.
   const databaseUrl = demo ? null : database.url;
   if (values.workers === 'external' && databaseUrl === null) {
@@ -78,9 +74,8 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const queue = values.workers === 'external' && databaseUrl !== null ? await (await import('../../worker/queue.js')).RunQueue.open(databaseUrl, { onError: (e) => log(`queue: ${e.message}`) }) : null;
   await queue?.setMaxConcurrent(manager.max_concurrent);
   const dispatch = queue ? async (runId: string): Promise<void> => void (await queue.enqueue(runId)) : undefined;
-  let server;
-  try {
-    server = await startServer({
+  const server = await startOrExplain(
+    {
       store,
       env,
       host,
@@ -95,16 +90,13 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
       ...(dispatch ? { dispatch } : {}),
       version: VERSION,
       log,
-    });
-  } catch (error) {
-    await queue?.close();
-    await store.close();
-    demo?.remove();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is in use (another 'ringmaster serve'?); choose one with --port`);
-    if (code === 'EADDRNOTAVAIL') throw new UsageError(`cannot bind ${host}: no such address on this machine`);
-    throw error;
-  }
+    },
+    async () => {
+      await queue?.close();
+      await store.close();
+      demo?.remove();
+    },
+  );
   io.stdout.write(`Ringmaster ${VERSION} serving on ${server.url}  (dashboard /, API /api, WebSocket /api/ws)\n`);
   io.stdout.write(
     queue
@@ -145,8 +137,29 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   return EXIT.success;
 }
 
+/** The token and the sessions; `--no-auth` only on loopback. */
+function serverCredentials(env: CliIO['env'], home: string, host: string, noAuth: boolean, renew: boolean): { token: ServerToken; credentials: Credentials } {
+  if (noAuth && !isLoopbackHost(host)) throw new UsageError(`--no-auth: only a loopback address may be served without a credential (not ${host})`);
+  if (noAuth && renew) throw new UsageError('--no-auth and --new-token: choose one');
+  const token = resolveServerToken(env, home, !noAuth, renew);
+  return { token, credentials: new Credentials(home, token.hash, { endSessions: renew }) };
+}
+
+/** Starts the server; when it cannot, releases what was opened for it and says why in a user's words. */
+async function startOrExplain(options: ServerOptions, release: () => Promise<void>): Promise<RunningServer> {
+  try {
+    return await startServer(options);
+  } catch (error) {
+    await release();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${options.port} on ${options.host} is in use (another 'ringmaster serve'?); choose one with --port`);
+    if (code === 'EADDRNOTAVAIL') throw new UsageError(`cannot bind ${options.host}: no such address on this machine`);
+    throw error;
+  }
+}
+
 /** Says how to sign in (a one-time link, the token) or, with --no-auth, that nothing is asked. */
-function announceAccess(io: CliIO, url: string, home: string, token: ReturnType<typeof resolveServerToken>): void {
+function announceAccess(io: CliIO, url: string, home: string, token: ServerToken): void {
   if (token.hash === null) {
     io.stdout.write(`  WARNING: --no-auth: no credential is asked; every account on this machine can drive this server\n`);
     return;
