@@ -27,6 +27,8 @@ export function mountSignIn(app: Hono, access: AccessPolicy): void {
     const refusal = checkOrigin(access, { method: 'GET', header: (name) => (name === 'host' ? c.req.header('host') : undefined) });
     if (refusal) return c.text(refusal.message, refusal.status);
     if (!access.credentials.required) return c.redirect('/', 303);
+    // A HEAD (a link preview, a prefetch) must not use the code up.
+    if (c.req.method === 'HEAD') return c.body(null, 200);
     if (!access.credentials.redeemCode(c.req.query('code') ?? '')) {
       return c.html(page('This sign-in link is not valid', `It was used already, or it is older than 5 minutes. ${NEW_LINK}`), 401);
     }

@@ -65,6 +65,8 @@ describe('a loopback server', () => {
   it('a one-time sign-in link starts a session (HttpOnly, SameSite=Lax) once, for 5 minutes; sign-out ends it', async () => {
     t = await startTestServer();
     const code = mintSignInCode(t.home);
+    // A link preview's HEAD does not use the code up.
+    expect((await fetch(`${t.base}/sign-in?code=${code}`, { method: 'HEAD', redirect: 'manual' })).status).toBe(200);
     const signIn = await fetch(`${t.base}/sign-in?code=${code}`, { redirect: 'manual' });
     expect(signIn.status).toBe(303);
     expect(signIn.headers.get('location')).toBe('/');
