@@ -3,6 +3,7 @@
 // while scrolling it: wheel-like and by jumps), and the page's memory while 20 runs stream an hour's worth of output, sped up.
 /* global document, window, requestAnimationFrame, MutationObserver */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,8 @@ async function freePort() {
 /** `ringmaster serve` over a fresh data directory; resolves once it listens. */
 async function startServe(base, maxConcurrent) {
   const port = await freePort();
-  const env = { ...process.env, RINGMASTER_HOME: join(base, 'data'), XDG_CONFIG_HOME: join(base, 'config'), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+  const token = randomBytes(24).toString('base64url');
+  const env = { ...process.env, RINGMASTER_HOME: join(base, 'data'), RINGMASTER_TOKEN: token, XDG_CONFIG_HOME: join(base, 'config'), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
   const child = spawn(NODE, [CLI, 'serve', '--port', String(port), '--max-concurrent', String(maxConcurrent)], { cwd: base, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
@@ -37,13 +39,16 @@ async function startServe(base, maxConcurrent) {
   }
   const url = `http://127.0.0.1:${port}`;
   const api = async (path, body) => {
-    const response = await fetch(`${url}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const auth = { authorization: `Bearer ${token}` };
+    const response = await fetch(`${url}${path}`, body === undefined ? { headers: auth } : { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const json = await response.json();
     if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
     return json;
   };
   return {
     url,
+    /** `path` on the server, signing the browser in (the token leaves the address bar at once). */
+    signIn: (path = '/') => `${url}${path}${path.includes('?') ? '&' : '?'}token=${token}`,
     api,
     pid: child.pid,
     async stop() {
@@ -97,8 +102,10 @@ function renderProbe(ready) {
   new MutationObserver(check).observe(document, { subtree: true, childList: true, characterData: true });
 }
 
-async function firstRender(browser, url, ready, arg) {
+async function firstRender(browser, url, ready, arg, signIn) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  // Signed in before the clock starts: the session cookie lands in the context (what a returning user has).
+  await context.request.get(signIn, { maxRedirects: 0 });
   const page = await context.newPage();
   await page.addInitScript(`(${renderProbe.toString()})((${ready.toString()}).bind(null, ${JSON.stringify(arg)}))`);
   await page.goto(url);
@@ -137,6 +144,7 @@ async function boardBench(browser, serve, base, { count, rounds }) {
       serve.url,
       (n) => document.querySelector('[data-testid="board-summary"]')?.textContent === `${n} runs` && document.querySelectorAll('[data-testid="run-card"]').length > 0,
       count,
+      serve.signIn('/'),
     );
     times.push(ms);
     if (round === rounds - 1) {
@@ -165,6 +173,7 @@ async function outputBench(browser, serve, base, { lines, rounds }) {
       `${serve.url}/runs/${id}`,
       (n) => document.querySelector('[data-testid="output-count"]')?.textContent === `${n.toLocaleString('en-US')} rows` && [...document.querySelectorAll('[data-testid="output-line"]')].some((e) => e.textContent === `line ${n - 1} ok`),
       lines + 1,
+      serve.signIn('/'),
     );
     times.push(ms);
     if (round === rounds - 1) {
@@ -212,7 +221,7 @@ async function outputBench(browser, serve, base, { lines, rounds }) {
 async function liveBench(browser, serve, base, { runs, iterations, linesPerIteration }) {
   const chatter = agentScript(base, 'chatter.sh', `awk 'BEGIN { for (i = 1; i <= ${linesPerIteration}; i++) printf "working: step %d of the plan, reading files and running tests\\n", i }'`);
   const board = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
-  await board.goto(serve.url);
+  await board.goto(serve.signIn('/'));
   await board.getByTestId('board-summary').waitFor();
   const ids = [];
   const started = now();
@@ -223,7 +232,7 @@ async function liveBench(browser, serve, base, { runs, iterations, linesPerItera
     ids.push((await serve.api('/api/runs', { workspace, prompt: `Live run ${i}`, agent_command: [chatter], max_iterations: iterations, cooldown: 0, checkpoint_interval: 0 })).id);
     if (i === 0) {
       // The run page follows the first run from its first iteration on.
-      await follower.goto(`${serve.url}/runs/${ids[0]}`);
+      await follower.goto(serve.signIn(`/runs/${ids[0]}`));
       await follower.getByTestId('output-count').waitFor();
     }
   }

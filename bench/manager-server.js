@@ -6,7 +6,8 @@ import { Session } from 'node:inspector';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer } from '../dist/server/server.js';
-import { openStore } from '../dist/store/index.js';
+import { dataDir, openStore } from '../dist/store/index.js';
+import { Credentials, sha256 } from '../dist/server/credentials.js';
 
 const env = process.env;
 const store = await openStore({ env, backgroundCheckpoints: true });
@@ -30,7 +31,8 @@ const server = await startServer({
   env,
   host: '127.0.0.1',
   port: 0,
-  access: { tokenHash: null, loopback: true },
+  // The token comes from manager.js (RINGMASTER_TOKEN); its requests carry it like any script's.
+  access: { credentials: new Credentials(dataDir(env), sha256(env.RINGMASTER_TOKEN ?? '')), loopback: true },
   maxConcurrent: Number(env.BENCH_MAX_CONCURRENT ?? 500),
   ...(env.BENCH_ITERATION_THREADS !== undefined ? { iterationThreads: Number(env.BENCH_ITERATION_THREADS) } : {}),
   resumeOnStart: false,

@@ -3,6 +3,7 @@
 // (event time in the server -> received by a subscribed client in this process), the server's RSS and RSS per
 // active loop, and the iterations run. The server runs in its own process (bench/manager-server.js).
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,12 +16,16 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/** The server's token (RINGMASTER_TOKEN) and the header that carries it. */
+const TOKEN = randomBytes(24).toString('base64url');
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+
 /** Runs the bench; resolves its JSON result. */
 export async function benchManager({ loops, seconds }) {
   const root = mkdtempSync(join(tmpdir(), 'ringmaster-bench-manager-'));
   const home = join(root, 'home');
   const server = spawn(NODE, [join(ROOT, 'bench', 'manager-server.js')], {
-    env: { ...process.env, RINGMASTER_HOME: home, BENCH_MAX_CONCURRENT: String(loops) },
+    env: { ...process.env, RINGMASTER_HOME: home, RINGMASTER_TOKEN: TOKEN, BENCH_MAX_CONCURRENT: String(loops) },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: server.stdout });
@@ -30,7 +35,7 @@ export async function benchManager({ loops, seconds }) {
     const latencies = [];
     let measuring = false;
     let events = 0;
-    const ws = new WebSocket(`${url.replace('http', 'ws')}/api/ws`);
+    const ws = new WebSocket(`${url.replace('http', 'ws')}/api/ws`, { headers: AUTH });
     await new Promise((resolve, reject) => {
       ws.once('open', resolve);
       ws.once('error', reject);
@@ -54,7 +59,7 @@ export async function benchManager({ loops, seconds }) {
       mkdirSync(workspace);
       const response = await fetch(`${url}/api/runs`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { ...AUTH, 'content-type': 'application/json' },
         body: JSON.stringify({ workspace, prompt: 'work', agent_command: [agent], unlimited: true, max_runtime: `${seconds + 60}s`, cooldown: 0, checkpoint_interval: 0 }),
       });
       if (response.status !== 201) throw new Error(`POST /api/runs: ${response.status} ${await response.text()}`);
@@ -62,12 +67,12 @@ export async function benchManager({ loops, seconds }) {
     const createMs = Date.now() - createdAt;
     // Let every loop reach its steady state before measuring.
     await sleep(5000);
-    const before = await (await fetch(`${url}/api/stats`)).json();
+    const before = await (await fetch(`${url}/api/stats`, { headers: AUTH })).json();
     server.stdin.write('measure\n');
     measuring = true;
     await sleep(seconds * 1000);
     measuring = false;
-    const after = await (await fetch(`${url}/api/stats`)).json();
+    const after = await (await fetch(`${url}/api/stats`, { headers: AUTH })).json();
     server.stdin.write('snapshot\n');
     const report = await next();
     ws.close();

@@ -11,6 +11,7 @@
 //     run), and to a plain LISTENer on ringmaster_events (the database's part of it).
 // Usage: npm run build && node bench/workers.js   (writes bench/results/workers.json)
 import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,9 +36,12 @@ function summary(values) {
   return { n: sorted.length, min: round(sorted[0]), median: round(at(50)), p99: round(at(99)), max: round(sorted.at(-1)) };
 }
 
+/** The servers' token (RINGMASTER_TOKEN): the WebSocket sends it. */
+const TOKEN = randomBytes(24).toString('base64url');
+
 function env(url, home) {
-  const out = { ...process.env, RINGMASTER_HOME: home, RINGMASTER_DATABASE_URL: url, XDG_CONFIG_HOME: join(tmp, 'no-config'), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-  for (const k of Object.keys(out)) if (k.startsWith('RINGMASTER_') && !['RINGMASTER_HOME', 'RINGMASTER_DATABASE_URL'].includes(k)) delete out[k];
+  const out = { ...process.env, RINGMASTER_HOME: home, RINGMASTER_DATABASE_URL: url, RINGMASTER_TOKEN: TOKEN, XDG_CONFIG_HOME: join(tmp, 'no-config'), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+  for (const k of Object.keys(out)) if (k.startsWith('RINGMASTER_') && !['RINGMASTER_HOME', 'RINGMASTER_DATABASE_URL', 'RINGMASTER_TOKEN'].includes(k)) delete out[k];
   return out;
 }
 
@@ -146,7 +150,7 @@ async function dashboard(url) {
   let out = '';
   child.stdout.on('data', (c) => (out += c.toString('utf8')));
   const base = await until(() => /serving on (http:\/\/\S+)/.exec(out)?.[1]);
-  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/api/ws`);
+  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/api/ws`, { headers: { authorization: `Bearer ${TOKEN}` } });
   const received = [];
   ws.on('message', (data) => {
     const message = JSON.parse(data.toString('utf8'));

@@ -11,10 +11,19 @@ export const runRequestSchema = z
     workspace: z.string().min(1).optional().describe('absolute path of the workspace directory on the server (or repository and branch)'),
     repository: z.string().min(1).optional().describe("git URL (or path on the workers' machines) of a run for the workers (serve --workers external)"),
     branch: z.string().min(1).optional().describe('with repository: the branch the run starts from; it works on ringmaster/<run-id>'),
-    workflow: z.string().min(1).optional().describe("run this workflow (its name, or a file's path relative to the workspace) instead of a prompt"),
+    workflow: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { error: "give the name of one of the workspace's workflows ('ringmaster workflow list'), not a path" })
+      .refine((name) => !/\.ya?ml$/i.test(name), { error: "give the workflow's name, not its file's" })
+      .optional()
+      .describe("run this workflow of the workspace (.ringmaster/workflows) or of Ringmaster's built-in ones, by name, instead of a prompt"),
     message: z.string().optional().describe("a workflow's $USER_MESSAGE"),
     prompt: z.string().optional(),
-    prompt_file: z.string().optional().describe('relative to the workspace'),
+    prompt_file: z
+      .string()
+      .refine((path) => !path.startsWith('/') && !path.startsWith('\\') && !path.split(/[\\/]/).includes('..'), { error: 'a path inside the workspace, relative to it (no /..., no ..)' })
+      .optional()
+      .describe('a file inside the workspace, relative to it'),
     procedure: z.string().optional(),
     context: z.string().optional(),
     agent: z.string().optional(),

@@ -24,7 +24,9 @@ import { RUN_STATUSES } from '../core/types.js';
 import { displayStatus, type LivenessProbe } from '../store/liveness.js';
 import { AmbiguousRunIdError } from '../store/errors.js';
 import type { RunRow, RunWithTotals, Store } from '../store/index.js';
-import { checkAccess, type AccessPolicy } from './auth.js';
+import type { AccessPolicy } from './auth.js';
+import { accessGuard, jsonGuard, sizeGuard } from './guards.js';
+import { signOutApi } from './sign-in.js';
 import { readLogRange } from './log-range.js';
 import {
   activityListSchema,
@@ -70,7 +72,7 @@ export interface ApiDeps {
 /** An error response with its HTTP status. */
 class HttpError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 503 | 500,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 503 | 500,
     readonly code: string,
     message: string,
   ) {
@@ -83,6 +85,8 @@ const errors = {
   400: json(errorSchema, 'invalid request'),
   401: json(errorSchema, 'a token is required, or it is wrong'),
   403: json(errorSchema, 'cross-origin or foreign-host request refused'),
+  413: json(errorSchema, 'the body is larger than 1 MiB'),
+  415: json(errorSchema, 'the body is not declared JSON'),
 };
 
 const STATUS_OF_CODE: Record<string, HttpError['status']> = { invalid_request: 400, not_found: 404, conflict: 409, not_running: 409, unavailable: 503 };
@@ -100,11 +104,9 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     },
   });
 
-  app.use('/api/*', async (c, next) => {
-    const refusal = checkAccess(deps.access, { method: c.req.method, url: new URL(c.req.url), header: (name) => c.req.header(name) });
-    if (refusal) return c.json({ error: { code: refusal.code, message: refusal.message } }, refusal.status);
-    return next();
-  });
+  // Who may call comes first (nothing of a refused request is read), then the body's size and type.
+  app.use('/api/*', accessGuard(deps.access), sizeGuard(), jsonGuard());
+  app.route('/', signOutApi(deps.access));
 
   const view = async (run: RunWithTotals) => {
     const waiting = deps.manager.waitingUntil(run.id);
@@ -253,7 +255,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     createRoute({
       method: 'get',
       path: '/api/runs/{id}/activity',
-      summary: "One iteration's log read back as agent activity (text, tool calls, raw output), numbered like the live activity",
+      summary: "One iteration's log read back as agent activity (text, tool calls, raw output), numbered like the live activity, a page (at most 1 MiB of log) at a time",
       request: { params: runIdParamSchema, query: activityQuerySchema },
       responses: { 200: json(activityListSchema, 'the activity, oldest first'), 404: json(errorSchema, 'no such run or iteration'), ...errors },
     }),
@@ -262,7 +264,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
       const q = c.req.valid('query');
       const row = await deps.store.getIteration(run.id, q.iteration);
       if (!row) throw new HttpError(404, 'not_found', `run ${run.id} has no iteration ${q.iteration}`);
-      if (row.log_path === null) return c.json({ activity: [], truncated: false }, 200);
+      if (row.log_path === null) return c.json({ activity: [], truncated: false, next_offset: q.offset, next_index: q.index }, 200);
       const spec = run.spec as { agent?: { command?: string[] | null } };
       const read = await readLogActivity({
         agent: row.agent,
@@ -273,8 +275,10 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
         cwd: run.worktree ?? run.workspace,
         model: row.model,
         limit: q.limit,
+        offset: q.offset,
+        index: q.index,
       });
-      return c.json(read, 200);
+      return c.json({ activity: read.activity, truncated: read.truncated, next_offset: read.nextOffset, next_index: read.nextIndex }, 200);
     },
   );
 

@@ -77,10 +77,22 @@ export const rollbackResultSchema = z
   .meta({ id: 'RollbackResult' });
 
 /** Query of GET /api/runs/:id/activity. */
-export const activityQuerySchema = z.object({ iteration: z.coerce.number().int().positive(), limit: z.coerce.number().int().positive().max(100_000).default(20_000) });
+export const activityQuerySchema = z.object({
+  iteration: z.coerce.number().int().positive(),
+  limit: z.coerce.number().int().positive().max(100_000).default(20_000).describe('most activities in the page'),
+  offset: z.coerce.number().int().nonnegative().default(0).describe("byte offset in the log where the page starts: 0, or the previous page's next_offset"),
+  index: z.coerce.number().int().nonnegative().default(0).describe("number of the page's first activity: 0, or the previous page's next_index"),
+});
 
 /** GET /api/runs/:id/activity: an iteration's log read back as activity. */
-export const activityListSchema = z.object({ activity: z.array(agentActivitySchema), truncated: z.boolean() }).meta({ id: 'ActivityList' });
+export const activityListSchema = z
+  .object({
+    activity: z.array(agentActivitySchema),
+    truncated: z.boolean().describe('the log goes on after next_offset: ask for the next page'),
+    next_offset: z.number().int().nonnegative(),
+    next_index: z.number().int().nonnegative(),
+  })
+  .meta({ id: 'ActivityList' });
 
 /** Path of GET /api/runs/:id/checkpoints/:sha/diff. */
 export const diffParamSchema = runIdParamSchema.extend({ sha: z.string().regex(/^[0-9a-f]{7,64}$/) });

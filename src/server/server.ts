@@ -14,7 +14,9 @@ import { LoopManager } from '../manager/manager.js';
 import { localProbe } from '../manager/local-probe.js';
 import type { Store } from '../store/index.js';
 import { createApi } from './app.js';
-import { checkAccess, TOKEN_COOKIE, type AccessPolicy } from './auth.js';
+import type { AccessPolicy } from './auth.js';
+import { mountSignIn } from './sign-in.js';
+import { upgradeRefusal } from './upgrade.js';
 import { watchStore } from './store-watcher.js';
 import { EventHub } from './ws-hub.js';
 
@@ -101,23 +103,27 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   app.route('/', api);
   // Unknown API paths are API errors, never the dashboard's page.
   app.all('/api/*', (c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
-  mountDashboard(app, options.dashboardDir === undefined ? defaultDashboardDir() : options.dashboardDir, options.access);
+  mountSignIn(app, options.access);
+  mountDashboard(app, options.dashboardDir === undefined ? defaultDashboardDir() : options.dashboardDir);
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () => resolve(s));
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const refusal =
-      url.pathname !== '/api/ws'
-        ? { status: 404, message: 'no WebSocket here (it is /api/ws)' }
-        : checkAccess(options.access, { method: 'GET', url, header: (name) => headerOf(req, name) }, true);
-    if (refusal) {
-      socket.end(`HTTP/1.1 ${refusal.status} ${refusal.status === 401 ? 'Unauthorized' : refusal.status === 404 ? 'Not Found' : 'Forbidden'}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${refusal.message}\n`);
-      return;
+    // Nothing a client sends here may throw out of this handler: that would end the process and every run.
+    socket.on('error', () => socket.destroy());
+    try {
+      const refusal = upgradeRefusal(options.access, req);
+      if (refusal) {
+        socket.end(`HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${refusal.message}\n`);
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => eventHub.attach(ws));
+    } catch (error) {
+      log(`refused a WebSocket upgrade that failed: ${error instanceof Error ? error.message : String(error)}`);
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     }
-    wss.handleUpgrade(req, socket, head, (ws) => eventHub.attach(ws));
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -144,28 +150,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return { url: `http://${shownHost}:${address.port}`, port: address.port, manager, hub: eventHub, close };
 }
 
-function headerOf(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /** Serves the built dashboard at / (its client-side routes fall back to index.html). */
-function mountDashboard(app: Hono, dir: string | null, access: AccessPolicy): void {
+function mountDashboard(app: Hono, dir: string | null): void {
   const index = dir === null ? null : join(dir, 'index.html');
   const html = index !== null && existsSync(index) ? readFileSync(index, 'utf8') : null;
-  app.use('*', async (c, next) => {
-    // A browser given ?token= once keeps it in an HttpOnly cookie (same site only) and loses it from the address bar.
-    const url = new URL(c.req.url);
-    const token = url.searchParams.get('token');
-    if (c.req.method === 'GET' && !url.pathname.startsWith('/api/') && token !== null && access.tokenHash !== null) {
-      const refusal = checkAccess(access, { method: 'GET', url, header: (name) => c.req.header(name) });
-      if (refusal) return c.text(refusal.message, refusal.status);
-      url.searchParams.delete('token');
-      c.header('Set-Cookie', `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);
-      return c.redirect(`${url.pathname}${url.search}`, 303);
-    }
-    return next();
-  });
   if (dir === null || html === null) {
     app.get('*', (c) =>
       c.text(

@@ -1,11 +1,10 @@
-// The server's token: RINGMASTER_TOKEN, or one generated on the first start that needs it, shown once and stored
-// only as its sha256 in the data directory (server-token.json, mode 0600).
-import { randomBytes } from 'node:crypto';
+// The server's token: RINGMASTER_TOKEN, or one generated on the first start, shown once and stored only as its
+// sha256 in the data directory (server-token.json, mode 0600).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ensurePrivateDir } from '../store/paths.js';
-import { hashToken } from './auth.js';
+import { newSecret, sha256 } from './credentials.js';
 
 const storedSchema = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), created_at: z.string() });
 
@@ -21,18 +20,26 @@ export interface ServerToken {
   generated: string | null;
 }
 
-/** Resolves the token; `required` when the server binds a non-loopback address; `renew` makes a new one. */
+/** Resolves the token; `required` is false only for `serve --no-auth`; `renew` makes a new one. */
 export function resolveServerToken(env: Readonly<Record<string, string | undefined>>, dataDir: string, required: boolean, renew = false): ServerToken {
+  if (!required) return { hash: null, source: 'none', generated: null };
   const fromEnv = env.RINGMASTER_TOKEN;
-  if (fromEnv !== undefined && fromEnv !== '') return { hash: hashToken(fromEnv), source: 'env', generated: null };
-  if (!required && !renew) return { hash: null, source: 'none', generated: null };
+  if (fromEnv !== undefined && fromEnv !== '') return { hash: sha256(fromEnv), source: 'env', generated: null };
   const file = tokenFilePath(dataDir);
   if (!renew && existsSync(file)) {
-    const parsed = storedSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    const parsed = storedSchema.safeParse(parseJson(readFileSync(file, 'utf8')));
     if (parsed.success) return { hash: parsed.data.sha256, source: 'file', generated: null };
   }
-  const token = randomBytes(32).toString('base64url');
+  const token = newSecret();
   ensurePrivateDir(dataDir);
-  writeFileSync(file, `${JSON.stringify({ sha256: hashToken(token), created_at: new Date().toISOString() })}\n`, { mode: 0o600 });
-  return { hash: hashToken(token), source: 'generated', generated: token };
+  writeFileSync(file, `${JSON.stringify({ sha256: sha256(token), created_at: new Date().toISOString() })}\n`, { mode: 0o600 });
+  return { hash: sha256(token), source: 'generated', generated: token };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }

@@ -88,6 +88,8 @@ describe('POST /api/runs', () => {
     expect((await t.request(`/api/runs/${id}/activity?iteration=2`)).body).toEqual({
       activity: [{ kind: 'output', iteration: 2, time: expect.any(Number) as number, stream: 'stdout', offset: 0, text: 'all done <promise>COMPLETE</promise>\n' }],
       truncated: false,
+      next_offset: 37,
+      next_index: 0,
     });
     const stats = (await t.request('/api/stats')).body as Record<string, unknown>;
     expect(stats).toMatchObject({ total_active: 0, running: 0, max_concurrent: 5, driving: 0 });
@@ -213,6 +215,7 @@ describe('the OpenAPI document', () => {
       '/api/runs/{id}/logs',
       '/api/runs/{id}/rollback',
       '/api/runs/{id}/{action}',
+      '/api/sign-out',
       '/api/stats',
     ]);
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['RunItem', 'RunRequest', 'Iteration', 'Checkpoint', 'Error', 'Stats']));

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startServer, type RunningServer } from '../../src/server/server.js';
-import { hashToken } from '../../src/server/auth.js';
+import { Credentials, sha256 } from '../../src/server/credentials.js';
 import type { ServerMessage } from '../../src/server/schemas.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -20,22 +20,34 @@ export interface TestServer {
   home: string;
   env: Record<string, string>;
   base: string;
-  request(path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: unknown; text: string }>;
+  /** The token every request of `request` carries (as Authorization: Bearer). */
+  token: string;
+  /** The header that carries the token, for other clients (WebSocket, raw HTTP). */
+  auth: { authorization: string };
+  /** A request with the token, unless `anonymous` (or an Authorization header of its own). */
+  request(path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string>; anonymous?: boolean }): Promise<{ status: number; body: unknown; text: string }>;
   stop(): Promise<void>;
 }
 
-/** Starts a server; `host` 0.0.0.0 with a token makes it a non-loopback server reached through 127.0.0.1. */
-export async function startTestServer(options: { maxConcurrent?: number; host?: string; token?: string; maxBufferedBytes?: number; home?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
+/** The token of test servers unless told. */
+export const TEST_TOKEN = 'test-token-0123456789';
+
+/** Starts a server; `host` 0.0.0.0 makes it a non-loopback server reached through 127.0.0.1; `noAuth`: serve --no-auth. */
+export async function startTestServer(
+  options: { maxConcurrent?: number; host?: string; token?: string; noAuth?: boolean; maxBufferedBytes?: number; home?: string; env?: Record<string, string> } = {},
+): Promise<TestServer> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'ringmaster-server-'));
   const env = cleanEnv({ RINGMASTER_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...options.env });
   const store = await openStore({ env });
   const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? TEST_TOKEN;
+  const auth = { authorization: `Bearer ${token}` };
   const server = await startServer({
     store,
     env,
     host,
     port: 0,
-    access: { tokenHash: options.token === undefined ? null : hashToken(options.token), loopback: host === '127.0.0.1' },
+    access: { credentials: new Credentials(home, options.noAuth === true ? null : sha256(token)), loopback: host === '127.0.0.1' },
     maxConcurrent: options.maxConcurrent ?? 5,
     resumeOnStart: true,
     version: 'test',
@@ -49,10 +61,12 @@ export async function startTestServer(options: { maxConcurrent?: number; host?: 
     home,
     env,
     base,
+    token,
+    auth,
     async request(path, init = {}) {
       const response = await fetch(`${base}${path}`, {
         method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-        headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.headers ?? {}) },
+        headers: { ...(init.anonymous === true ? {} : auth), ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.headers ?? {}) },
         ...(init.body === undefined ? {} : { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) }),
       });
       const text = await response.text();

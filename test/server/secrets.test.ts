@@ -59,7 +59,7 @@ describe('the server and secrets', () => {
   it('answers, WebSocket messages and stored data carry none; a run taken over gets them back', async () => {
     t = await startTestServer({ env: SECRETS });
     const dir = repo();
-    const client = await connect(t.base);
+    const client = await connect(t.base, t.auth);
     client.send({ type: 'subscribe', runs: '*', activity: 'full' });
     const body = {
       workspace: dir,

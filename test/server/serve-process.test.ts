@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanEnv, planAgent, startCli } from '../helpers/cli.js';
+import { cleanEnv, planAgent, runCli, startCli } from '../helpers/cli.js';
 import { agentPids, until, useRepos } from './harness.js';
 import { alive } from '../helpers/proc.js';
 
@@ -28,9 +28,17 @@ interface Served {
   stdout(): string;
 }
 
-/** Starts `ringmaster serve --port 0` over `home`; resolves once it prints its address. */
+const TOKEN = 'serve-process-token';
+const envOf = (home: string, token: string | null = TOKEN) =>
+  cleanEnv({ RINGMASTER_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...(token === null ? {} : { RINGMASTER_TOKEN: token }) });
+
+/** Starts `ringmaster serve --port 0` over `home` (RINGMASTER_TOKEN set unless `token` is null); resolves once it prints its address. */
 async function serve(home: string, ...extra: string[]): Promise<Served> {
-  const cli = startCli(['serve', '--port', '0', ...extra], { cwd: home, env: cleanEnv({ RINGMASTER_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' }) });
+  return serveWith(home, TOKEN, ...extra);
+}
+
+async function serveWith(home: string, token: string | null, ...extra: string[]): Promise<Served> {
+  const cli = startCli(['serve', '--port', '0', ...extra], { cwd: home, env: envOf(home, token) });
   let out = '';
   cli.child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
   const base = await until('the server address', () => /serving on (http:\/\/\S+)/.exec(out)?.[1] ?? null);
@@ -38,7 +46,8 @@ async function serve(home: string, ...extra: string[]): Promise<Served> {
 }
 
 async function api(base: string, path: string, body?: unknown): Promise<unknown> {
-  const r = await fetch(`${base}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  const r = await fetch(`${base}${path}`, body === undefined ? { headers: auth } : { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return r.json();
 }
 
@@ -119,5 +128,55 @@ describe('ringmaster serve', () => {
     expect(detail.iterations.map((i) => [i.number, i.status])).toEqual([[1, 'success'], [2, 'complete']]);
     second.cli.child.kill('SIGTERM');
     await second.cli.done;
+  }, 60_000);
+
+  it('asks a credential: a one-time sign-in link at start, --sign-in-link beside it, --new-token ends every session; --no-auth on loopback only', async () => {
+    const home = tempHome();
+    const first = await serveWith(home, null);
+    await until('the sign-in lines', () => (/scripts send .*\n/.test(first.stdout()) ? true : null));
+    const link = /sign in: (http:\/\/\S+\/sign-in\?code=\S+)/.exec(first.stdout())?.[1] ?? '';
+    expect(first.stdout()).toContain("    (used once, valid 5 minutes; 'ringmaster serve --sign-in-link' prints a new one)\n");
+    const token = /token \(shown once, stored hashed in \S+\): (\S+)/.exec(first.stdout())?.[1] ?? '';
+    expect((await fetch(`${first.base}/api/health`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await fetch(`${first.base}/api/health`)).status).toBe(401);
+    const signIn = async (url: string): Promise<string> => {
+      const r = await fetch(url, { redirect: 'manual' });
+      expect(r.status, url).toBe(303);
+      return (r.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    };
+    const cookie = await signIn(link);
+    expect((await fetch(`${first.base}/api/runs`, { headers: { cookie } })).status).toBe(200);
+    // Beside it, a fresh link (printed there, not in the server's log).
+    const beside = await runCli(['serve', '--sign-in-link'], { cwd: home, env: envOf(home, null) });
+    expect(beside.code).toBe(0);
+    expect(beside.stdout).toMatch(new RegExp(`^${first.base}/sign-in\\?code=[A-Za-z0-9_-]{43}\n$`));
+    const second = await signIn(beside.stdout.trim());
+    first.cli.child.kill('SIGTERM');
+    const ended = await first.cli.done;
+    expect(ended.stderr).not.toContain('code=');
+    // A restart keeps the sessions; --new-token ends them all (and the old token).
+    const again = await serveWith(home, null);
+    expect((await fetch(`${again.base}/api/runs`, { headers: { cookie: second.replace(/_\d+=/, `_${new URL(again.base).port}=`) } })).status).toBe(200);
+    again.cli.child.kill('SIGTERM');
+    await again.cli.done;
+    const renewed = await serveWith(home, null, '--new-token');
+    const port = new URL(renewed.base).port;
+    for (const c of [cookie, second]) expect((await fetch(`${renewed.base}/api/runs`, { headers: { cookie: c.replace(/_\d+=/, `_${port}=`) } })).status).toBe(401);
+    expect((await fetch(`${renewed.base}/api/health`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    renewed.cli.child.kill('SIGTERM');
+    await renewed.cli.done;
+    const none = await runCli(['serve', '--sign-in-link'], { cwd: home, env: envOf(home, null) });
+    expect(none).toMatchObject({ code: 64, stdout: '' });
+    expect(none.stderr).toContain(`no 'ringmaster serve' is running over the data directory ${home}`);
+
+    const open = await serveWith(home, null, '--no-auth');
+    await until('the warning', () => (open.stdout().includes('WARNING') ? true : null));
+    expect(open.stdout()).toContain('  WARNING: --no-auth: no credential is asked; every account on this machine can drive this server\n');
+    expect((await fetch(`${open.base}/api/health`)).status).toBe(200);
+    open.cli.child.kill('SIGTERM');
+    await open.cli.done;
+    const refused = await runCli(['serve', '--port', '0', '--host', '0.0.0.0', '--no-auth'], { cwd: home, env: envOf(home, null) });
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toContain('--no-auth: only a loopback address may be served without a credential (not 0.0.0.0)');
   }, 60_000);
 });

@@ -25,7 +25,7 @@ describe('WebSocket /api/ws', () => {
   it('a client that reconnects with its last seq misses nothing and gets nothing twice', async () => {
     t = await startTestServer();
     const dir = repo();
-    const first = await connect(t.base);
+    const first = await connect(t.base, t.auth);
     first.send({ type: 'subscribe', runs: '*' });
     await first.waitFor((m): m is Extract<ServerMessage, { type: 'subscribed' }> => m.type === 'subscribed', 'subscribed');
     const { id } = (await t.request('/api/runs', { body: { workspace: dir, prompt: 'w', agent_command: planAgent('gate,gate,gate,complete'), cooldown: 0, checkpoint_interval: 0 } })).body as { id: string };
@@ -39,7 +39,7 @@ describe('WebSocket /api/ws', () => {
     // Events go on while nobody listens.
     writeFileSync(join(dir, '.gate-2'), '');
     await until('iteration 3', () => (agentCount(dir) === 3 ? true : null));
-    const second = await connect(t.base);
+    const second = await connect(t.base, t.auth);
     second.send({ type: 'subscribe', runs: [id], since: { [id]: last } });
     writeFileSync(join(dir, '.gate-3'), '');
     await second.waitFor((m): m is EventMessage => isEvent(m) && m.event.type === 'run_finished', 'the end of the run');
@@ -58,7 +58,7 @@ describe('WebSocket /api/ws', () => {
   it("sees a terminal's run live through the store, and stops it from the API", async () => {
     t = await startTestServer();
     const dir = repo();
-    const client = await connect(t.base);
+    const client = await connect(t.base, t.auth);
     client.send({ type: 'subscribe', runs: '*' });
     const cli = startCli(['run', '--prompt', 'w', '--agent-command', planAgent('gate'), '--max-iterations', '3', '--checkpoint-interval', '0'], { cwd: dir, env: t.env });
     const started = await client.waitFor((m): m is EventMessage => isEvent(m) && m.event.type === 'iteration_started', 'the terminal run');
@@ -77,13 +77,13 @@ describe('WebSocket /api/ws', () => {
   it("'*' gets activity as summaries marked summary: true; a named run gets every piece whole, unmarked", async () => {
     t = await startTestServer();
     const dir = repo();
-    const all = await connect(t.base);
+    const all = await connect(t.base, t.auth);
     all.send({ type: 'subscribe', runs: '*' });
     await all.waitFor((m): m is Extract<ServerMessage, { type: 'subscribed' }> => m.type === 'subscribed', 'subscribed');
     const script = join(dir, 'two-lines.sh');
     writeFileSync(script, '#!/bin/sh\ncat >/dev/null\nprintf "first line\\nsecond line\\n"\nwhile [ ! -e .gate ]; do sleep 0.05; done\necho "<promise>COMPLETE</promise>"\n', { mode: 0o755 });
     const { id } = (await t.request('/api/runs', { body: { workspace: dir, prompt: 'w', agent_command: script, checkpoint_interval: 0 } })).body as { id: string };
-    const named = await connect(t.base);
+    const named = await connect(t.base, t.auth);
     named.send({ type: 'subscribe', runs: [id] });
     await named.waitFor((m): m is Extract<ServerMessage, { type: 'subscribed' }> => m.type === 'subscribed', 'subscribed');
     type Activity = Extract<ServerMessage, { type: 'activity' }>;
@@ -98,7 +98,7 @@ describe('WebSocket /api/ws', () => {
 
   it('answers bad messages with an error and ping with pong', async () => {
     t = await startTestServer();
-    const client = await connect(t.base);
+    const client = await connect(t.base, t.auth);
     client.send({ type: 'subscribe', runs: 5 });
     client.ws.send('not json');
     client.send({ type: 'ping' });
@@ -111,7 +111,7 @@ describe('WebSocket /api/ws', () => {
   it('disconnects a client that stops reading, with a close reason, and the run goes on', async () => {
     t = await startTestServer({ maxBufferedBytes: 64 * 1024 });
     const dir = repo();
-    const slow = await connect(t.base);
+    const slow = await connect(t.base, t.auth);
     slow.send({ type: 'subscribe', runs: '*', activity: 'full' });
     await slow.waitFor((m): m is Extract<ServerMessage, { type: 'subscribed' }> => m.type === 'subscribed', 'subscribed');
     // Stop reading: the server's send queue for this client fills up.

@@ -24,8 +24,19 @@ function start(args: string[], url: string): MachineProc {
   return startOnMachine(scratch, url, 'server', () => args);
 }
 
+/** The token the server generated on its first start (it prints it once), as the header scripts send. */
+const tokens = new Map<string, { authorization: string }>();
+async function served(server: MachineProc): Promise<string> {
+  const base = await until('the server address', () => /serving on (http:\/\/\S+)/.exec(server.out())?.[1] ?? null);
+  const token = await until('the token', () => /token \(shown once, stored hashed in \S+\): (\S+)/.exec(server.out())?.[1] ?? null);
+  tokens.set(base, { authorization: `Bearer ${token}` });
+  return base;
+}
+const auth = (base: string): { authorization: string } => tokens.get(base) ?? { authorization: '' };
+
 async function api(base: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-  const r = await fetch(`${base}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const headers = auth(base);
+  const r = await fetch(`${base}${path}`, body === undefined ? { headers } : { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: r.status, json: await r.json() };
 }
 
@@ -36,7 +47,7 @@ describe('serve --workers external', () => {
     const url = await pg.cluster.createDatabase();
     const repo = bareRemote(scratch);
     const server = start(['serve', '--port', '0', '--workers', 'external'], url);
-    const base = await until('the server address', () => /serving on (http:\/\/\S+)/.exec(server.out())?.[1] ?? null);
+    const base = await served(server);
     expect(server.out()).toContain("runs are driven by external workers ('ringmaster worker')");
     const workers = [0, 1, 2].map((n) => startWorkerProc(scratch, url, String(n), ['--concurrency', '2']));
 
@@ -81,9 +92,9 @@ describe('serve --workers external', () => {
     const url = await pg.cluster.createDatabase();
     const repo = bareRemote(scratch);
     const server = start(['serve', '--port', '0', '--workers', 'external'], url);
-    const base = await until('the server address', () => /serving on (http:\/\/\S+)/.exec(server.out())?.[1] ?? null);
+    const base = await served(server);
     const worker = startWorkerProc(scratch, url, 'r');
-    const client = await connect(base);
+    const client = await connect(base, auth(base));
     try {
       client.send({ type: 'subscribe', runs: '*' });
       await client.waitFor((m): m is Extract<ServerMessage, { type: 'subscribed' }> => m.type === 'subscribed', 'subscribed');

@@ -1,5 +1,5 @@
 // `ringmaster serve`: the loop manager behind a REST API, a WebSocket and the dashboard. Binds 127.0.0.1 unless
-// told otherwise; any other address needs a token. SIGINT/SIGTERM interrupt every run (resumable) and exit.
+// told otherwise; every bind asks a credential (a browser's one-time sign-in link, or the token). SIGINT/SIGTERM interrupt every run (resumable) and exit.
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfig, type FlagSetting } from '../../config/load.js';
@@ -7,8 +7,10 @@ import { EXIT, UsageError } from '../../core/errors.js';
 import { redactor } from '../../core/redact.js';
 import { isLoopbackHost } from '../../server/auth.js';
 import { prepareDemo } from '../../manager/demo.js';
-import { startServer } from '../../server/server.js';
-import { resolveServerToken, tokenFilePath } from '../../server/token.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../server/server.js';
+import { Credentials } from '../../server/credentials.js';
+import { removeServerInfo, signInLink, signInLinkFor, writeServerInfo } from '../../server/sign-in-link.js';
+import { resolveServerToken, tokenFilePath, type ServerToken } from '../../server/token.js';
 import { redactUrl } from '../../core/url.js';
 import { dataDir, openStore } from '../../store/index.js';
 import { VERSION } from '../../version.js';
@@ -21,6 +23,8 @@ const OPTIONS = {
   'max-concurrent': { type: 'string' },
   'no-resume': { type: 'boolean' },
   'new-token': { type: 'boolean' },
+  'no-auth': { type: 'boolean' },
+  'sign-in-link': { type: 'boolean' },
   workers: { type: 'string' },
   demo: { type: 'boolean' },
 } as const;
@@ -32,6 +36,11 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
     ({ values } = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true }));
   } catch (error) {
     throw new UsageError(`${flagProblem(error)} (see 'ringmaster serve --help')`);
+  }
+  if (values['sign-in-link'] === true) {
+    // Beside a running server: a fresh one-time link, printed here only.
+    io.stdout.write(`${signInLink(dataDir(io.env))}\n`);
+    return EXIT.success;
   }
   if (values.workers !== undefined && values.workers !== 'local' && values.workers !== 'external') {
     throw new UsageError(`--workers: expected 'local' or 'external', got '${values.workers}'`);
@@ -48,7 +57,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   if (port > 65535) throw new UsageError(`--port: expected a port number up to 65535, got ${port}`);
   const loopback = isLoopbackHost(host);
   const home = dataDir(env);
-  const token = resolveServerToken(env, home, !loopback, values['new-token'] === true);
+  const { token, credentials } = serverCredentials(env, home, host, values['no-auth'] === true, values['new-token'] === true);
   // The demo's loops run here, on a SQLite store in its own data directory.
   const databaseUrl = demo ? null : database.url;
   if (values.workers === 'external' && databaseUrl === null) {
@@ -66,14 +75,13 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const queue = values.workers === 'external' && databaseUrl !== null ? await (await import('../../worker/queue.js')).RunQueue.open(databaseUrl, { onError: (e) => log(`queue: ${e.message}`) }) : null;
   await queue?.setMaxConcurrent(manager.max_concurrent);
   const dispatch = queue ? async (runId: string): Promise<void> => void (await queue.enqueue(runId)) : undefined;
-  let server;
-  try {
-    server = await startServer({
+  const server = await startOrExplain(
+    {
       store,
       env,
       host,
       port,
-      access: { tokenHash: token.hash, loopback },
+      access: { credentials, loopback },
       maxConcurrent: manager.max_concurrent,
       iterationThreads: manager.iteration_threads,
       resumeOnStart: values['no-resume'] === true ? false : manager.resume_on_start,
@@ -83,28 +91,23 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
       ...(dispatch ? { dispatch } : {}),
       version: VERSION,
       log,
-    });
-  } catch (error) {
-    await queue?.close();
-    await store.close();
-    demo?.remove();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${host} is in use (another 'ringmaster serve'?); choose one with --port`);
-    if (code === 'EADDRNOTAVAIL') throw new UsageError(`cannot bind ${host}: no such address on this machine`);
-    throw error;
-  }
+    },
+    async () => {
+      await queue?.close();
+      await store.close();
+      demo?.remove();
+    },
+  );
   io.stdout.write(`Ringmaster ${VERSION} serving on ${server.url}  (dashboard /, API /api, WebSocket /api/ws)\n`);
   io.stdout.write(
     queue
       ? `  runs are driven by external workers ('ringmaster worker'), up to ${manager.max_concurrent} at once across them; database ${redactUrl(databaseUrl ?? '')}\n`
       : `  up to ${server.manager.maxConcurrent} runs at once; data directory ${home}\n`,
   );
-  if (token.generated !== null) {
-    io.stdout.write(`  token (shown once, stored hashed in ${tokenFilePath(home)}): ${token.generated}\n`);
-    io.stdout.write(`  open ${server.url}/?token=<token> in a browser, or send 'Authorization: Bearer <token>'\n`);
-  } else if (token.hash !== null) {
-    io.stdout.write(`  requests need the token (${token.source === 'env' ? 'RINGMASTER_TOKEN' : `hash in ${tokenFilePath(home)}; --new-token makes a new one`})\n`);
-  }
+  // A link must name a host the browser can reach: not the unspecified address a server may bind.
+  const linkUrl = server.url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])/, `http://${hostname()}`);
+  writeServerInfo(home, { url: linkUrl, pid: process.pid, auth: credentials.required });
+  announceAccess(io, linkUrl, home, token);
   if (demo !== null) {
     let ids: string[];
     try {
@@ -127,6 +130,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const signal = await stopped;
   io.stdout.write(`Received ${signal}: interrupting the runs (each can be resumed) and stopping...\n`);
   await server.close();
+  removeServerInfo(home, process.pid);
   await queue?.close();
   await store.close();
   demo?.remove();
@@ -134,22 +138,63 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   return EXIT.success;
 }
 
+/** The token and the sessions; `--no-auth` only on loopback. */
+function serverCredentials(env: CliIO['env'], home: string, host: string, noAuth: boolean, renew: boolean): { token: ServerToken; credentials: Credentials } {
+  if (noAuth && !isLoopbackHost(host)) throw new UsageError(`--no-auth: only a loopback address may be served without a credential (not ${host})`);
+  if (noAuth && renew) throw new UsageError('--no-auth and --new-token: choose one');
+  const token = resolveServerToken(env, home, !noAuth, renew);
+  return { token, credentials: new Credentials(home, token.hash, { endSessions: renew }) };
+}
+
+/** Starts the server; when it cannot, releases what was opened for it and says why in a user's words. */
+async function startOrExplain(options: ServerOptions, release: () => Promise<void>): Promise<RunningServer> {
+  try {
+    return await startServer(options);
+  } catch (error) {
+    await release();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${options.port} on ${options.host} is in use (another 'ringmaster serve'?); choose one with --port`);
+    if (code === 'EADDRNOTAVAIL') throw new UsageError(`cannot bind ${options.host}: no such address on this machine`);
+    throw error;
+  }
+}
+
+/** Says how to sign in (a one-time link, the token) or, with --no-auth, that nothing is asked. */
+function announceAccess(io: CliIO, url: string, home: string, token: ServerToken): void {
+  if (token.hash === null) {
+    io.stdout.write(`  WARNING: --no-auth: no credential is asked; every account on this machine can drive this server\n`);
+    return;
+  }
+  io.stdout.write(`  sign in: ${signInLinkFor(home, url)}\n`);
+  io.stdout.write(`    (used once, valid 5 minutes; 'ringmaster serve --sign-in-link' prints a new one)\n`);
+  if (token.generated !== null) {
+    io.stdout.write(`  token (shown once, stored hashed in ${tokenFilePath(home)}): ${token.generated}\n`);
+    io.stdout.write(`    scripts send 'Authorization: Bearer <token>'; a browser can open ${url}/?token=<token>\n`);
+  } else {
+    io.stdout.write(`  scripts send 'Authorization: Bearer <token>' (${token.source === 'env' ? 'RINGMASTER_TOKEN' : `hash in ${tokenFilePath(home)}; --new-token makes a new one`})\n`);
+  }
+}
+
 /** The `serve` command. */
 export const serveCliCommand: Command = {
   name: 'serve',
-  usage: `Usage: ringmaster serve [--host ADDR] [--port N] [--max-concurrent N] [--no-resume] [--new-token] [--demo] [--workers local|external]
+  usage: `Usage: ringmaster serve [--host ADDR] [--port N] [--max-concurrent N] [--no-resume] [--new-token] [--no-auth] [--demo] [--workers local|external]
+       ringmaster serve --sign-in-link
 
 Runs the loop manager: many runs in this process (at most --max-concurrent at once, the rest pending, first in
 first out), a REST API under /api, a WebSocket at /api/ws and the dashboard at /. It also shows and controls the
 runs that 'ringmaster run' drives in terminals (same store). After a restart it resumes the runs it was driving.
 
-  --host ADDR          address to bind (server.host; default 127.0.0.1). Anything but loopback needs a token:
-                       RINGMASTER_TOKEN, or one generated on first start (shown once, stored hashed)
+  --host ADDR          address to bind (server.host; default 127.0.0.1). Every bind asks a credential: a
+                       browser signs in with the one-time link printed at start, scripts send the token
+                       (RINGMASTER_TOKEN, or one generated on first start: shown once, stored hashed)
   --port N             port (server.port; default 7420; 0 picks a free one)
   --max-concurrent N   runs driven at once (manager.max_concurrent; default 5)
   --no-resume          after a restart, mark the runs this server was driving stopped (interrupted) instead of
                        resuming them (manager.resume_on_start: false)
-  --new-token          generate a new token (the old one stops working)
+  --new-token          generate a new token (the old one stops working) and end every browser session
+  --no-auth            ask no credential (loopback binds only; announced on every start)
+  --sign-in-link       print a new one-time sign-in link to the server running over this data directory
   --demo               start a few scripted loops (no agent CLI or API key needed) in temporary workspaces,
                        with a temporary data directory; all of it is removed when the server stops
   --workers external   with a shared database (database.url): runs are queued for 'ringmaster worker' processes

@@ -2,6 +2,7 @@
 // `ringmaster serve` process (the built CLI) serving the built dashboard and its API over a temporary data
 // directory, with fake agent CLIs first on its PATH; temporary git workspaces; a folder outside the repository
 // for screenshots (test artifacts).
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -53,12 +54,26 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
 }
 
-/** A page in a fresh context (its own storage), light theme unless told. */
-export async function openPage(browser: Browser, url: string, options: { width?: number; height?: number; dark?: boolean; before?: (context: BrowserContext) => Promise<void> } = {}): Promise<Page> {
+/** The tokens of the servers this file started, by origin: a page opened on one signs in with it. */
+const tokens = new Map<string, string>();
+
+/**
+ * A page in a fresh context (its own storage), light theme unless told. On a server of this harness it signs in as
+ * a user would with the token: `?token=` once, which the server swaps for a session cookie and drops from the
+ * address (`signIn: false` opens it signed out).
+ */
+export async function openPage(
+  browser: Browser,
+  url: string,
+  options: { width?: number; height?: number; dark?: boolean; signIn?: boolean; before?: (context: BrowserContext) => Promise<void> } = {},
+): Promise<Page> {
   const context: BrowserContext = await browser.newContext({ viewport: { width: options.width ?? 1400, height: options.height ?? 900 }, colorScheme: options.dark ? 'dark' : 'light' });
   await options.before?.(context);
   const page = await context.newPage();
-  await page.goto(url);
+  const target = new URL(url);
+  const token = tokens.get(target.origin);
+  if (token !== undefined && options.signIn !== false) target.searchParams.set('token', token);
+  await page.goto(target.href);
   return page;
 }
 
@@ -109,6 +124,8 @@ export class ServeProcess {
   readonly port: number;
   readonly url: string;
   readonly env: Record<string, string>;
+  /** The server's token (RINGMASTER_TOKEN). */
+  readonly token = randomBytes(24).toString('base64url');
   #cli: ReturnType<typeof startCli> | null = null;
   #stdout = '';
   #workspaces: string[] = [];
@@ -119,8 +136,9 @@ export class ServeProcess {
     this.home = home;
     this.port = port;
     this.url = `http://127.0.0.1:${port}`;
-    this.env = cleanEnv({ RINGMASTER_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', PATH: `${FAKE_BIN}:${process.env.PATH ?? ''}`, ...options.env });
+    this.env = cleanEnv({ RINGMASTER_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', PATH: `${FAKE_BIN}:${process.env.PATH ?? ''}`, RINGMASTER_TOKEN: this.token, ...options.env });
     this.#args = options.args ?? [];
+    tokens.set(this.url, this.env.RINGMASTER_TOKEN ?? this.token);
   }
 
   /** Starts a server over a new temporary data directory. */
@@ -166,7 +184,8 @@ export class ServeProcess {
 
   /** A JSON request to the API (POST when there is a body). */
   async api<T = unknown>(path: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${this.url}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const auth = { authorization: `Bearer ${this.env.RINGMASTER_TOKEN ?? ''}` };
+    const response = await fetch(`${this.url}${path}`, body === undefined ? { headers: auth } : { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const json = (await response.json()) as T;
     if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
     return json;
@@ -182,6 +201,7 @@ export class ServeProcess {
   /** Stops the server (SIGTERM: runs interrupted) and removes its data directory and workspaces. */
   async stop(): Promise<void> {
     await this.kill('SIGTERM');
+    tokens.delete(this.url);
     for (const dir of this.#workspaces) removeDir(dir);
     rmSync(this.home, { recursive: true, force: true });
   }

@@ -22,6 +22,7 @@ import {
   type RunRequest,
   type Stats,
 } from './api-types.js';
+import { noteSignedOut, noteStatus } from './session.js';
 
 /** A failed API call: the server's error code and message, or `network` / `http` / `bad_response`. */
 export class ApiError extends Error {
@@ -45,6 +46,7 @@ async function request(path: string, init?: RequestInit): Promise<Response> {
   } catch (e) {
     throw new ApiError('network', `cannot reach the server: ${(e as Error).message}`, null);
   }
+  noteStatus(response.status);
   if (response.ok) return response;
   const body: unknown = await response.json().catch(() => null);
   const parsed = errorSchema.safeParse(body);
@@ -114,15 +116,33 @@ export async function eventsAfter(id: string, afterSeq: number, limit = 1000): P
   return (await json(eventListSchema, `${run(id)}/events?after_seq=${afterSeq}&limit=${limit}`)).events;
 }
 
-/** GET /api/runs/:id/activity?iteration=N: one iteration's log read back by its agent's parser. */
-export function iterationActivity(id: string, iteration: number): Promise<{ activity: AgentActivity[]; truncated: boolean }> {
-  return json(activityListSchema, `${run(id)}/activity?iteration=${iteration}`);
+/** Most pages of one iteration's activity loaded (a page covers at most 1 MiB of log). */
+export const MAX_ACTIVITY_PAGES = 32;
+
+/** GET /api/runs/:id/activity?iteration=N, page after page: one iteration's log read back by its agent's parser (`truncated`: more than MAX_ACTIVITY_PAGES). */
+export async function iterationActivity(id: string, iteration: number): Promise<{ activity: AgentActivity[]; truncated: boolean }> {
+  const activity: AgentActivity[] = [];
+  let offset = 0;
+  let index = 0;
+  for (let n = 0; n < MAX_ACTIVITY_PAGES; n++) {
+    const page = await json(activityListSchema, `${run(id)}/activity?iteration=${iteration}&offset=${offset}&index=${index}`);
+    activity.push(...page.activity);
+    if (!page.truncated) return { activity, truncated: false };
+    ({ next_offset: offset, next_index: index } = page);
+  }
+  return { activity, truncated: true };
 }
 
 /** GET /api/runs/:id/checkpoints/:sha/diff: the unified diff of one checkpoint commit. */
 export async function checkpointDiff(id: string, sha: string): Promise<string> {
   const response = await request(`${run(id)}/checkpoints/${encodeURIComponent(sha)}/diff`, { headers: { accept: 'text/plain' } });
   return response.text();
+}
+
+/** POST /api/sign-out: ends this browser's session. */
+export async function signOut(): Promise<void> {
+  await request('/sign-out', post());
+  noteSignedOut();
 }
 
 /** POST /api/runs. */

@@ -1,9 +1,11 @@
-// The page frame: header (capacity, today's spend, toggles), the disconnected banner, the routes.
+// The page frame: header (capacity, today's spend, toggles, sign-out), the disconnected banner, the routes; the
+// sign-in page instead while this browser is not signed in.
 import { lazy, Suspense, useState } from 'react';
 import { Link, Route, Switch, useLocation } from 'wouter';
 import { Board } from './board.js';
 import { ConnectionBanner } from './banner.js';
 import { HelpDialog } from './help.js';
+import { SignInPage, SignOutButton, useSignedIn } from './sign-in.js';
 import { useStats } from './live.js';
 import { useNotificationsToggle } from './notifications.js';
 import { useTheme } from './theme.js';
@@ -40,7 +42,20 @@ export function App() {
   const [notifying, toggleNotifications, notifyProblem] = useNotificationsToggle();
   const [help, setHelp] = useState(false);
   const [, navigate] = useLocation();
+  const signedIn = useSignedIn();
   const shared = { theme, toggleTheme, showHelp: () => setHelp(true) };
+  if (!signedIn) {
+    return (
+      <div className="app">
+        <header className="top">
+          <span className="brand">Ringmaster</span>
+        </header>
+        <main>
+          <SignInPage />
+        </main>
+      </div>
+    );
+  }
   return (
     <div className="app">
       <header className="top">
@@ -61,6 +76,7 @@ export function App() {
           <button type="button" onClick={() => setHelp(true)} aria-label="keyboard shortcuts" title="keyboard shortcuts (?)">
             ?
           </button>
+          <SignOutButton />
         </nav>
       </header>
       <ConnectionBanner />

@@ -3,7 +3,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useImperativeHandle, useMemo, useRef, useState, useSyncExternalStore, type Ref } from 'react';
 import type { AgentActivity } from '../api/api-types.js';
-import { ApiError, iterationActivity } from '../api/client.js';
+import { ApiError, iterationActivity, MAX_ACTIVITY_PAGES } from '../api/client.js';
 import { FOLLOWING, onAppend, onJump, onLeave, onScroll, type FollowState } from '../lib/follow.js';
 import { OutputLog } from '../lib/output-log.js';
 import { useLive } from './live.js';
@@ -190,7 +190,11 @@ export function OutputView({ runId, iteration, only, live, latest, handle }: { r
           Cannot load the output of iteration {iteration}: {loadError}
         </p>
       )}
-      {truncated && <p className="muted">The start of this iteration's output is not shown (the log is larger than the server sends at once).</p>}
+      {truncated && (
+        <p className="muted">
+          Only the first {MAX_ACTIVITY_PAGES} MiB of this iteration&apos;s log are shown here: read the rest with <code>ringmaster logs</code>.
+        </p>
+      )}
       <div
         className="output-scroll"
         ref={scroller}
