@@ -9,6 +9,7 @@ import { benchManager } from './manager.js';
 import { benchOverhead } from './overhead.js';
 import { ROOT, machine } from './lib/proc.js';
 import { writeReport } from './report.js';
+import { benchStartup } from './startup.js';
 import { benchStopLatency } from './stop-latency.js';
 
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -20,6 +21,7 @@ const BENCHES = {
     process.env.BENCH_BIG_SIZES
       ? benchBigOutputSizes({ rounds: int('BENCH_BIG_ROUNDS', 3), sizesMib: process.env.BENCH_BIG_SIZES.split(',').map(Number) })
       : benchBigOutput({ rounds: int('BENCH_BIG_ROUNDS', 3), bytes: int('BENCH_BYTES', 1024 ** 3) }),
+  startup: () => benchStartup({ rounds: int('BENCH_STARTUP_ROUNDS', 7), perRound: int('BENCH_STARTUP_PER_ROUND', 5) }),
   manager: () => benchManager({ loops: int('BENCH_LOOPS', 500), seconds: int('BENCH_SECONDS', 60) }),
   'stop-latency': () => benchStopLatency({ honourRuns: int('BENCH_STOP_RUNS', 10), ignoreRuns: int('BENCH_STOP_IGNORE_RUNS', 5), ignoreGraceMs: int('BENCH_STOP_GRACE_MS', 500) }),
   dashboard: () =>

@@ -11,6 +11,12 @@ if (!(major >= REQUIRED_MAJOR)) {
   process.exit(64);
 }
 
+// V8's compiled code of Ringmaster's modules (and zod's, yaml's) is cached on disk (Node's compile cache, in the
+// temporary directory unless NODE_COMPILE_CACHE says where): a short command such as `hook stop`, run at every
+// turn of a Claude Code session, starts without compiling ~250 modules again. A cache that cannot be written is
+// ignored by Node (the status it returns says so; nothing is thrown).
+const { enableCompileCache } = await import('node:module');
+enableCompileCache?.();
 const { main } = await import('../dist/cli/main.js');
 const code = await main(process.argv.slice(2));
 process.exitCode = code;
