@@ -59,7 +59,8 @@ async function ringmasterRun(cwd, bytes) {
     timePeakKb = maxKb;
     cpuS = Math.round((user + sys) * 100) / 100;
   }
-  const runDir = join(cwd, '.ringmaster', 'runs');
+  // Iteration logs live in the data directory ($RINGMASTER_HOME/runs/<id>/).
+  const runDir = join(env.RINGMASTER_HOME, 'runs');
   const logs = existsSync(runDir) ? readdirSync(runDir).map((id) => join(runDir, id, 'iteration-1.log')).filter(existsSync) : [];
   return {
     exitCode: r.code,
@@ -93,7 +94,7 @@ export async function benchBigOutput({ rounds, bytes }) {
           rmSync(join(cwd, 'baseline.log'), { force: true });
         } else {
           row.ringmaster = await ringmasterRun(cwd, bytes);
-          rmSync(join(cwd, '.ringmaster'), { recursive: true, force: true });
+          for (const dir of ['.ringmaster', '.ringmaster-home']) rmSync(join(cwd, dir), { recursive: true, force: true });
         }
       }
       rows.push(row);
