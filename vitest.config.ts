@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One PostgreSQL cluster for the files that share one (started on first demand, removed at the end).
+    globalSetup: ['test/helpers/pg-global-setup.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });

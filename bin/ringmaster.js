@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { constants } from 'node:os';
+import { constants, homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -83,6 +83,13 @@ if (!(major >= REQUIRED_MAJOR)) {
   const launcherPid = Number(process.env[LAUNCHER_ENV]);
   delete process.env[LAUNCHER_ENV];
   if (Number.isInteger(launcherPid) && launcherPid > 0) watchLauncher(launcherPid);
+  // V8's compiled code of Ringmaster's modules (and zod's, yaml's) is cached on disk (Node's compile cache, in the
+  // user's cache directory, $XDG_CACHE_HOME/ringmaster, unless NODE_COMPILE_CACHE says where): a short command such
+  // as `hook stop`, run at every turn of a Claude Code session, starts without compiling ~250 modules again. A
+  // cache that cannot be written is ignored by Node (the status it returns says so; nothing is thrown).
+  const { enableCompileCache } = await import('node:module');
+  const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  enableCompileCache?.(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'ringmaster', 'node-compile-cache'));
   const { main } = await import('../dist/cli/main.js');
   const code = await main(process.argv.slice(2));
   process.exitCode = code;

@@ -1,7 +1,7 @@
 // Records every hook decision as one JSON line in `.ringmaster/hook-decisions.log` of the project.
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RINGMASTER_DIR } from './tracker.js';
+import { RINGMASTER_DIR } from './paths.js';
 
 /** The log's file name inside RINGMASTER_DIR. */
 export const DECISION_LOG_FILE = 'hook-decisions.log';

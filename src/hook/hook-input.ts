@@ -1,6 +1,6 @@
-// The Stop hook's stdin: schema (Claude Code and Codex send the same shape) and a bounded reader.
-import type { Readable } from 'node:stream';
+// The Stop hook's stdin: schema (Claude Code and Codex send the same shape); the bounded reader is hook-stdin.ts.
 import { z } from 'zod';
+import { HookInputError } from './hook-stdin.js';
 
 /** The fields of a Stop event the hook uses; others are allowed and ignored. */
 export const stopHookInputSchema = z.looseObject({
@@ -15,16 +15,7 @@ export const stopHookInputSchema = z.looseObject({
 /** A validated Stop event. */
 export type StopHookInput = z.infer<typeof stopHookInputSchema>;
 
-/** Largest stdin the hook accepts (the real payload is a few hundred bytes). */
-export const MAX_HOOK_INPUT_BYTES = 1024 * 1024;
-
-/** Raised when stdin is not a usable Stop event. */
-export class HookInputError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'HookInputError';
-  }
-}
+export { HookInputError, MAX_HOOK_INPUT_BYTES, readHookStdin } from './hook-stdin.js';
 
 /** Parses and validates the hook's stdin. Throws HookInputError. */
 export function parseStopHookInput(text: string): StopHookInput {
@@ -40,29 +31,4 @@ export function parseStopHookInput(text: string): StopHookInput {
     throw new HookInputError(`stdin: ${issue?.path.join('.') || 'root'}: ${issue?.message ?? 'invalid'}`);
   }
   return result.data;
-}
-
-/** Reads stdin up to MAX_HOOK_INPUT_BYTES, giving up after `timeoutMs` (the hook must never hang a session). */
-export async function readHookStdin(stdin: Readable, timeoutMs = 5000): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new HookInputError(`no end of stdin after ${timeoutMs} ms`)), timeoutMs);
-  });
-  const read = (async () => {
-    for await (const chunk of stdin) {
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-      size += buffer.length;
-      if (size > MAX_HOOK_INPUT_BYTES) throw new HookInputError(`stdin larger than ${MAX_HOOK_INPUT_BYTES} bytes`);
-      chunks.push(buffer);
-    }
-    return Buffer.concat(chunks).toString('utf8');
-  })();
-  read.catch(() => undefined);
-  try {
-    return await Promise.race([read, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,196 +1,35 @@
-// The imperative shell of `ringmaster hook stop`: lock, read the tracker, decide, write back, record. Fails open.
+// `ringmaster hook stop`, run by Claude Code at every turn of every session of a project with the hook installed:
+// a project without a loop (no tracker) is answered at once, without loading the event's schema, the tracker's
+// YAML code or the store; a project with one goes through stop-hook-loop.ts. Fails open.
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { decideStop, hasPromise, type HookDecision } from '../core/hook-decision.js';
-import { appendDecision, type HookDecisionRecord } from './decision-log.js';
-import { hasStore, recordInStore, type StoreEnv } from './store-record.js';
-import { withFileLock, type FileLockOptions } from './file-lock.js';
-import { parseStopHookInput, type StopHookInput } from './hook-input.js';
-import { readCurrentTurnText } from './transcript.js';
-import { continueMessage, loopStateOf, readTracker, RINGMASTER_DIR, trackerPath, writeTracker } from './tracker.js';
+import { trackerPath } from './paths.js';
+import { plainStopHookInput, projectDirOf, type StopHookContext, type StopHookOutcome } from './stop-hook-context.js';
 
-/** What the hook process needs from its surroundings. */
-export interface StopHookContext {
-  env: Readonly<Record<string, string | undefined>>;
-  /** The hook process's working directory (fallback for the project directory). */
-  cwd: string;
-  now: () => Date;
-  lock?: FileLockOptions;
-}
+export { projectDirOf, type StopHookContext, type StopHookOutcome } from './stop-hook-context.js';
 
-/** The hook's answer: `stdout` is what Claude Code reads (empty = allow). */
-export interface StopHookOutcome {
-  stdout: string;
-  decision: 'allow' | 'block';
-  reason: string;
-  /** Set when the hook failed open; printed on stderr. */
-  warning: string | null;
-}
+const NO_LOOP: StopHookOutcome = { stdout: '', decision: 'allow', reason: 'no_loop', warning: null };
 
-/** The project whose tracker a Stop event refers to: CLAUDE_PROJECT_DIR, else the event's cwd, else ours. */
-export function projectDirOf(input: StopHookInput | null, ctx: StopHookContext): string {
-  const fromEnv = ctx.env.CLAUDE_PROJECT_DIR;
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  if (input?.cwd) return input.cwd;
-  return ctx.cwd;
-}
-
-async function exists(path: string): Promise<boolean> {
+/** True when the project of a plainly valid event has no tracker (anything else: the full path decides). */
+async function plainlyNoLoop(stdinText: string, ctx: StopHookContext): Promise<boolean> {
+  let raw: unknown;
   try {
-    await stat(path);
-    return true;
+    raw = JSON.parse(stdinText);
   } catch {
     return false;
   }
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-async function record(projectDir: string, rec: HookDecisionRecord): Promise<string | null> {
-  if (!(await exists(join(projectDir, RINGMASTER_DIR)))) return null;
+  const input = plainStopHookInput(raw);
+  if (input === null) return false;
   try {
-    await appendDecision(projectDir, rec);
-    return null;
-  } catch (error) {
-    return `cannot record the decision: ${message(error)}`;
+    await stat(trackerPath(projectDirOf(input, ctx)));
+    return false;
+  } catch {
+    return true;
   }
-}
-
-/** Records in the store when the loop has a run there; any store error falls back to the log file. */
-async function recordDecision(env: StoreEnv, projectDir: string, rec: HookDecisionRecord, outcome: LockedOutcome, nowMs: number): Promise<string | null> {
-  if (outcome.runId !== null && hasStore(env)) {
-    const d = outcome.decision;
-    try {
-      await recordInStore(env, {
-        runId: outcome.runId,
-        record: rec,
-        blockNumber: d.kind === 'block' ? d.iteration : null,
-        stopReason: d.kind === 'allow' ? d.stopReason : null,
-        turnNumber: outcome.blocksBefore + 1,
-        now: nowMs,
-      });
-      return null;
-    } catch (error) {
-      const warning = `cannot record the decision in the store: ${message(error)}`;
-      const logWarning = await record(projectDir, { ...rec, warning: [rec.warning, warning].filter((w) => w !== null).join('; ') });
-      return [warning, logWarning].filter((w) => w !== null).join('; ');
-    }
-  }
-  return record(projectDir, rec);
-}
-
-async function assistantTextOf(input: StopHookInput, marker: string): Promise<{ text: string; warning: string | null }> {
-  const last = input.last_assistant_message ?? '';
-  if (hasPromise(last, marker) || !input.transcript_path) return { text: last, warning: null };
-  try {
-    const turn = await readCurrentTurnText(input.transcript_path);
-    return { text: `${last}\n${turn}`, warning: null };
-  } catch (error) {
-    return { text: last, warning: `cannot read the transcript: ${message(error)}` };
-  }
-}
-
-interface LockedOutcome {
-  decision: HookDecision;
-  stdout: string;
-  iteration: number | null;
-  maxIterations: number | null;
-  warning: string | null;
-  /** The loop's run in the store, when the loop was active and has one. */
-  runId: string | null;
-  /** Blocks before this decision. */
-  blocksBefore: number;
-}
-
-async function decideLocked(input: StopHookInput, projectDir: string, ctx: StopHookContext): Promise<LockedOutcome> {
-  const tracker = await readTracker(projectDir);
-  if (tracker === null) {
-    const decision = decideStop(null, toEvent(input, ''));
-    return { decision, stdout: '', iteration: null, maxIterations: null, warning: null, runId: null, blocksBefore: 0 };
-  }
-  const f = tracker.frontmatter;
-  const needsText = f.active && (f.session_id === null || f.session_id === input.session_id);
-  const { text, warning } = needsText ? await assistantTextOf(input, f.completion_marker) : { text: '', warning: null };
-  const decision = decideStop(loopStateOf(tracker), toEvent(input, text));
-  const now = ctx.now().toISOString();
-  const runId = f.active && typeof f.run_id === 'string' ? f.run_id : null;
-  if (decision.kind === 'block') {
-    const next = {
-      frontmatter: { ...f, iteration: decision.iteration, session_id: decision.sessionId },
-      body: tracker.body,
-    };
-    await writeTracker(projectDir, next);
-    const reason = continueMessage(next, trackerPath(projectDir));
-    return {
-      decision,
-      stdout: `${JSON.stringify({ decision: 'block', reason })}\n`,
-      iteration: decision.iteration,
-      maxIterations: f.max_iterations,
-      warning,
-      runId,
-      blocksBefore: f.iteration,
-    };
-  }
-  if (decision.stopReason !== null) {
-    await writeTracker(projectDir, {
-      frontmatter: { ...f, active: false, session_id: f.session_id ?? input.session_id, ended_at: now, stop_reason: decision.stopReason },
-      body: tracker.body,
-    });
-  }
-  return { decision, stdout: '', iteration: f.iteration, maxIterations: f.max_iterations, warning, runId, blocksBefore: f.iteration };
-}
-
-function toEvent(input: StopHookInput, assistantText: string): { sessionId: string; stopHookActive: boolean; assistantText: string } {
-  return { sessionId: input.session_id, stopHookActive: input.stop_hook_active, assistantText };
 }
 
 /** Handles one Stop event given as stdin text. Never throws: any error allows the stop with a warning. */
 export async function runStopHook(stdinText: string, ctx: StopHookContext): Promise<StopHookOutcome> {
-  let input: StopHookInput | null = null;
-  let projectDir = projectDirOf(null, ctx);
-  const base = { time: ctx.now().toISOString(), session_id: null, stop_hook_active: null } as const;
-  try {
-    input = parseStopHookInput(stdinText);
-    projectDir = projectDirOf(input, ctx);
-    if (!(await exists(trackerPath(projectDir)))) return { stdout: '', decision: 'allow', reason: 'no_loop', warning: null };
-    const current = input;
-    const outcome = await withFileLock(trackerPath(projectDir), () => decideLocked(current, projectDir, ctx), ctx.lock);
-    const reason = outcome.decision.kind === 'block' ? 'continue' : outcome.decision.reason;
-    const logWarning =
-      outcome.decision.kind === 'allow' && outcome.decision.reason === 'no_loop'
-        ? null
-        : await recordDecision(
-            ctx.env,
-            projectDir,
-            {
-              ...base,
-            session_id: input.session_id,
-            stop_hook_active: input.stop_hook_active,
-            decision: outcome.decision.kind,
-            reason,
-            iteration: outcome.iteration,
-              max_iterations: outcome.maxIterations,
-              warning: outcome.warning,
-            },
-            outcome,
-            ctx.now().getTime(),
-          );
-    const warning = [outcome.warning, logWarning].filter((w) => w !== null).join('; ') || null;
-    return { stdout: outcome.stdout, decision: outcome.decision.kind, reason, warning };
-  } catch (error) {
-    const warning = `allowing the stop after an error: ${message(error)}`;
-    await record(projectDir, {
-      ...base,
-      session_id: input?.session_id ?? null,
-      stop_hook_active: input?.stop_hook_active ?? null,
-      decision: 'allow',
-      reason: 'error',
-      iteration: null,
-      max_iterations: null,
-      warning,
-    }).catch(() => null);
-    return { stdout: '', decision: 'allow', reason: 'error', warning };
-  }
+  if (await plainlyNoLoop(stdinText, ctx)) return { ...NO_LOOP };
+  const { runLoopStopHook } = await import('./stop-hook-loop.js');
+  return runLoopStopHook(stdinText, ctx);
 }

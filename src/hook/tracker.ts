@@ -1,15 +1,13 @@
 // The hook-mode tracker: `.ringmaster/loop-tracker.md`, YAML frontmatter (runtime state) + a markdown body the agent fills.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
 import type { HookLoopState } from '../core/hook-decision.js';
+import { trackerPath } from './paths.js';
 
-/** Directory of ringmaster's per-project files. */
-export const RINGMASTER_DIR = '.ringmaster';
-/** The tracker's file name inside RINGMASTER_DIR. */
-export const TRACKER_FILE = 'loop-tracker.md';
+export { RINGMASTER_DIR, TRACKER_FILE, trackerPath } from './paths.js';
 /** Body used when no tracker template is given (the minimal default). */
 export const DEFAULT_TRACKER_BODY = '# Loop Progress\n\n_In progress_\n';
 
@@ -46,11 +44,6 @@ export class TrackerError extends Error {
     this.name = 'TrackerError';
     this.path = path;
   }
-}
-
-/** Path of the tracker of a project. */
-export function trackerPath(projectDir: string): string {
-  return join(projectDir, RINGMASTER_DIR, TRACKER_FILE);
 }
 
 /** Parses tracker text: `---\n<yaml>\n---\n<body>`. Throws TrackerError. */

@@ -222,7 +222,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   const onStdout =
     adapter.format === 'text'
       ? (text: string, offset: number) => {
-          scan(echo.push(text));
+          for (const piece of echo.pieces(text)) scan(piece);
           input.onActivity?.({ kind: 'output', stream: 'stdout', offset, text });
         }
       : (text: string) => splitter.push(text);

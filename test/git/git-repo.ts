@@ -54,9 +54,10 @@ export function snapshot(dir: string, base = dir): Record<string, string> {
   return out;
 }
 
-/** Removes a temporary directory. */
+/** Removes a temporary directory (and, for a repository, the worktrees ringmaster made next to it). */
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+  rmSync(`${dir}.ringmaster-worktrees`, { recursive: true, force: true });
 }
 
 /** Registers this file's hooks: no global or system git config, and after each test the removal of every dir pushed on the returned list. */

@@ -1,20 +1,25 @@
 // The data directory of a test process: Ringmaster keeps its store, logs and locks in $RINGMASTER_HOME, so
-// every test file gets its own temporary one (never the user's ~/.local/share/ringmaster), removed at exit.
+// every test file gets its own temporary one (never the user's ~/.local/share/ringmaster), removed after the
+// file's last test (vitest's workers never reach process.on('exit'): a handler there left one per file in /tmp).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeEach } from 'vitest';
 import { openStore, type OpenStoreOptions } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 
 let home: string | null = null;
 
+// Registered when a test file loads this module (each file loads its own copy: vitest isolates files).
+afterAll(() => {
+  if (home !== null) rmSync(home, { recursive: true, force: true });
+  home = null;
+});
+
 /** This test process's $RINGMASTER_HOME (created on first use). */
 export function testHome(): string {
   if (home === null) {
-    const dir = mkdtempSync(join(tmpdir(), 'ringmaster-home-'));
-    home = dir;
-    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    home = mkdtempSync(join(tmpdir(), 'ringmaster-home-'));
   }
   return home;
 }

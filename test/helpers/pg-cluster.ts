@@ -99,6 +99,57 @@ interface ServerUser {
   gid: number;
 }
 
+/**
+ * A cluster someone else runs (the test run's shared one), given its superuser URL: databases are created and
+ * dropped on it; `destroy` drops the databases created through this handle and leaves the server running.
+ * stop and start are refused: a file that needs them starts a cluster of its own.
+ */
+export function attachPgCluster(superuserUrl: string): PgCluster {
+  const base = new URL(superuserUrl);
+  const created = new Set<string>();
+  let count = 0;
+  const url = (database = 'postgres'): string => {
+    const u = new URL(base);
+    u.pathname = `/${database}`;
+    return u.toString();
+  };
+  const admin = async (sql: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: url() });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  const refuse = (what: string) => (): Promise<void> =>
+    Promise.reject(new Error(`pg cluster: cannot ${what} the shared cluster (use usePostgres({ own: true }))`));
+  const drop = async (name: string): Promise<void> => {
+    if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`dropDatabase: unsafe name ${name}`);
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    created.delete(name);
+  };
+  return {
+    dir: '',
+    port: Number(base.port),
+    pid: null,
+    url,
+    async createDatabase(name?: string): Promise<string> {
+      const db = name ?? `t${process.pid}_${++count}_${randomBytes(3).toString('hex')}`;
+      if (!/^[a-z_][a-z0-9_]*$/.test(db)) throw new Error(`createDatabase: unsafe name ${db}`);
+      await admin(`CREATE DATABASE ${db}`);
+      created.add(db);
+      return url(db);
+    },
+    dropDatabase: drop,
+    stop: refuse('stop'),
+    start: refuse('start'),
+    async destroy(): Promise<void> {
+      for (const name of [...created]) await drop(name).catch(() => undefined);
+    },
+  };
+}
+
 // No parameter properties: Node's type stripping (bench scripts) only accepts erasable syntax.
 class Cluster implements PgCluster {
   readonly dir: string;

@@ -1,7 +1,9 @@
-// Vitest hooks around the throwaway PostgreSQL cluster: one cluster per test file (started in beforeAll,
-// removed in afterAll, whatever the outcome), one database per test file, more on demand.
-import { afterAll, beforeAll } from 'vitest';
-import { startPgCluster } from './pg-cluster.js';
+// Vitest hooks around the throwaway PostgreSQL cluster: one database per test file (more on demand), on the run's
+// shared cluster (test/helpers/pg-global-setup.ts; the file's databases are dropped after its last test), or on a
+// cluster of the file's own (started in beforeAll, removed in afterAll) for a file that stops and starts its server.
+import { connect } from 'node:net';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { attachPgCluster, startPgCluster } from './pg-cluster.js';
 import type { PgCluster } from './pg-cluster.js';
 
 /** The file's cluster and its database URL (read them inside tests or hooks, not at import time). */
@@ -11,12 +13,31 @@ export interface PostgresFixture {
   readonly url: string;
 }
 
-/** Starts a cluster for the calling test file and creates its database. */
-export function usePostgres(): PostgresFixture {
+/** The shared cluster's superuser URL, from the broker of vitest's main process (it starts the cluster if need be). */
+function sharedClusterUrl(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(inject('pgSharedPort'), '127.0.0.1');
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const answer = JSON.parse(text) as { url?: string; error?: string };
+      if (answer.url) resolve(answer.url);
+      else reject(new Error(`shared PostgreSQL cluster: ${answer.error ?? 'no answer'}`));
+    });
+  });
+}
+
+/**
+ * The calling test file's database: on the run's shared cluster, or (`own`: a file that stops, starts or crashes
+ * its server) on a cluster of its own.
+ */
+export function usePostgres(options: { own?: boolean } = {}): PostgresFixture {
   let cluster: PgCluster | null = null;
   let url: string | null = null;
   beforeAll(async () => {
-    cluster = await startPgCluster();
+    cluster = options.own ? await startPgCluster() : attachPgCluster(await sharedClusterUrl());
     url = await cluster.createDatabase();
   }, 120_000);
   afterAll(async () => {

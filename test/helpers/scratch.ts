@@ -22,7 +22,8 @@ export function useScratch(): Scratch {
   const children: ChildProcess[] = [];
   afterAll(() => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    // A repository's run worktrees live next to it (<repo>.ringmaster-worktrees): removed with it.
+    for (const dir of dirs) for (const path of [dir, `${dir}.ringmaster-worktrees`]) rmSync(path, { recursive: true, force: true });
   });
   return {
     temp(prefix) {

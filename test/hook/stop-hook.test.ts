@@ -76,6 +76,15 @@ describe('runStopHook', () => {
     expect((await runStopHook(stdin({ cwd: elsewhere }), ctx())).reason).toBe('no_loop');
   });
 
+  it('a project without a loop: a plain event is allowed as no_loop, an event the schema refuses fails open with its warning', async () => {
+    const none = { stdout: '', decision: 'allow', reason: 'no_loop', warning: null };
+    expect(await runStopHook(stdin(), ctx())).toEqual(none);
+    expect(await runStopHook(stdin({ transcript_path: null, last_assistant_message: null, extra: 1 }), ctx())).toEqual(none);
+    const refused = await runStopHook(JSON.stringify({ session_id: 's1', cwd: project, stop_hook_active: 'yes' }), ctx());
+    expect(refused).toMatchObject({ decision: 'allow', reason: 'error' });
+    expect(refused.warning).toMatch(/^allowing the stop after an error: stdin: stop_hook_active: /);
+  });
+
   it('fails open on bad stdin, missing fields, an unreadable tracker and a held lock', async () => {
     await start();
     expect(await runStopHook('not json', ctx())).toEqual({

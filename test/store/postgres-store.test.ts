@@ -12,7 +12,7 @@ import { usePostgres } from '../helpers/postgres.js';
 import { until } from '../helpers/until.js';
 import { storeContract } from './store-contract.js';
 
-const fixture = usePostgres();
+const fixture = usePostgres({ own: true });
 
 /** A fresh database and a cleanup that drops it. */
 async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {

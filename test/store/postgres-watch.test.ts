@@ -14,7 +14,7 @@ import { usePostgres } from '../helpers/postgres.js';
 import { until } from '../helpers/until.js';
 import { writeLegacyDatabase } from './legacy-db.js';
 
-const fixture = usePostgres();
+const fixture = usePostgres({ own: true });
 const OWNER: Owner = { pid: 4242, host: 'host-a' };
 
 async function withStore(fn: (store: PostgresStore, url: string) => Promise<void>): Promise<void> {

@@ -17,7 +17,7 @@ import { bareRemote, startOnMachine, startWorkerProc, type MachineProc } from '.
 type EventMessage = Extract<ServerMessage, { type: 'event' }>;
 const isEvent = (m: ServerMessage): m is EventMessage => m.type === 'event';
 
-const pg = usePostgres();
+const pg = usePostgres({ own: true });
 const scratch = useScratch();
 
 function start(args: string[], url: string): MachineProc {

@@ -12,7 +12,7 @@ import { useScratch } from '../helpers/scratch.js';
 import { until } from '../helpers/until.js';
 import { bareRemote, groupAlive, killGroup, liveAgentGroup, machineEnv, pushedCheckpoints, queueRepositoryRun, startWorkerProc } from './machines.js';
 
-const pg = usePostgres();
+const pg = usePostgres({ own: true });
 const scratch = useScratch();
 const temp = (prefix: string): string => scratch.temp(prefix);
 const startWorker = (url: string, name: string): ReturnType<typeof startWorkerProc> => startWorkerProc(scratch, url, name);

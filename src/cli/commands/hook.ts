@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../../core/errors.js';
-import { readHookStdin } from '../../hook/hook-input.js';
+import { readHookStdin } from '../../hook/hook-stdin.js';
 import { timerAfter } from '../../os/timers.js';
 import { hookCommand, installStopHook, settingsPath, uninstallStopHook, type HookTarget } from '../../hook/settings-install.js';
 import { runStopHook } from '../../hook/stop-hook.js';
