@@ -13,8 +13,8 @@ export interface RunNotifierOptions {
   runId: string;
   spec: RunSpec;
   env: Readonly<Record<string, string | undefined>>;
-  emit(body: RunEventBody): void;
-  now(): number;
+  emit: (body: RunEventBody) => void;
+  now: () => number;
   /** Tests: a shorter delivery policy and flush. */
   policy?: DeliveryPolicy;
   flushMs?: number;

@@ -57,7 +57,8 @@ export async function deliver(target: Target, n: Notification, policy: DeliveryP
     if (last.ok) return { status: 'delivered', attempts, answer: clean(last.answer, redact), reason: null };
     if (!last.retry) break;
   }
-  const reason = signal.aborted && !last.ok ? `${abandoned(signal)}${last.reason === 'not tried' ? '' : ` (last: ${last.reason})`}` : last.reason;
+  const why = abandoned(signal);
+  const reason = signal.aborted ? `${why}${last.reason === null || last.reason === 'not tried' || last.reason === why ? '' : ` (last: ${last.reason})`}` : last.reason;
   return { status: 'failed', attempts, answer: clean(last.answer, redact), reason: clean(reason, redact) };
 }
 
