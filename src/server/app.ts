@@ -65,6 +65,8 @@ export interface ApiDeps {
   env: Readonly<Record<string, string | undefined>>;
   /** Hands an event written outside a run's driver (a rollback) to the WebSocket. */
   publish(event: RunEvent): void;
+  /** The Prometheus exposition of GET /metrics (absent: no such route). */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
 }
 
 /** An error response with its HTTP status. */
@@ -99,11 +101,21 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     },
   });
 
-  app.use('/api/*', async (c, next) => {
+  // One credential for the API and /metrics (Prometheus sends it as Authorization: Bearer).
+  const guard = async (c: Context, next: () => Promise<void>) => {
     const refusal = checkAccess(deps.access, { method: c.req.method, url: new URL(c.req.url), header: (name) => c.req.header(name) });
     if (refusal) return c.json({ error: { code: refusal.code, message: refusal.message } }, refusal.status);
     return next();
-  });
+  };
+  app.use('/api/*', guard);
+  app.use('/metrics', guard);
+  const metrics = deps.metrics;
+  if (metrics) {
+    app.get('/metrics', async (c) => {
+      const { contentType, body } = await metrics();
+      return c.body(body, 200, { 'content-type': contentType });
+    });
+  }
 
   const view = async (run: RunWithTotals) => {
     const waiting = deps.manager.waitingUntil(run.id);
