@@ -17,9 +17,9 @@ export interface MetricsSources {
 /** The server's metrics: the registry to scrape and the store write latency to observe. */
 export interface ServerMetrics {
   /** Observes one store write (seconds). */
-  observeStoreWrite(method: string, seconds: number): void;
+  observeStoreWrite: (method: string, seconds: number) => void;
   /** The exposition text of every metric, and its content type. */
-  scrape(sources: MetricsSources): Promise<{ contentType: string; body: string }>;
+  scrape: (sources: MetricsSources) => Promise<{ contentType: string; body: string }>;
 }
 
 // prom-client's types declare MetricType a numeric enum it does not export; at run time the type is this text.
