@@ -217,7 +217,9 @@ describe('config schema', () => {
     };
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(schema.additionalProperties).toBe(false);
-    expect(Object.keys(schema.properties)).toEqual(['loop', 'tasks', 'agent', 'manager', 'server', 'database', 'worker', 'procedures', 'prices', 'hooks']);
+    expect(Object.keys(schema.properties)).toEqual(['loop', 'tasks', 'agent', 'manager', 'server', 'database', 'worker', 'notify', 'procedures', 'prices', 'hooks']);
+    expect(Object.keys(schema.properties.notify?.properties ?? {})).toEqual(['on', 'webhooks', 'command']);
+    expect(schema.properties.notify?.properties?.on?.default).toEqual(['completed', 'failed', 'limit', 'waiting', 'no_progress', 'budget']);
     const loop = schema.properties.loop?.properties ?? {};
     const agent = schema.properties.agent?.properties ?? {};
     expect(Object.keys(loop)).toContain('max_cost');
@@ -242,7 +244,7 @@ describe('config schema', () => {
   it('every key of the README table is in the schema, and the README example loads', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     // The first cell of each row of the table: one key, or several as `a` / `b`.
-    const cells = [...readme.matchAll(/^\| (`(?:loop|tasks|agent|manager|server|database|worker)\.[^|]+) \|/gm)].map((m) => m[1] ?? '');
+    const cells = [...readme.matchAll(/^\| (`(?:loop|tasks|agent|manager|server|database|worker|notify)\.[^|]+) \|/gm)].map((m) => m[1] ?? '');
     const keys = cells.flatMap((cell) => [...cell.matchAll(/`([a-z_.]+)`/g)].map((m) => m[1]));
     const { SETTINGS } = await import('../../src/config/settings.js');
     expect(keys.sort()).toEqual(SETTINGS.map((s) => s.key).sort());

@@ -1,13 +1,16 @@
 // Notifications against real HTTP servers on loopback: each format's exact request, retries and their limits, a
 // target that never answers, notify.command (argv, JSON on stdin), the bounded flush at a run's end, and a run
 // whose webhook hangs going on regardless (the run ends while the request is still open).
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerAgent } from '../../src/agents/registry.js';
 import type { AgentEvent } from '../../src/agents/types.js';
 import { resolveRun } from '../../src/config/resolve.js';
+import { loadConfig } from '../../src/config/load.js';
+import { formatSetting } from '../../src/config/settings.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { RunController } from '../../src/manager/run-controller.js';
 import { Notifier } from '../../src/notify/notifier.js';
 import type { Notification } from '../../src/notify/payload.js';
@@ -239,5 +242,57 @@ process.stdin.resume();process.stdin.on('end',()=>{if(n===1){console.log(JSON.st
     const stored = await store.listEvents('notify-run');
     expect(stored.slice(-2).map((e) => e.type)).toEqual(['notification', 'notification']);
     expect(JSON.stringify(stored)).not.toContain('SECRET');
+  });
+});
+
+describe('configuration', () => {
+  const ws = useWorkspace('x\n');
+  const env = (extra: Record<string, string> = {}) => ({ HOME: ws.dir, XDG_CONFIG_HOME: join(ws.dir, 'cfg'), ...extra });
+  const userConfig = (text: string) => {
+    mkdirSync(join(ws.dir, 'cfg', 'ringmaster'), { recursive: true });
+    writeFileSync(join(ws.dir, 'cfg', 'ringmaster', 'config.yml'), text);
+  };
+
+  it('takes webhooks from the user config and RINGMASTER_NOTIFY_WEBHOOKS, and shows them without their secret', () => {
+    userConfig('notify:\n  on: [failed, stopped]\n  webhooks:\n    - url: https://hooks.slack.com/services/T0/B0/SECRET\n      format: slack\n    - url: https://example.com/hook/SECRET\n');
+    const fromFile = loadConfig(ws.dir, env());
+    expect(fromFile.settings.notify).toEqual({
+      on: ['failed', 'stopped'],
+      webhooks: [{ url: 'https://hooks.slack.com/services/T0/B0/SECRET', format: 'slack' }, { url: 'https://example.com/hook/SECRET', format: 'json' }],
+      command: null,
+    });
+    expect(formatSetting('notify.webhooks', fromFile.settings.notify.webhooks)).toBe('slack https://hooks.slack.com/…, json https://example.com/…');
+    const fromEnv = loadConfig(ws.dir, env({ RINGMASTER_NOTIFY_WEBHOOKS: ' ntfy=https://ntfy.sh/SECRET-topic\n discord=https://discord.com/api/webhooks/1/SECRET https://x.example/SECRET ', RINGMASTER_NOTIFY_ON: 'completed,limit' }));
+    expect(fromEnv.settings.notify.webhooks).toEqual([
+      { url: 'https://ntfy.sh/SECRET-topic', format: 'ntfy' },
+      { url: 'https://discord.com/api/webhooks/1/SECRET', format: 'discord' },
+      { url: 'https://x.example/SECRET', format: 'json' },
+    ]);
+    expect(fromEnv.settings.notify.on).toEqual(['completed', 'limit']);
+    expect(fromEnv.sources.get('notify.webhooks')).toBe('env RINGMASTER_NOTIFY_WEBHOOKS');
+  });
+
+  it('refuses webhooks in a workspace ringmaster.yml, and bad values without repeating a URL', () => {
+    writeFileSync(join(ws.dir, 'ringmaster.yml'), 'notify:\n  on: [completed]\n  webhooks:\n    - url: https://hooks.slack.com/services/T0/B0/SECRET\n      format: slack\n');
+    expect(() => loadConfig(ws.dir, env())).toThrow(
+      new ConfigError(
+        { file: join(ws.dir, 'ringmaster.yml'), line: 3, key: 'notify.webhooks' },
+        'webhook URLs are secrets and ringmaster.yml is committed with the code: set notify.webhooks in your user config ($XDG_CONFIG_HOME/ringmaster/config.yml) or in RINGMASTER_NOTIFY_WEBHOOKS (format=URL entries separated by spaces)',
+      ),
+    );
+    writeFileSync(join(ws.dir, 'ringmaster.yml'), 'notify:\n  on: [completed]\n  command: [notify-me, --loud]\nserver:\n  public_url: https://rm.example.com/\n');
+    const ok = loadConfig(ws.dir, env());
+    expect([ok.settings.notify.on, ok.settings.notify.command, ok.settings.server.public_url]).toEqual([['completed'], ['notify-me', '--loud'], 'https://rm.example.com']);
+    const bad = (extra: Record<string, string>) => {
+      try {
+        loadConfig(ws.dir, env(extra));
+        return 'loaded';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(bad({ RINGMASTER_NOTIFY_WEBHOOKS: 'teams=https://x.example/SECRET' })).not.toContain('SECRET');
+    expect(bad({ RINGMASTER_NOTIFY_WEBHOOKS: 'teams=https://x.example/SECRET' })).toContain('expected a list of webhooks');
+    expect(bad({ RINGMASTER_NOTIFY_ON: 'completed,explode' })).toContain('unknown "explode" (expected some of: completed, failed, stopped, limit, waiting, no_progress, budget)');
   });
 });
