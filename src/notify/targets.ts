@@ -30,7 +30,9 @@ export function commandTarget(argv: string[], cwd: string): Target {
  */
 export function processWebhooks(env: Readonly<Record<string, string | undefined>>): { webhooks: Webhook[]; publicUrl: string; problem: string | null } {
   try {
-    const config = loadConfig(null, env);
+    // Only the variables of notify.* and server.* matter here (another RINGMASTER_* one was judged where the run started).
+    const relevant = Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('RINGMASTER_') || /^RINGMASTER_(NOTIFY|SERVER)_/.test(name)));
+    const config = loadConfig(null, relevant);
     return { webhooks: config.settings.notify.webhooks, publicUrl: notifySettings(config).publicUrl, problem: null };
   } catch (error) {
     return { webhooks: [], publicUrl: localServerUrl('127.0.0.1', 7420), problem: error instanceof Error ? error.message : String(error) };
