@@ -175,11 +175,13 @@ describe('a run', () => {
   let store: Store;
   beforeEach(async () => {
     store = await openTestStore();
-    // Iteration 1 hits a usage limit that resets at once; iteration 2 completes.
+    // Iteration 1 hits a usage limit that resets at once; iteration 2 completes (once the webhook has the wait's notification).
     writeFileSync(
       join(ws.dir, 'agent.js'),
       `const fs=require('node:fs');const n=fs.existsSync('count')?Number(fs.readFileSync('count','utf8'))+1:1;fs.writeFileSync('count',String(n));
-process.stdin.resume();process.stdin.on('end',()=>{if(n===1){console.log(JSON.stringify({limit:true}));process.exitCode=1;}else console.log(JSON.stringify({text:'done <promise>COMPLETE</promise>'}));});`,
+process.stdin.resume();process.stdin.on('end',()=>{if(n===1){console.log(JSON.stringify({limit:true}));process.exitCode=1;return;}
+// Iteration 2 ends only once the wait's notification has reached the webhook (the test's server leaves a file).
+const t=setInterval(()=>{if(fs.existsSync('.hook-arrived')){clearInterval(t);console.log(JSON.stringify({text:'done <promise>COMPLETE</promise>'}));}},20);});`,
     );
   });
   afterEach(async () => {
@@ -203,7 +205,11 @@ process.stdin.resume();process.stdin.on('end',()=>{if(n===1){console.log(JSON.st
 
   it('goes on while its webhook hangs: the run ends with the request still open, the deliveries recorded after run_finished', async () => {
     // The wait's notification hangs; the completion's is taken.
-    const hook = await webhookServer((k) => (k === 1 ? 'hang' : 200));
+    const hook = await webhookServer((k) => {
+      if (k !== 1) return 200;
+      writeFileSync(join(ws.dir, '.hook-arrived'), '');
+      return 'hang';
+    });
     const env = homeEnv({ PATH: process.env.PATH ?? '', HOME: ws.dir, XDG_CONFIG_HOME: join(ws.dir, 'no-config'), RINGMASTER_NOTIFY_WEBHOOKS: `json=${hook.url}/hook/SECRET` });
     const { spec } = resolveRun(ws.dir, env, { prompt: 'work', maxIterations: '3', settings: [{ key: 'agent.name', flag: '--agent', raw: 'notify-limit-agent' }, { key: 'loop.checkpoint_interval', flag: '--checkpoint-interval', raw: '0' }] });
     const events: RunEvent[] = [];
