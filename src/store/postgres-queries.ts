@@ -31,10 +31,9 @@ export async function queryStats(db: Queryable, runId: string | null, workspace:
 
 const METRICS = metricsSql();
 
-/** The figures of /metrics: runs by status, iterations by agent and outcome, durations by agent. */
+/** The figures of /metrics: runs by status, iterations by agent and outcome, durations by agent (two queries). */
 export async function queryMetrics(db: Queryable): Promise<StoreMetrics> {
   const runs = await db.query(METRICS.runs);
   const iterations = await db.query(METRICS.iterations);
-  const durations = await db.query(METRICS.durations);
-  return metricsFromRows(runs.rows, iterations.rows, durations.rows);
+  return metricsFromRows(runs.rows, iterations.rows);
 }

@@ -27,7 +27,7 @@ export function queryStats(db: DatabaseSync, runId: string | null, workspace: st
 
 const METRICS = metricsSql();
 
-/** The figures of /metrics: runs by status, iterations by agent and outcome, durations by agent. */
+/** The figures of /metrics: runs by status, iterations by agent and outcome, durations by agent (two queries). */
 export function queryMetrics(db: DatabaseSync): StoreMetrics {
-  return metricsFromRows(db.prepare(METRICS.runs).all(), db.prepare(METRICS.iterations).all(), db.prepare(METRICS.durations).all());
+  return metricsFromRows(db.prepare(METRICS.runs).all(), db.prepare(METRICS.iterations).all());
 }
