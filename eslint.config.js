@@ -12,7 +12,7 @@ const LAYERS = [
   ['config'],
   ['prompt'],
   ['runner'],
-  ['tasks', 'workflow', 'hook'],
+  ['tasks', 'workflow', 'hook', 'notify'],
   ['manager'],
   ['worker', 'server'],
   ['cli'],

@@ -210,6 +210,9 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
       case 'resumed':
         line(e.time, 'Resumed');
         break;
+      case 'notification':
+        line(e.time, `Notification (${e.event}) to ${e.target}: ${e.status === 'delivered' ? `delivered (${e.answer ?? 'ok'})` : `failed after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.reason ?? 'unknown'}`}`);
+        break;
       case 'stop_requested':
         line(e.time, `Stop requested${e.by ? ` (by ${e.by})` : ''}: stopping the agent...`);
         break;

@@ -80,6 +80,11 @@ export function workspaceConfigPath(cwd: string): string | null {
 const BY_KEY = new Map<string, SettingEntry>(SETTINGS.map((s) => [s.key, s]));
 const BY_ENV = new Map<string, SettingEntry>(SETTINGS.map((s) => [envName(s.key), s]));
 
+/** Settings that hold secrets: refused in a workspace's ringmaster.yml, which is committed with the code. */
+const SECRET_KEYS: ReadonlySet<SettingKey> = new Set(['notify.webhooks']);
+const SECRET_IN_WORKSPACE =
+  'webhook URLs are secrets and ringmaster.yml is committed with the code: set notify.webhooks in your user config ($XDG_CONFIG_HOME/ringmaster/config.yml) or in RINGMASTER_NOTIFY_WEBHOOKS (format=URL entries separated by spaces)';
+
 /** Raw values being merged, nested like the file (section, group, name), before the final typed parse. */
 type RawLayers = Record<string, Record<string, unknown>>;
 
@@ -172,7 +177,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function applyFile(file: string, into: Loading): void {
+/** `workspace`: the project's ringmaster.yml (committed with the code: no secrets). */
+function applyFile(file: string, into: Loading, workspace = false): void {
   const { data, lineOf } = readYamlFile(file);
   for (const [section, body] of Object.entries(data)) {
     const at = (path: readonly PropertyKey[]): ConfigPlace => ({ file, line: lineOf(path) });
@@ -186,12 +192,12 @@ function applyFile(file: string, into: Loading): void {
       continue;
     }
     if (!isSectionName(section)) continue;
-    applySettings(file, [section], body, lineOf, into);
+    applySettings(file, [section], body, lineOf, into, workspace);
   }
 }
 
 /** The settings of a section or group mapping; a nested group (such as manager.defaults) is walked into. */
-function applySettings(file: string, path: readonly string[], body: Record<string, unknown>, lineOf: YamlFile['lineOf'], into: Loading): void {
+function applySettings(file: string, path: readonly string[], body: Record<string, unknown>, lineOf: YamlFile['lineOf'], into: Loading, workspace: boolean): void {
   for (const [name, raw] of Object.entries(body)) {
     const at = [...path, name];
     const key = at.join('.');
@@ -199,7 +205,7 @@ function applySettings(file: string, path: readonly string[], body: Record<strin
     if (isGroupKey(key)) {
       if (raw === null) continue;
       if (!isRecord(raw)) throw new ConfigError(place, `expected a mapping (of ${namesUnder(key).map((n) => `${key}.${n}`).join(', ')})`);
-      applySettings(file, at, raw, lineOf, into);
+      applySettings(file, at, raw, lineOf, into, workspace);
       continue;
     }
     const entry = BY_KEY.get(key);
@@ -208,6 +214,7 @@ function applySettings(file: string, path: readonly string[], body: Record<strin
       const guess = closest(name, namesUnder(prefix));
       throw new ConfigError(place, `unknown key${guess ? ` (did you mean ${prefix}.${guess}?)` : ''} (see README.md#configuration for the list)`);
     }
+    if (workspace && SECRET_KEYS.has(entry.key)) throw new ConfigError(place, SECRET_IN_WORKSPACE);
     check(entry, raw, place);
     setRaw(into.raw, entry, raw);
     into.sources.set(entry.key, file);
@@ -280,8 +287,11 @@ function applyFlags(flags: readonly FlagSetting[], into: Loading): void {
   }
 }
 
-/** Loads built-in defaults < global file < workspace file < env < flags, each value checked where it was written. */
-export function loadConfig(cwd: string, env: Readonly<Record<string, string | undefined>>, flags: readonly FlagSetting[] = []): LoadedConfig {
+/**
+ * Loads built-in defaults < global file < workspace file < env < flags, each value checked where it was written.
+ * `cwd` null: no workspace file (the process's own settings: the user config and the environment).
+ */
+export function loadConfig(cwd: string | null, env: Readonly<Record<string, string | undefined>>, flags: readonly FlagSetting[] = []): LoadedConfig {
   const loading: Loading = { raw: Object.fromEntries(Object.keys(SECTIONS).map((section) => [section, {}])), sources: new Map(), procedures: new Map(), prices: {}, hooks: {}, files: [] };
   for (const setting of SETTINGS) loading.sources.set(setting.key, 'built-in');
   const globalPath = globalConfigPath(env);
@@ -289,9 +299,9 @@ export function loadConfig(cwd: string, env: Readonly<Record<string, string | un
     applyFile(globalPath, loading);
     loading.files.push(globalPath);
   }
-  const workspacePath = workspaceConfigPath(cwd);
+  const workspacePath = cwd === null ? null : workspaceConfigPath(cwd);
   if (workspacePath) {
-    applyFile(workspacePath, loading);
+    applyFile(workspacePath, loading, true);
     loading.files.push(workspacePath);
   }
   applyEnv(env, loading);

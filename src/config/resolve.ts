@@ -5,7 +5,8 @@ import { closest } from '../core/closest.js';
 import { ConfigError, UsageError, UserError } from '../core/errors.js';
 import type { Limits } from '../core/types.js';
 import { builtInProcedures, promptLabel, type PromptSource } from '../prompt/compose.js';
-import type { RunSpec } from '../runner/spec.js';
+import type { NotifySettings, RunSpec } from '../runner/spec.js';
+import { hostname } from 'node:os';
 import { loadConfig, type FlagSetting, type LoadedConfig, type Sourced } from './load.js';
 import { SETTING_INFO, SETTINGS, type SettingKey } from './settings.js';
 
@@ -116,8 +117,21 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
       autoInstall: agent.auto_install,
     },
     prices: config.prices,
+    notify: notifySettings(config),
   };
   return { spec, config, maxIterations };
+}
+
+/** notify.on and notify.command, and the base of links: server.public_url, or the local server's address. */
+export function notifySettings(config: LoadedConfig): NotifySettings {
+  const { notify, server } = config.settings;
+  return { on: notify.on, command: notify.command, publicUrl: server.public_url ?? localServerUrl(server.host, server.port) };
+}
+
+/** http://host:port of `ringmaster serve` (a wildcard bind is reached through this machine's name). */
+export function localServerUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' ? hostname() : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
 }
 
 /** Server-created runs: each loop setting still at its built-in default takes its manager.defaults.* value. */

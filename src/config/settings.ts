@@ -5,8 +5,9 @@ import { formatByteSize } from '../core/byte-size.js';
 import { DEFAULT_FAILURE_SIGNAL, DEFAULT_SUCCESS_SIGNALS } from '../core/signals.js';
 import { priceOverridesSchema } from '../agents/price-schema.js';
 import { hooksSectionSchema } from './hooks.js';
-import { redactUrl } from '../core/url.js';
-import { byteSize, duration, flag, flagOrText, money, oneOf, optionalArgv, optionalDuration, optionalText, postgresUrl, stringList, text, wholeNumber } from './value-schemas.js';
+import { redactUrl, redactWebhookUrl } from '../core/url.js';
+import { DEFAULT_NOTIFY_ON, NOTIFY_EVENTS } from '../core/notify-events.js';
+import { byteSize, duration, flag, flagOrText, money, oneOf, optionalArgv, optionalDuration, optionalHttpUrl, optionalText, postgresUrl, stringList, text, webhookList, wholeNumber, wordList, type Webhook } from './value-schemas.js';
 
 /** `loop.*`: limits and pacing of a run. Defaults are given as a user would write them. */
 export const loopSchema = z.strictObject({
@@ -83,6 +84,16 @@ export const managerSchema = z.strictObject({
 export const serverSchema = z.strictObject({
   host: text().prefault('127.0.0.1').describe("address 'ringmaster serve' binds; anything but loopback requires a token"),
   port: wholeNumber(0).prefault(7420).describe("port of 'ringmaster serve'"),
+  public_url: optionalHttpUrl().prefault(null).describe("base of the links to runs in notifications (default: http://<server.host>:<server.port>)"),
+});
+
+/** `notify.*`: who hears about a run's end, a limit or a wait (README.md#notifications). */
+export const notifySchema = z.strictObject({
+  on: wordList(NOTIFY_EVENTS).prefault([...DEFAULT_NOTIFY_ON]).describe(`events that notify, some of: ${NOTIFY_EVENTS.join(', ')}`),
+  webhooks: webhookList()
+    .prefault([])
+    .describe('webhooks told of each event: {url, format: slack | discord | ntfy | json}; secrets: only in the user config or RINGMASTER_NOTIFY_WEBHOOKS, never in ringmaster.yml'),
+  command: optionalArgv().prefault(null).describe('a program given each notification as JSON on stdin (an argv list, never a shell line)'),
 });
 
 /** `database.*`: the store every command uses. */
@@ -107,6 +118,7 @@ export const SECTIONS = {
   server: serverSchema,
   database: databaseSchema,
   worker: workerSchema,
+  notify: notifySchema,
 } as const;
 
 /** Groups of keys nested inside a section (a mapping in YAML, `_` in env names), by their full key. */
@@ -149,6 +161,7 @@ export const configFileSchema = z
     server: serverSchema.optional(),
     database: databaseSchema.optional(),
     worker: workerSchema.optional(),
+    notify: notifySchema.optional(),
     procedures: z.record(z.string(), procedureSchema).optional().describe('your own OODA procedures, by name (--procedure NAME)'),
     prices: priceOverridesSchema.optional().describe('price overrides in USD per million tokens, by model (override data/prices.json)'),
     hooks: hooksSectionSchema.optional().describe("shell commands run at the task loop's lifecycle events (task_start, iteration_start, action, iteration_end, task_end, anomaly)"),
@@ -222,6 +235,10 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'manager.defaults.failure_threshold': { format: plain },
   'server.host': { format: plain },
   'server.port': { format: plain },
+  'server.public_url': { format: (v) => (v === null ? 'http://<server.host>:<server.port>' : plain(v)) },
+  'notify.on': { format: (v) => (Array.isArray(v) ? v.join(', ') : plain(v)) },
+  'notify.webhooks': { format: (v) => (Array.isArray(v) ? (v.length === 0 ? 'none' : (v as Webhook[]).map((w) => `${w.format} ${redactWebhookUrl(w.url)}`).join(', ')) : plain(v)) },
+  'notify.command': { format: plain },
   'database.url': { format: (v) => (typeof v === 'string' ? redactUrl(v) : 'none (SQLite in the data directory)') },
   'worker.concurrency': { format: plain },
   'worker.workdir': { format: (v) => (v === null ? '<data directory>/worker' : plain(v)) },

@@ -169,3 +169,57 @@ export function postgresUrl() {
     { error: message },
   );
 }
+
+/** A list of words from a fixed set: a YAML list, or text separated by commas. */
+export function wordList<const T extends readonly [string, ...string[]]>(values: T) {
+  const message = expected(`expected a list of: ${values.join(', ')}`);
+  return stringList('comma').pipe(z.array(z.enum(values, { error: (issue) => `unknown ${JSON.stringify(issue.input)} (expected some of: ${values.join(', ')})` }), { error: message }));
+}
+
+/** An http(s) URL, or nothing (null or ''); a trailing slash is dropped. */
+export function optionalHttpUrl() {
+  const message = expected('expected an http(s) URL like https://ringmaster.example.com');
+  return z.union([z.null(), z.literal('').transform(() => null), z.string({ error: message }).refine(isHttpUrl, { error: message }).transform((s) => s.trim().replace(/\/+$/, ''))], { error: message });
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text.trim());
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** How a webhook's body is shaped. */
+export const WEBHOOK_FORMATS = ['slack', 'discord', 'ntfy', 'json'] as const;
+
+/** One webhook of `notify.webhooks`. */
+export interface Webhook {
+  url: string;
+  format: (typeof WEBHOOK_FORMATS)[number];
+}
+
+// A webhook's URL is a secret: no message repeats what was given.
+const WEBHOOKS_MESSAGE = `expected a list of webhooks ({url: https://..., format: ${WEBHOOK_FORMATS.join(' | ')}}), or as text format=URL entries separated by spaces`;
+const webhookUrl = z.string({ error: 'url: expected an http(s) URL' }).refine(isHttpUrl, { error: 'url: expected an http(s) URL' }).transform((s) => s.trim());
+const webhookFormat = z.enum(WEBHOOK_FORMATS, { error: `format: expected one of ${WEBHOOK_FORMATS.join(', ')}` });
+const ENTRY = new RegExp(`^(?:(${WEBHOOK_FORMATS.join('|')})=)?(https?://\\S+)$`);
+
+/** `notify.webhooks`: a YAML list of {url, format}, or text (an env variable) of `format=URL` entries (format json when left out). */
+export function webhookList() {
+  const item = z.strictObject({ url: webhookUrl, format: webhookFormat.prefault('json') }, { error: WEBHOOKS_MESSAGE });
+  const fromText = z.string().transform((s, ctx): Webhook[] => {
+    const out: Webhook[] = [];
+    for (const entry of s.split(/\s+/).filter((e) => e !== '')) {
+      const m = ENTRY.exec(entry);
+      if (!m?.[2] || !isHttpUrl(m[2])) {
+        ctx.addIssue({ code: 'custom', message: `${WEBHOOKS_MESSAGE} (entry ${out.length + 1} is not one)` });
+        return z.NEVER;
+      }
+      out.push({ url: m[2], format: (m[1] ?? 'json') as Webhook['format'] });
+    }
+    return out;
+  });
+  return z.union([z.array(item, { error: WEBHOOKS_MESSAGE }), fromText], { error: WEBHOOKS_MESSAGE });
+}

@@ -2,8 +2,8 @@
 // replaced by `[REDACTED:NAME]` in everything Ringmaster writes or prints, and the values of secret-looking
 // command-line options by `[REDACTED]`. Pure: the environment comes in as a value.
 
-/** Names of variables whose values are secrets: API keys, tokens, secrets, passwords, credentials. */
-const SECRET_NAME = /(^|_)(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET(_?KEY)?|TOKEN|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH(_?TOKEN)?|KEY)(_|$)|PASSWORD|SECRET|TOKEN|APIKEY/i;
+/** Names of variables whose values are secrets: API keys, tokens, secrets, passwords, credentials, webhooks (their URLs carry a token). */
+const SECRET_NAME = /(^|_)(API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET(_?KEY)?|TOKEN|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|AUTH(_?TOKEN)?|KEY)(_|$)|PASSWORD|SECRET|TOKEN|APIKEY|WEBHOOK/i;
 
 /** Secret-looking names that hold no secret (paths, sockets, the working directory). */
 const NOT_SECRET = new Set(['PWD', 'OLDPWD', 'SSH_AUTH_SOCK', 'XAUTHORITY', 'GPG_AGENT_INFO', 'KEYTIMEOUT']);

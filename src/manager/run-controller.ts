@@ -8,6 +8,8 @@ import { acquireLock, type HeldLock } from '../runner/lock.js';
 import { createEventStream, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
 import { killLeftoverAgent } from '../runner/leftover.js';
 import { applyControl, type ControlAnswer } from './control-poller.js';
+import { createRunNotifier, type RunNotifierOptions } from './run-notifier.js';
+import type { Notifier } from '../notify/notifier.js';
 import { claimWhenIdle, unfinishedWait, type ClaimInfo } from './claim.js';
 
 export { ClaimInterruptedError, type ClaimInfo } from './claim.js';
@@ -47,6 +49,8 @@ export interface RunControllerOptions {
   onActivity?: AgentActivitySink | null;
   /** A store write failed (shown, not stored). */
   onStoreError?: (message: string) => void;
+  /** Notification delivery (tests: shorter retries and flush; default notify/deliver.ts and notifier.ts). */
+  notify?: Pick<RunNotifierOptions, 'policy' | 'flushMs'>;
   /** With mode 'claim': told what was taken over before the loop starts. */
   onClaim?: (info: ClaimInfo) => void;
   /** Where iterations run (default: this thread; a server passes its worker pool). */
@@ -218,6 +222,7 @@ export class RunController {
       onLostOwnership: () => this.lostOwnership(),
     });
     this.recorder = recorder;
+    let notifier: Notifier | null = null;
     this.stream = createEventStream(this.runId, lastSeq, (event) => {
       this.lastEvent = event;
       if (event.type === 'waiting') this.waitingUntilMs = event.until;
@@ -227,7 +232,9 @@ export class RunController {
       if (event.type === 'resumed') this.isPaused = false;
       this.options.onEvent?.(event);
       recorder.record(event);
+      notifier?.observe(event);
     });
+    notifier = createRunNotifier({ runId: this.runId, spec, env, emit: (body) => this.emit(body), now: this.now, ...this.options.notify });
     let summary: RunSummary;
     try {
       summary = await runLoop(
@@ -257,6 +264,8 @@ export class RunController {
     } finally {
       this.finished = true;
       this.releaseWaiters();
+      // Deliveries still going get a bounded time (their events are recorded), never the run's exit held long.
+      await notifier?.flush();
       await recorder.close();
     }
     // Handed over at an iteration boundary: the run goes on (status unchanged) with whoever claims it next.

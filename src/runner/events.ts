@@ -3,6 +3,7 @@
 // activity (output chunks, tool calls) is live only: never stored, no seq.
 import { z } from 'zod';
 import { ERROR_KINDS, RUN_STATUSES, STOP_REASONS } from '../core/types.js';
+import { NOTIFY_EVENTS } from '../core/notify-events.js';
 
 const ms = z.number().int().nonnegative();
 const count = z.number().int().nonnegative();
@@ -220,6 +221,19 @@ export const runEventSchema = z.discriminatedUnion('type', [
   event('stopped', { stop_reason: z.enum(STOP_REASONS) }),
   event('failed', { stop_reason: z.enum(STOP_REASONS), message: z.string().nullable() }),
   event('run_finished', finishShape),
+  /**
+   * A notification's delivery (README.md#notifications): to one target (`slack https://hooks.slack.com/…`, never
+   * the secret URL), delivered or failed after `attempts` tries; `answer`: what the target said (HTTP status, exit
+   * code); `reason`: why it failed. A run's end is notified after run_finished, so these may follow it.
+   */
+  event('notification', {
+    event: z.enum(NOTIFY_EVENTS),
+    target: z.string(),
+    status: z.enum(['delivered', 'failed']),
+    attempts: count,
+    answer: z.string().nullable(),
+    reason: z.string().nullable(),
+  }),
 ]);
 
 /** One stored run event. */

@@ -4,6 +4,7 @@ import { redactArgv, redactDeep, redactorOf, restoreArgv, restoreDeep, type Reda
 import type { Limits } from '../core/types.js';
 import type { PriceTable } from '../agents/pricing.js';
 import type { PromptSource } from '../prompt/compose.js';
+import type { NotifyEvent } from '../core/notify-events.js';
 
 /** The agent part of a run spec. */
 export interface AgentSettings {
@@ -16,6 +17,18 @@ export interface AgentSettings {
   permissionMode: 'bypass' | 'default';
   /** agent.auto_install: false, true, or the npm package spec to install. Absent in specs stored before it existed (false). */
   autoInstall?: boolean | string;
+}
+
+/**
+ * What a run's notifications are about and where links point (README.md#notifications). The webhooks are not here:
+ * their URLs are secrets, never stored; the process that drives the run sends to its own (user config, environment).
+ */
+export interface NotifySettings {
+  on: NotifyEvent[];
+  /** notify.command: a program given each notification as JSON on stdin. */
+  command: string[] | null;
+  /** Base of the link to the run (server.public_url, or the local server's address). */
+  publicUrl: string;
 }
 
 /** Everything a run needs, resolved from config, env and flags. Serialisable (stored with the run). */
@@ -38,6 +51,8 @@ export interface RunSpec {
   maxLogBytes?: number | null;
   agent: AgentSettings;
   prices: PriceTable;
+  /** Absent in specs stored before notifications existed (notify.on's default, no command). */
+  notify?: NotifySettings;
 }
 
 /**

@@ -67,6 +67,8 @@ export interface ApiDeps {
   env: Readonly<Record<string, string | undefined>>;
   /** Hands an event written outside a run's driver (a rollback) to the WebSocket. */
   publish(event: RunEvent): void;
+  /** The Prometheus exposition of GET /metrics (absent: no such route). */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
 }
 
 /** An error response with its HTTP status. */
@@ -104,9 +106,18 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     },
   });
 
-  // Who may call comes first (nothing of a refused request is read), then the body's size and type.
+  // Who may call comes first (nothing of a refused request is read), then the body's size and type. /metrics takes
+  // the same credential (Prometheus sends it as Authorization: Bearer).
   app.use('/api/*', accessGuard(deps.access), sizeGuard(), jsonGuard());
+  app.use('/metrics', accessGuard(deps.access));
   app.route('/', signOutApi(deps.access));
+  const metrics = deps.metrics;
+  if (metrics) {
+    app.get('/metrics', async (c) => {
+      const { contentType, body } = await metrics();
+      return c.body(body, 200, { 'content-type': contentType });
+    });
+  }
 
   const view = async (run: RunWithTotals) => {
     const waiting = deps.manager.waitingUntil(run.id);

@@ -18,6 +18,8 @@ import type { AccessPolicy } from './auth.js';
 import { mountSignIn } from './sign-in.js';
 import { upgradeRefusal } from './upgrade.js';
 import { watchStore } from './store-watcher.js';
+import { createServerMetrics } from './metrics.js';
+import { timedStore } from './timed-store.js';
 import { EventHub } from './ws-hub.js';
 
 /** How to start a server. */
@@ -64,9 +66,12 @@ export function defaultDashboardDir(): string {
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.log ?? (() => undefined);
   const startedAt = Date.now();
+  const metrics = createServerMetrics();
+  // Every write of this server's runs is timed for /metrics (ringmaster_store_write_seconds).
+  const store = timedStore(options.store, metrics.observeStoreWrite);
   let hub: EventHub | null = null;
   const manager = new LoopManager({
-    store: options.store,
+    store,
     env: options.env,
     maxConcurrent: options.maxConcurrent,
     resumeOnStart: options.resumeOnStart,
@@ -78,18 +83,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...(options.origin ? { origin: options.origin } : {}),
   });
   hub = new EventHub({
-    store: options.store,
+    store,
     unstoredEvents: (runId) => manager.unstoredEvents(runId),
     version: options.version,
     now: Date.now,
     ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
   });
   const eventHub = hub;
-  const watcher = await watchStore({ store: options.store, isLocal: (id) => manager.owns(id), publish: (e) => eventHub.publish(e), onError: (e) => log(`watching the store: ${e.message}`) });
+  const watcher = await watchStore({ store, isLocal: (id) => manager.owns(id), publish: (e) => eventHub.publish(e), onError: (e) => log(`watching the store: ${e.message}`) });
 
   const api = createApi({
     manager,
-    store: options.store,
+    store,
     access: options.access,
     version: options.version,
     startedAt,
@@ -98,6 +103,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     now: Date.now,
     env: options.env,
     publish: (event) => eventHub.publish(event),
+    metrics: () => metrics.scrape({ store, webSocketClients: () => eventHub.size }),
   });
   const app = new Hono();
   app.route('/', api);

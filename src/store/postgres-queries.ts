@@ -2,6 +2,7 @@
 import { statsFromRows, statsSql, totalsFromRows, totalsSql } from './aggregates.js';
 import type { Queryable } from './postgres-pool.js';
 import type { RunTotals, StoreStats } from './rows.js';
+import { metricsFromRows, metricsSql, type StoreMetrics } from './metrics-sql.js';
 
 const TOTALS = totalsSql('run_id = ANY($1::text[])');
 // $1 / $2: the run and workspace filters (NULL = every run / every workspace).
@@ -26,4 +27,13 @@ export async function queryStats(db: Queryable, runId: string | null, workspace:
   const completion = await db.query(STATS.completion, params);
   const byHour = await db.query(STATS.byHour, params);
   return statsFromRows(perRun.rows, completion.rows[0], byHour.rows);
+}
+
+const METRICS = metricsSql();
+
+/** The figures of /metrics: runs by status, iterations by agent and outcome, durations by agent (two queries). */
+export async function queryMetrics(db: Queryable): Promise<StoreMetrics> {
+  const runs = await db.query(METRICS.runs);
+  const iterations = await db.query(METRICS.iterations);
+  return metricsFromRows(runs.rows, iterations.rows);
 }

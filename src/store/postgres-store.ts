@@ -10,7 +10,8 @@ import { checkFence, DB_NOW, lockRunRow } from './postgres-fence.js';
 import { migratePostgres } from './postgres-migrate.js';
 import { createPool, inTransaction, isUnavailable, query as q, redactUrl, toStoreError } from './postgres-pool.js';
 import type { PoolOptions, Queryable } from './postgres-pool.js';
-import { queryStats, queryTotals, queryTotalsMany } from './postgres-queries.js';
+import { queryMetrics, queryStats, queryTotals, queryTotalsMany } from './postgres-queries.js';
+import type { StoreMetrics } from './metrics-sql.js';
 import * as events from './postgres-events.js';
 import * as iterations from './postgres-iterations.js';
 import { ITERATION_COLUMNS, interruptRunning, readIteration } from './postgres-iterations.js';
@@ -322,6 +323,10 @@ export class PostgresStore implements Store, WatchableStore {
 
   async stats(options: { runId?: string; workspace?: string } = {}): Promise<StoreStats> {
     return this.read('stats', (db) => queryStats(db, options.runId ?? null, options.workspace ?? null));
+  }
+
+  async metrics(): Promise<StoreMetrics> {
+    return this.read('metrics', (db) => queryMetrics(db));
   }
 
   async watch(channel: Channel, onNotice: (payload: unknown) => void, onReady?: () => void): Promise<Subscription> {

@@ -2,6 +2,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { statsFromRows, statsSql, totalsFromRows, totalsSql } from './aggregates.js';
 import type { RunTotals, StoreStats } from './rows.js';
+import { metricsFromRows, metricsSql, type StoreMetrics } from './metrics-sql.js';
 
 const TOTALS = totalsSql('run_id IN (SELECT value FROM json_each(:ids))');
 const STATS = statsSql('(:runId IS NULL OR r.id = :runId) AND (:workspace IS NULL OR r.workspace = :workspace)');
@@ -22,4 +23,11 @@ export function queryTotals(db: DatabaseSync, runId: string): RunTotals {
 export function queryStats(db: DatabaseSync, runId: string | null, workspace: string | null = null): StoreStats {
   const params = { runId, workspace };
   return statsFromRows(db.prepare(STATS.perRun).all(params), db.prepare(STATS.completion).get(params), db.prepare(STATS.byHour).all(params));
+}
+
+const METRICS = metricsSql();
+
+/** The figures of /metrics: runs by status, iterations by agent and outcome, durations by agent (two queries). */
+export function queryMetrics(db: DatabaseSync): StoreMetrics {
+  return metricsFromRows(db.prepare(METRICS.runs).all(), db.prepare(METRICS.iterations).all());
 }

@@ -16,7 +16,8 @@ import { importLegacyDatabase } from './sqlite-import.js';
 import { runWhere } from './sqlite-run-filter.js';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import { openDatabase } from './sqlite-open.js';
-import { queryStats, queryTotals, queryTotalsMany } from './sqlite-queries.js';
+import { queryMetrics, queryStats, queryTotals, queryTotalsMany } from './sqlite-queries.js';
+import type { StoreMetrics } from './metrics-sql.js';
 import type {
   ClaimOptions,
   ClaimResult,
@@ -305,6 +306,10 @@ export class SqliteStore implements Store {
 
   async stats(options: { runId?: string; workspace?: string } = {}): Promise<StoreStats> {
     return queryStats(this.db, options.runId ?? null, options.workspace ?? null);
+  }
+
+  async metrics(): Promise<StoreMetrics> {
+    return queryMetrics(this.db);
   }
 
   /** Checkpoints move to a worker thread (a busy server's writes never wait for them). */

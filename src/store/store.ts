@@ -1,6 +1,7 @@
 // The Store contract: everything a run persists. SQLite (sqlite-store.ts) and PostgreSQL (postgres-store.ts)
 // implement it and pass the same contract suite (test/store/store-contract.ts).
 import type { ErrorKind, RunStatus, StopReason } from '../core/types.js';
+import type { StoreMetrics } from './metrics-sql.js';
 import type {
   CheckpointRow,
   CheckpointState,
@@ -252,6 +253,8 @@ export interface Store {
   listErrors(runId: string): Promise<ErrorRow[]>;
   /** The metrics queries; `runId` restricts them to one run, `workspace` to one workspace's runs. */
   stats(options?: { runId?: string; workspace?: string }): Promise<StoreStats>;
+  /** Figures of every run and iteration in the store, for Prometheus (a few aggregate queries). */
+  metrics(): Promise<StoreMetrics>;
   /** Closes the connection. */
   close(): Promise<void>;
 }

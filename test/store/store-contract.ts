@@ -272,6 +272,38 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
       expect((await store.stats()).total_cost_usd).toBe(11.75);
     });
 
+    it('answers the Prometheus figures with aggregate queries: runs by status, iterations by agent and outcome, durations', async () => {
+      await store.createRun({ id: 'm1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: T0 });
+      await store.createRun({ id: 'm2', agent: 'codex', spec: {}, workspace: '/w', status: 'pending', owner: OWNER, now: T0 });
+      await store.finishRun('m1', { status: 'completed', stop_reason: 'success_signal', now: T0 + 9 });
+      await store.createRun({ id: 'm3', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: T0 });
+      const plan: Array<[string, number, string, IterationEnd['status'], number]> = [
+        ['m1', 1, 'claude', 'failure', 800],
+        ['m1', 2, 'claude', 'success', 4000],
+        ['m3', 1, 'codex', 'success', 7_200_001],
+      ];
+      for (const [run, n, agent, status, ms] of plan) {
+        await store.startIteration({ run_id: run, number: n, agent, started_at: T0, log_path: null });
+        await store.completeIteration(run, n, end({ status, duration_ms: ms }));
+      }
+      await store.startIteration({ run_id: 'm3', number: 2, agent: 'codex', started_at: T0, log_path: null });
+      const m = await store.metrics();
+      const byStatus = Object.fromEntries(m.runs_by_status.map((r) => [r.status, r.count]));
+      expect(byStatus).toEqual({ completed: 1, pending: 1, running: 1 });
+      const sorted = [...m.iterations].sort((a, b) => `${a.agent}${a.outcome}`.localeCompare(`${b.agent}${b.outcome}`));
+      expect(sorted).toEqual([
+        { agent: 'claude', outcome: 'failure', count: 1, cost_usd: 0.25, tokens_in: 100, tokens_out: 20, cache_read: 5, cache_write: 1 },
+        { agent: 'claude', outcome: 'success', count: 1, cost_usd: 0.25, tokens_in: 100, tokens_out: 20, cache_read: 5, cache_write: 1 },
+        { agent: 'codex', outcome: 'running', count: 1, cost_usd: 0, tokens_in: 0, tokens_out: 0, cache_read: 0, cache_write: 0 },
+        { agent: 'codex', outcome: 'success', count: 1, cost_usd: 0.25, tokens_in: 100, tokens_out: 20, cache_read: 5, cache_write: 1 },
+      ]);
+      const durations = [...m.durations].sort((a, b) => a.agent.localeCompare(b.agent));
+      expect(durations).toEqual([
+        { agent: 'claude', count: 2, sum_seconds: 4.8, buckets: [1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2] },
+        { agent: 'codex', count: 1, sum_seconds: 7200.001, buckets: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] },
+      ]);
+    });
+
     it('stores a run kind and program metadata, and iteration units', async () => {
       const run = await store.createRun({ id: 't', agent: 'claude', kind: 'tasks', meta: { task: 'A-1' }, spec: {}, workspace: '/w', owner: OWNER, now: T0 });
       expect([run.kind, run.meta]).toEqual(['tasks', { task: 'A-1' }]);

@@ -17,6 +17,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'tasks', summary: 'task lists (tasks.jsonl, prd.json, TODO.md): list, show, which task runs next; run them one task at a time', load: async () => (await import('./tasks.js')).tasksCommand },
   { name: 'demo', summary: 'run a real loop with the built-in scripted agent in a temporary git repository (no API key)', load: async () => (await import('./demo.js')).demoCommand },
   { name: 'config', summary: 'show the resolved configuration and where each value came from, or its JSON Schema', load: async () => (await import('./config.js')).configCommand },
+  { name: 'notify', summary: 'notifications: send a sample to every configured webhook and command, and show what each answered', load: async () => (await import('./notify.js')).notifyCommand },
   { name: 'runs', summary: 'list the runs of a workspace, newest first', load: async () => (await import('./runs.js')).runsCommand },
   { name: 'show', summary: "show one run: summary, iterations table, checkpoints", load: async () => (await import('./show.js')).showCommand },
   { name: 'logs', summary: "print a run's agent output (per iteration), optionally following it", load: async () => (await import('./logs.js')).logsCommand },
