@@ -25,6 +25,9 @@ function openReadWrite(path: string, now: number): DatabaseSync {
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
     migrate(db, path, now);
+    // From here a locked database is waited out by the store's retries (busy-retry.ts), each attempt waiting at
+    // most 1 s on the calling thread, so that a CLI run's event loop (its agent's output, its timers) keeps going.
+    db.exec('PRAGMA busy_timeout = 1000');
     return db;
   } catch (error) {
     db.close();
