@@ -6,7 +6,7 @@ import type { RunSpec } from '../runner/spec.js';
 import { ControlPoller } from '../manager/control-poller.js';
 import { RunController, type ClaimInfo } from '../manager/run-controller.js';
 import { configuredDatabaseUrl } from '../config/database.js';
-import { lockedBy, openStore, type BusyNotice } from '../store/index.js';
+import { busyLine, lockedBy, openStore, type BusyNotice } from '../store/index.js';
 import type { CliIO } from './command.js';
 import { exitCodeFor } from './exit-codes.js';
 import { humanRenderer, jsonRenderer, useColor, verboseActivity } from './render.js';
@@ -38,7 +38,7 @@ export async function runInTerminal(io: CliIO, options: SessionOptions): Promise
   let controller: RunController | null = null;
   // Another process holds the database: the run waits (nothing is lost) and says who it waits for.
   const onBusy = (notice: BusyNotice): void => {
-    if (notice.state === 'waiting') io.stderr.write(`ringmaster: waiting for the database (${lockedBy(notice.holders)})\n`);
+    if (notice.state === 'waiting') io.stderr.write(`ringmaster: ${busyLine(notice)}\n`);
     else controller?.warn(`the database was ${lockedBy(notice.holders)}: the run's writes waited ${(notice.waitedMs / 1000).toFixed(1)}s, nothing was lost`);
   };
   const store = await openStore({ env: io.env, workspace: options.workspace, databaseUrl: configuredDatabaseUrl(options.workspace, io.env), onBusy });

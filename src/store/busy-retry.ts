@@ -42,6 +42,12 @@ export function lockedBy(holders: readonly number[]): string {
   return `locked by pid${holders.length > 1 ? 's' : ''} ${holders.join(', ')}`;
 }
 
+/** The notice as one line: "waiting for the database (locked by pid 12)", or how long writes waited. */
+export function busyLine(notice: BusyNotice): string {
+  if (notice.state === 'waiting') return `waiting for the database (${lockedBy(notice.holders)})`;
+  return `the database was ${lockedBy(notice.holders)}: writes waited ${(notice.waitedMs / 1000).toFixed(1)}s, nothing was lost`;
+}
+
 /** Waiting between attempts: 50 ms, doubling, at most 1 s (each attempt also waits up to the busy timeout). */
 function backoff(attempt: number): number {
   return Math.min(1000, 50 * 2 ** Math.min(attempt, 5));

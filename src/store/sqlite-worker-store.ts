@@ -47,11 +47,18 @@ export function workerStoreAvailable(): boolean {
  */
 export async function openWorkerStore(
   path: string,
-  options: { backgroundCheckpoints?: boolean; onBusy?: (notice: BusyNotice) => void; noticeAfterMs?: number } = {},
+  options: {
+    backgroundCheckpoints?: boolean;
+    onBusy?: (notice: BusyNotice) => void;
+    noticeAfterMs?: number;
+    /** The compiled worker to start (tests running from sources name dist/'s). */
+    workerUrl?: URL;
+  } = {},
 ): Promise<Store | null> {
-  if (path === ':memory:' || !workerStoreAvailable()) return null;
+  const url = options.workerUrl ?? WORKER_URL;
+  if (path === ':memory:' || !existsSync(fileURLToPath(url))) return null;
   const setup: WorkerSetup = { path, backgroundCheckpoints: options.backgroundCheckpoints === true, ...(options.noticeAfterMs !== undefined ? { noticeAfterMs: options.noticeAfterMs } : {}) };
-  const worker = new Worker(WORKER_URL, { workerData: setup });
+  const worker = new Worker(url, { workerData: setup });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let gone: Error | null = null;

@@ -10,7 +10,7 @@ import { prepareDemo } from '../../manager/demo.js';
 import { startServer } from '../../server/server.js';
 import { resolveServerToken, tokenFilePath } from '../../server/token.js';
 import { redactUrl } from '../../core/url.js';
-import { dataDir, openStore } from '../../store/index.js';
+import { busyLine, dataDir, openStore } from '../../store/index.js';
 import { VERSION } from '../../version.js';
 import type { CliIO, Command } from '../command.js';
 import { flagProblem } from '../flag-problem.js';
@@ -56,10 +56,11 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
       demo ? '--demo runs its loops in this process: it cannot be combined with --workers external' : '--workers external: workers take runs from the shared database: set database.url or RINGMASTER_DATABASE_URL',
     );
   }
-  const store = await openStore({ env, databaseUrl, backgroundCheckpoints: true });
   // The server's log quotes errors of runs: the environment's secrets never appear in it.
   const redact = redactor(env);
   const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${redact(message)}\n`);
+  // SQLite in a worker thread: the API, the WebSocket and every run go on while the database is slow or locked.
+  const store = await openStore({ env, databaseUrl, backgroundCheckpoints: true, inWorker: true, onBusy: (n) => log(busyLine(n)) });
   // With external workers, runs are queued as jobs (pg-boss) that `ringmaster worker` processes take, at most
   // max_concurrent at once across all of them (the limit is stored in the database for every worker).
   const queue = values.workers === 'external' && databaseUrl !== null ? await (await import('../../worker/queue.js')).RunQueue.open(databaseUrl, { onError: (e) => log(`queue: ${e.message}`) }) : null;
