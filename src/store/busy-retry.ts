@@ -48,7 +48,7 @@ export function busyLine(notice: BusyNotice): string {
   return `the database was ${lockedBy(notice.holders)}: writes waited ${(notice.waitedMs / 1000).toFixed(1)}s, nothing was lost`;
 }
 
-/** Waiting between attempts: 50 ms, doubling, at most 1 s (each attempt also waits up to the busy timeout). */
+/** Waiting between attempts: 50 ms, doubling, at most 1 s (each attempt also waits up to the busy timeout, 100 ms). */
 function backoff(attempt: number): number {
   return Math.min(1000, 50 * 2 ** Math.min(attempt, 5));
 }

@@ -26,8 +26,9 @@ function openReadWrite(path: string, now: number): DatabaseSync {
     db.exec('PRAGMA foreign_keys = ON');
     migrate(db, path, now);
     // From here a locked database is waited out by the store's retries (busy-retry.ts), each attempt waiting at
-    // most 1 s on the calling thread, so that a CLI run's event loop (its agent's output, its timers) keeps going.
-    db.exec('PRAGMA busy_timeout = 1000');
+    // most 100 ms on the connection's thread: a CLI run's event loop (its agent's output, its timers) keeps going,
+    // and the calls queued behind a waiting one (reads, which a lock does not block) are not held up for long.
+    db.exec('PRAGMA busy_timeout = 100');
     return db;
   } catch (error) {
     db.close();
