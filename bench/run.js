@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchBigOutput, benchBigOutputSizes } from './big-output.js';
+import { benchBigOutput } from './big-output.js';
 import { benchDashboard } from './dashboard.js';
 import { benchManager } from './manager.js';
 import { benchOverhead } from './overhead.js';
@@ -16,10 +16,7 @@ const int = (name, fallback) => (process.env[name] ? Number.parseInt(process.env
 
 const BENCHES = {
   overhead: () => benchOverhead({ rounds: int('BENCH_ROUNDS', 7), iterations: int('BENCH_ITERATIONS', 100) }),
-  'big-output': () =>
-    process.env.BENCH_BIG_SIZES
-      ? benchBigOutputSizes({ rounds: int('BENCH_BIG_ROUNDS', 3), sizesMib: process.env.BENCH_BIG_SIZES.split(',').map(Number) })
-      : benchBigOutput({ rounds: int('BENCH_BIG_ROUNDS', 3), bytes: int('BENCH_BYTES', 1024 ** 3) }),
+  'big-output': () => benchBigOutput({ rounds: int('BENCH_BIG_ROUNDS', 3), bytes: int('BENCH_BYTES', 1024 ** 3) }),
   manager: () => benchManager({ loops: int('BENCH_LOOPS', 500), seconds: int('BENCH_SECONDS', 60) }),
   'stop-latency': () => benchStopLatency({ honourRuns: int('BENCH_STOP_RUNS', 10), ignoreRuns: int('BENCH_STOP_IGNORE_RUNS', 5), ignoreGraceMs: int('BENCH_STOP_GRACE_MS', 500) }),
   dashboard: () =>

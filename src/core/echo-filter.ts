@@ -7,9 +7,8 @@
 // after it on its line, compared without case, punctuation or spacing (so a prefix like `> ` or `You said: "`
 // changes nothing). A signal that starts its line in the prompt is told by the last words of the line before.
 // The prompt must give at least one such word; a signal alone in the prompt cannot be told from the agent's own.
-// Echoed occurrences are blanked; everything else reaches the signal scanners unchanged. Streaming, and bounded
-// whatever the output looks like (a line of 1 GiB without a newline included).
-import { signalPattern, signalStarts } from './signals.js';
+// Echoed occurrences are blanked; everything else reaches the signal scanners unchanged. Streaming, bounded.
+import { signalPattern } from './signals.js';
 
 /** Filters one output stream; `push` returns the text to scan (possibly empty). */
 export interface EchoFilter {
@@ -20,10 +19,8 @@ export interface EchoFilter {
 
 /** Words compared around a signal, on each side. */
 const CONTEXT_WORDS = 4;
-/** A line whose undelivered part grows past this is delivered but its last KEEP_CHARS (no prompt line is that long). */
-const HOLD_CHARS = 64 * 1024;
-/** What a long line keeps back: enough for the words after a signal and for a signal itself. */
-const KEEP_CHARS = 4096;
+/** A line longer than this is passed on without waiting for its end (no prompt line is that long in practice). */
+const MAX_LINE_CHARS = 1024 * 1024;
 /** Enough text to hold the last CONTEXT_WORDS words of anything but absurdly long words. */
 const HISTORY_CHARS = 4096;
 
@@ -76,52 +73,6 @@ function startsWith(list: readonly string[], head: readonly string[]): boolean {
   return head.length <= list.length && head.every((w, i) => list[i] === w);
 }
 
-/** The last CONTEXT_WORDS words of `text`, after `earlier` (the words before it on its line). */
-function lastWords(earlier: readonly string[], text: string): string[] {
-  const found = words(text);
-  if (found.length >= CONTEXT_WORDS) return found.slice(-CONTEXT_WORDS);
-  return [...earlier, ...found].slice(-CONTEXT_WORDS);
-}
-
-/** The last words of the last line with words of complete lines `text` (none: []). */
-function lastLineWords(text: string): string[] {
-  let end = text.length;
-  while (end > 0) {
-    const start = end >= 2 ? text.lastIndexOf('\n', end - 2) + 1 : 0;
-    const found = words(text.slice(Math.max(start, end - HISTORY_CHARS), end)).slice(-CONTEXT_WORDS);
-    if (found.length > 0) return found;
-    end = start;
-  }
-  return [];
-}
-
-const WORD_CHAR = /[\p{L}\p{N}_]/u;
-
-/** True for a code unit of a word (half a surrogate pair counts: a pair is never cut). */
-function wordUnit(text: string, at: number): boolean {
-  const code = text.charCodeAt(at);
-  return (code >= 0xd800 && code <= 0xdfff) || WORD_CHAR.test(text.charAt(at));
-}
-
-/**
- * Where to cut a long line's undelivered text near `target`: not inside a word (unless it is absurdly long) and
- * never inside a signal (a signal crossing `target` stays with what is kept).
- */
-function cutPoint(text: string, target: number, each: RegExp): number {
-  let at = target;
-  const floor = Math.max(0, target - HISTORY_CHARS);
-  while (at > floor && wordUnit(text, at - 1) && wordUnit(text, at)) at -= 1;
-  if (at === floor && floor > 0) at = target;
-  for (const m of text.matchAll(each)) {
-    if (m.index >= at) break;
-    if (m.index + m[0].length > at) {
-      at = m.index;
-      break;
-    }
-  }
-  return at > 0 ? at : target;
-}
-
 function combined(signals: readonly string[], flags: string): RegExp | null {
   const sources = signals.filter((s) => s.trim() !== '').map((s) => `(?:${signalPattern(s).source})`);
   return sources.length === 0 ? null : new RegExp(sources.join('|'), flags);
@@ -147,23 +98,20 @@ export function promptContexts(prompt: string, signals: readonly string[]): Echo
 /**
  * Creates the filter for one iteration's output: `prompt` is what the agent was given, `signals` every signal
  * scanned for (success and failure).
- *
- * What it holds is bounded whatever the output looks like: the part of the current line not delivered yet (at
- * most HOLD_CHARS plus one chunk: a longer line is delivered but its last KEEP_CHARS), the last words of the
- * current line's delivered part and those of the last line with words. Complete lines are delivered as they come.
  */
 export function createEchoFilter(prompt: string, signals: readonly string[]): EchoFilter {
   const contexts = promptContexts(prompt, signals);
   const any = combined(signals, 'i');
   if (contexts.length === 0 || any === null) return { push: (chunk) => chunk, end: () => '' };
   const each = combined(signals, 'gi') ?? any;
-  const mayMatch = signalStarts(signals);
-  /** The current line's text not delivered yet. */
-  let held = '';
-  /** The last words of the current line's delivered part. */
-  let lineWords: string[] = [];
-  /** The last words of the last complete output line that had words (for signals that start their line in the prompt). */
+  let pending = '';
+  // The last words of the last output line that had words (for signals that start their line in the prompt).
   let previous: string[] = [];
+
+  const remember = (text: string): void => {
+    const found = words(text.length > HISTORY_CHARS ? text.slice(-HISTORY_CHARS) : text).slice(-CONTEXT_WORDS);
+    if (found.length > 0) previous = found;
+  };
 
   const isEcho = (key: string, onLine: string[], after: string[]): boolean =>
     contexts.some((c) => {
@@ -172,87 +120,64 @@ export function createEchoFilter(prompt: string, signals: readonly string[]): Ec
       return endsWith(before, c.before);
     });
 
-  /**
-   * A piece of the current line (`lineWords` are the words before it on its line, `rest` what follows it on
-   * the line as far as known): its echoed signals blanked.
-   */
-  const blank = (text: string, rest: string): string => {
-    if (!mayMatch(text) || !any.test(text)) return text;
+  /** One complete line (with its newline, if any): echoed signals blanked. */
+  const line = (text: string): string => {
+    if (!any.test(text)) {
+      remember(text);
+      return text;
+    }
     let out = '';
     let last = 0;
     for (const m of text.matchAll(each)) {
       const start = m.index;
       const end = start + m[0].length;
-      const before = lastWords(lineWords, text.slice(Math.max(0, start - HISTORY_CHARS), start));
-      const afterText = text.slice(end, end + HISTORY_CHARS);
-      const after = words(afterText.length < HISTORY_CHARS ? afterText + rest.slice(0, HISTORY_CHARS - afterText.length) : afterText).slice(0, CONTEXT_WORDS);
+      const before = words(text.slice(0, start)).slice(-CONTEXT_WORDS);
+      const after = words(text.slice(end)).slice(0, CONTEXT_WORDS);
       if (isEcho(signalKey(m[0]), before, after)) {
         out += `${text.slice(last, start)} `;
         last = end;
       }
     }
-    return out + text.slice(last);
-  };
-
-  /** The rest of the current line, with its newline (if any): delivered, and the line's words remembered. */
-  const finishLine = (text: string): string => {
-    const out = blank(text, '');
-    const found = lastWords(lineWords, text.slice(-HISTORY_CHARS));
-    if (found.length > 0) previous = found;
-    lineWords = [];
+    out += text.slice(last);
+    remember(text);
     return out;
   };
 
   /** Complete lines: the common case (no signal anywhere) passes in one test. */
-  const lines = (text: string): string => {
-    if (!mayMatch(text) || !any.test(text)) {
-      const found = lastLineWords(text);
-      if (found.length > 0) previous = found;
+  const block = (text: string): string => {
+    if (!any.test(text)) {
+      remember(text);
       return text;
     }
     let out = '';
-    for (let from = 0; from < text.length; ) {
+    let from = 0;
+    while (from < text.length) {
       const nl = text.indexOf('\n', from);
       const to = nl < 0 ? text.length : nl + 1;
-      out += finishLine(text.slice(from, to));
+      out += line(text.slice(from, to));
       from = to;
     }
     return out;
   };
 
-  /** A line grown past HOLD_CHARS: delivered but its last KEEP_CHARS (never cutting a word or a signal). */
-  const deliverLong = (): string => {
-    const at = cutPoint(held, held.length - KEEP_CHARS, each);
-    const part = held.slice(0, at);
-    held = held.slice(at);
-    const out = blank(part, held);
-    lineWords = lastWords(lineWords, part.slice(-HISTORY_CHARS));
-    return out;
-  };
-
   return {
     push(chunk: string): string {
-      let out = '';
-      const first = chunk.indexOf('\n');
-      let from = 0;
-      if (first >= 0) {
-        out += finishLine(held + chunk.slice(0, first + 1));
-        held = '';
-        from = first + 1;
-        const last = chunk.lastIndexOf('\n');
-        if (last > first) {
-          out += lines(chunk.slice(from, last + 1));
-          from = last + 1;
-        }
+      const nl = chunk.lastIndexOf('\n');
+      if (nl < 0) {
+        pending += chunk;
+        if (pending.length <= MAX_LINE_CHARS) return '';
+        const long = pending;
+        pending = '';
+        return block(long);
       }
-      held += from === 0 ? chunk : chunk.slice(from);
-      if (held.length > HOLD_CHARS) out += deliverLong();
-      return out;
+      const complete = pending + chunk.slice(0, nl + 1);
+      pending = chunk.slice(nl + 1);
+      return block(complete);
     },
     end(): string {
-      const rest = held;
-      held = '';
-      return rest === '' ? '' : finishLine(rest);
+      const rest = pending;
+      pending = '';
+      return rest === '' ? '' : block(rest);
     },
   };
 }

@@ -27,23 +27,6 @@ export function signalPattern(signal: string): RegExp {
   return new RegExp(literal, 'i');
 }
 
-/**
- * A quick test that is false only when no signal can occur in a text: none of the characters a signal can start
- * with is in it (one `indexOf` per character, far faster than the regex on output without them).
- */
-export function signalStarts(signals: readonly string[]): (text: string) => boolean {
-  const firsts = new Set<string>();
-  for (const signal of signals) {
-    const first = signal.trim().charAt(0);
-    if (first === '') continue;
-    // Case-insensitive: both cases of an ASCII letter; anything else (case folding of other scripts) is not tried.
-    if (first.charCodeAt(0) >= 128) return () => true;
-    firsts.add(first.toLowerCase()).add(first.toUpperCase());
-  }
-  const list = [...firsts];
-  return (text) => list.some((c) => text.includes(c));
-}
-
 /** Reports whether any of the signals occurs in a complete text. */
 export function containsSignal(text: string, signals: readonly string[]): boolean {
   return signals.some((s) => s.trim() !== '' && signalPattern(s).test(text));
@@ -62,7 +45,6 @@ export function createSignalScanner(signals: readonly string[]): SignalScanner {
   const sources = signals.filter((s) => s.trim() !== '').map((s) => `(?:${signalPattern(s).source})`);
   // One regex for all signals: one pass per chunk whatever the number of signals.
   const pattern = sources.length === 0 ? null : new RegExp(sources.join('|'), 'i');
-  const mayMatch = signalStarts(signals);
   let carry = '';
   let found = false;
   return {
@@ -70,7 +52,7 @@ export function createSignalScanner(signals: readonly string[]): SignalScanner {
       if (found || pattern === null || chunk === '') return found;
       if (chunk.length >= CARRY) {
         // Test the seam (a signal split across chunks) and the chunk itself, without building carry + chunk.
-        found = pattern.test(carry + chunk.slice(0, CARRY)) || (mayMatch(chunk) && pattern.test(chunk));
+        found = pattern.test(carry + chunk.slice(0, CARRY)) || pattern.test(chunk);
         carry = chunk.slice(chunk.length - CARRY);
       } else {
         const window = carry + chunk;

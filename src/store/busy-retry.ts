@@ -74,10 +74,13 @@ export function retryingBusy(store: Store, options: BusyRetryOptions): Store {
   const attempt = async (method: StoreMethod, args: readonly unknown[]): Promise<unknown> => {
     let tries = 0;
     let started: number | null = null;
+    let through = false;
     try {
       for (;;) {
         try {
-          return await callStore(store, method, args);
+          const result = await callStore(store, method, args);
+          through = true;
+          return result;
         } catch (error) {
           if (!isBusy(error) || closed) throw error;
           if (started === null) {
@@ -96,7 +99,8 @@ export function retryingBusy(store: Store, options: BusyRetryOptions): Store {
       if (started !== null && --waiting === 0 && announced !== null) {
         const holders = announced;
         announced = null;
-        options.onBusy?.({ state: 'resumed', holders, waitedMs: now() - since });
+        // Only a wait that ended with the write done is told as over (not one given up on close).
+        if (through && !closed) options.onBusy?.({ state: 'resumed', holders, waitedMs: now() - since });
       }
     }
   };

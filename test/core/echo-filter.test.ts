@@ -88,35 +88,3 @@ describe('prompt contexts', () => {
     expect(createEchoFilter(PROMPT, []).push('y')).toBe('y');
   });
 });
-
-describe('bounded whatever the output looks like', () => {
-  const ECHO_LINE = 'When every item is done and the tests pass, print <promise>COMPLETE</promise>.';
-  /** Pushes `output` in 64 KiB chunks; returns what was delivered before the end and in all. */
-  const stream = (output: string): { early: string; all: string } => {
-    const f = createEchoFilter(PROMPT, SIGNALS);
-    let early = '';
-    for (let i = 0; i < output.length; i += 65536) early += f.push(output.slice(i, i + 65536));
-    return { early, all: early + f.end() };
-  };
-
-  it('a 4 MiB line without a newline is delivered as it comes, but at most 64 KiB and one chunk of it held back', () => {
-    const output = 'word '.repeat((4 * 1024 * 1024) / 5);
-    const { early, all } = stream(output);
-    expect(early.length).toBeGreaterThanOrEqual(output.length - 2 * 65536);
-    expect(all).toBe(output);
-  });
-
-  it('an echo at the end of a 4 MiB line is blanked, and so is one at its start; the agent own signal there counts', () => {
-    const filler = 'word '.repeat((4 * 1024 * 1024) / 5);
-    expect(containsSignal(stream(`${filler}${ECHO_LINE}`).all, DEFAULT_SUCCESS_SIGNALS)).toBe(false);
-    expect(containsSignal(stream(`${ECHO_LINE} ${filler}`).all, DEFAULT_SUCCESS_SIGNALS)).toBe(false);
-    expect(containsSignal(stream(`${filler} all done <promise>COMPLETE</promise> ${filler}`).all, DEFAULT_SUCCESS_SIGNALS)).toBe(true);
-  });
-
-  it('an echo cut by the 64 KiB mark of a long line (however chunked) is blanked', () => {
-    for (let shift = 0; shift < 120; shift += 7) {
-      const output = `${'x'.repeat(65536 - 4096 - shift)} ${ECHO_LINE} ${'y '.repeat(40000)}`;
-      for (const pieces of [1, 3, 50]) expect(success(output, PROMPT, pieces), `shift ${shift}, ${pieces} pieces`).toBe(false);
-    }
-  });
-});
