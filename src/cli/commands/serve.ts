@@ -10,7 +10,7 @@ import { prepareDemo } from '../../manager/demo.js';
 import { startServer } from '../../server/server.js';
 import { resolveServerToken, tokenFilePath } from '../../server/token.js';
 import { redactUrl } from '../../core/url.js';
-import { busyLine, dataDir, openStore } from '../../store/index.js';
+import { busyLine, dataDir, openStore, type BusyNotice } from '../../store/index.js';
 import { VERSION } from '../../version.js';
 import type { CliIO, Command } from '../command.js';
 import { flagProblem } from '../flag-problem.js';
@@ -60,7 +60,12 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const redact = redactor(env);
   const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${redact(message)}\n`);
   // SQLite in a worker thread: the API, the WebSocket and every run go on while the database is slow or locked.
-  const store = await openStore({ env, databaseUrl, backgroundCheckpoints: true, inWorker: true, onBusy: (n) => log(busyLine(n)) });
+  let warnRuns: ((message: string) => void) | null = null;
+  const onBusy = (notice: BusyNotice): void => {
+    log(busyLine(notice));
+    if (notice.state === 'resumed') warnRuns?.(busyLine(notice));
+  };
+  const store = await openStore({ env, databaseUrl, backgroundCheckpoints: true, inWorker: true, onBusy });
   // With external workers, runs are queued as jobs (pg-boss) that `ringmaster worker` processes take, at most
   // max_concurrent at once across all of them (the limit is stored in the database for every worker).
   const queue = values.workers === 'external' && databaseUrl !== null ? await (await import('../../worker/queue.js')).RunQueue.open(databaseUrl, { onError: (e) => log(`queue: ${e.message}`) }) : null;
@@ -93,6 +98,8 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
     if (code === 'EADDRNOTAVAIL') throw new UsageError(`cannot bind ${host}: no such address on this machine`);
     throw error;
   }
+  const running = server;
+  warnRuns = (message) => running.manager.warnAll(message);
   io.stdout.write(`Ringmaster ${VERSION} serving on ${server.url}  (dashboard /, API /api, WebSocket /api/ws)\n`);
   io.stdout.write(
     queue
