@@ -10,10 +10,11 @@ import { dataDir, openStore } from '../dist/store/index.js';
 import { Credentials, sha256 } from '../dist/server/credentials.js';
 
 const env = process.env;
-const store = await openStore({ env, backgroundCheckpoints: true });
+// As `serve` opens it (SQLite in a worker thread); BENCH_STORE_THREAD=main keeps it on this thread (as before).
+const store = await openStore({ env, backgroundCheckpoints: true, inWorker: env.BENCH_STORE_THREAD !== 'main', onBusy: (n) => process.stderr.write(`store: ${n.state} ${JSON.stringify(n.holders)} ${n.waitedMs} ms\n`) });
 const slow = [];
 if (env.BENCH_SLOW_STORE) {
-  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(store))) {
+  for (const name of [...Object.keys(store), ...Object.getOwnPropertyNames(Object.getPrototypeOf(store))]) {
     const fn = store[name];
     if (typeof fn !== 'function' || name === 'constructor') continue;
     store[name] = function (...args) {

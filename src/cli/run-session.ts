@@ -6,7 +6,7 @@ import type { RunSpec } from '../runner/spec.js';
 import { ControlPoller } from '../manager/control-poller.js';
 import { RunController, type ClaimInfo } from '../manager/run-controller.js';
 import { configuredDatabaseUrl } from '../config/database.js';
-import { openStore } from '../store/index.js';
+import { busyLine, lockedBy, openStore, type BusyNotice } from '../store/index.js';
 import type { CliIO } from './command.js';
 import { exitCodeFor } from './exit-codes.js';
 import { humanRenderer, jsonRenderer, useColor, verboseActivity } from './render.js';
@@ -35,8 +35,16 @@ export async function runInTerminal(io: CliIO, options: SessionOptions): Promise
   const render = options.json
     ? jsonRenderer(target)
     : humanRenderer(target, { color: useColor(io.stdout, io.env), maxRuntimeMs: spec.limits.maxRuntimeMs, maxCostUsd: spec.limits.maxCostUsd });
-  const store = await openStore({ env: io.env, workspace: options.workspace, databaseUrl: configuredDatabaseUrl(options.workspace, io.env) });
-  const controller = new RunController({
+  let controller: RunController | null = null;
+  // Another process holds the database: the run waits (nothing is lost) and says who it waits for.
+  let waitingForDatabase = false;
+  const onBusy = (notice: BusyNotice): void => {
+    waitingForDatabase = notice.state === 'waiting';
+    if (notice.state === 'waiting') io.stderr.write(`ringmaster: ${busyLine(notice)}\n`);
+    else controller?.warn(`the database was ${lockedBy(notice.holders)}: the run's writes waited ${(notice.waitedMs / 1000).toFixed(1)}s, nothing was lost`);
+  };
+  const store = await openStore({ env: io.env, workspace: options.workspace, databaseUrl: configuredDatabaseUrl(options.workspace, io.env), onBusy });
+  controller = new RunController({
     store,
     env: io.env,
     runId: options.runId,
@@ -53,9 +61,17 @@ export async function runInTerminal(io: CliIO, options: SessionOptions): Promise
   const poller = new ControlPoller(store, { onError: (error) => io.stderr.write(`WARNING: control requests: ${error.message}\n`) });
   const unregister = poller.register(controller);
   // Ctrl+C, `kill`, or the terminal closing (SIGHUP): the agent must never go on unsupervised.
+  let signals = 0;
   const removeSignal = io.onSignal((signal) => {
+    // A second signal while the database is locked: stop waiting for it (the run's last rows are not written;
+    // it is recovered later as after a crash).
+    if (++signals > 1 && waitingForDatabase) {
+      io.stderr.write(`\nReceived ${signal} again: giving up waiting for the database; 'ringmaster resume' recovers the run\n`);
+      void store.close();
+      return;
+    }
     if (!options.json) io.stderr.write(`\nReceived ${signal}: stopping the agent...\n`);
-    controller.interrupt();
+    controller?.interrupt();
   });
   try {
     const summary = await controller.run();

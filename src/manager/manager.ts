@@ -141,6 +141,11 @@ export class LoopManager {
     return this.active.get(runId)?.controller.unstoredEvents() ?? [];
   }
 
+  /** Adds a warning to the events of every run driven here (e.g. how long their writes waited for a locked database). */
+  warnAll(message: string): void {
+    for (const { controller } of this.active.values()) controller.warn(message);
+  }
+
   /** Validates a request like `ringmaster run` and queues the run; it starts at once when a slot is free. */
   async createRun(request: RunRequest): Promise<{ id: string; status: RunStatus }> {
     if (!this.accepting) throw new ManagerError('unavailable', 'the server is shutting down');

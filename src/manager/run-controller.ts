@@ -347,6 +347,11 @@ export class RunController {
     this.releaseWaiters();
   }
 
+  /** Adds a warning to the run's events (e.g. how long its writes waited for a locked database). */
+  warn(message: string): void {
+    if (!this.finished) this.emit({ type: 'warning', time: this.now(), message });
+  }
+
   /** Interrupts the run (process shutdown, Ctrl+C): like a stop, but recorded as `interrupted` (resumable). */
   interrupt(): void {
     this.interruptController.abort();

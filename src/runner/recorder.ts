@@ -131,12 +131,20 @@ export function createRecorder(options: RecorderOptions): Recorder {
   // Recorded and not yet confirmed written (queued or in flight), oldest first: writes complete in order.
   const unwritten: RunEvent[] = [];
   let eventsScheduled: NodeJS.Immediate | null = null;
+  // Events whose write failed (the database unreachable, the disk full): written first with the next batch, so
+  // that no later event is ever stored past a missing one (event numbers stay gap-free), nor any twice.
+  let held: NewEvent[] = [];
   const flushEvents = (): void => {
     eventsScheduled = null;
     const batch = eventQueue.splice(0);
     if (batch.length === 0) return;
-    const what = batch.length === 1 ? `event ${batch[0]?.seq ?? ''} ${batch[0]?.type ?? ''}` : `events ${batch[0]?.seq ?? ''}-${batch.at(-1)?.seq ?? ''}`;
-    enqueue(what, () => store.appendEvents(batch, finished ? undefined : owner), () => unwritten.splice(0, batch.length));
+    enqueue(`events ${batch[0]?.seq ?? ''}-${batch.at(-1)?.seq ?? ''}`, async () => {
+      const events = [...held, ...batch];
+      held = events;
+      await store.appendEvents(events, finished ? undefined : owner);
+      held = [];
+      unwritten.splice(0, events.length);
+    });
   };
 
   const pidPath = agentPidPath(options.dataDir, runId);

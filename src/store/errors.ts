@@ -128,7 +128,7 @@ export function storeErrorFrom(error: unknown, path: string | null): StoreUnusab
     case SQLITE.IOERR:
       return new StoreUnusableError('io', `${what} could not be read or written (${detail}): check the disk and the file system`, cause);
     case SQLITE.BUSY:
-      return new StoreUnusableError('busy', `${what} stayed locked by another process for more than 5 s (${detail}): try again`, cause);
+      return new StoreUnusableError('busy', `${what} is locked by another process (${detail}): try again once it is done`, cause);
     default:
       return new StoreUnusableError('io', `${what}: ${detail}`, cause);
   }

@@ -17,3 +17,5 @@ export { StoreError, StoreVersionError, RunNotFoundError, AmbiguousRunIdError, N
 export { agentPidPath, dataDir, databasePath, ensurePrivateDir, iterationLogPath, runDir, workspaceKey, workspaceLockPath, RINGMASTER_DIR } from './paths.js';
 export { displayStatus, isOrphaned, isQueued, resumable, ACTIVE_STATUSES, DEFAULT_STALE_AFTER_MS, HEARTBEAT_INTERVAL_MS } from './liveness.js';
 export type { DisplayStatus, LivenessProbe } from './liveness.js';
+export { busyLine, isBusy, lockedBy } from './busy-retry.js';
+export type { BusyNotice } from './busy-retry.js';

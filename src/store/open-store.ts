@@ -2,9 +2,11 @@
 // workspace, or the team's PostgreSQL store when a database URL is configured (database.url /
 // RINGMASTER_DATABASE_URL). A workspace's legacy `.ringmaster/ringmaster.db` is imported into it on first use.
 import { existsSync } from 'node:fs';
+import { retryingBusy, type BusyNotice } from './busy-retry.js';
 import { NoStoreError } from './errors.js';
-import { dataDir, databasePath, ensurePrivateDir, legacyDatabasePath, workspaceKey, type PathEnv } from './paths.js';
+import { dataDir, databasePath, ensurePrivateDir, legacyDatabasePath, sqliteLockFiles, workspaceKey, type PathEnv } from './paths.js';
 import { SqliteStore } from './sqlite-store.js';
+import { openWorkerStore } from './sqlite-worker-store.js';
 import type { Store } from './store.js';
 
 /** How to open the store. */
@@ -19,6 +21,13 @@ export interface OpenStoreOptions {
   now?: () => number;
   /** Move WAL checkpoints to a worker thread (for a process that writes hundreds of times a second). */
   backgroundCheckpoints?: boolean;
+  /**
+   * Run the SQLite store in a worker thread (sqlite-worker-store.ts): the caller's event loop never waits for the
+   * disk or a locked database. For long-lived processes (serve, worker); a one-run CLI keeps it in-thread.
+   */
+  inWorker?: boolean;
+  /** The SQLite database is locked by another process: told after a few seconds of waiting, and when it goes on. */
+  onBusy?: (notice: BusyNotice) => void;
 }
 
 /** Opens (by default creating) the user's store. */
@@ -33,10 +42,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   ensurePrivateDir(dir);
   const now = options.now ?? Date.now;
   // Loaded only when used: the driver costs every other command ~20 ms of start-up.
-  const store =
-    url !== null
-      ? await (await import('./postgres-store.js')).PostgresStore.open(url, { now })
-      : new SqliteStore(path, { now, backgroundCheckpoints: options.backgroundCheckpoints === true });
+  const store = url !== null ? await (await import('./postgres-store.js')).PostgresStore.open(url, { now }) : await openSqlite(path, options);
   if (hasLegacy && options.workspace !== undefined) {
     try {
       await store.importDatabase(legacy, now(), workspaceKey(options.workspace));
@@ -46,4 +52,16 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     }
   }
   return store;
+}
+
+/** The SQLite store, in a worker thread when asked and possible (a custom clock stays in-thread), waiting out locks. */
+async function openSqlite(path: string, options: OpenStoreOptions): Promise<Store> {
+  const backgroundCheckpoints = options.backgroundCheckpoints === true;
+  const onBusy = options.onBusy ? { onBusy: options.onBusy } : {};
+  if (options.inWorker && options.now === undefined) {
+    const store = await openWorkerStore(path, { backgroundCheckpoints, ...onBusy });
+    if (store !== null) return store;
+  }
+  const now = options.now ?? Date.now;
+  return retryingBusy(new SqliteStore(path, { now, backgroundCheckpoints }), { lockFiles: sqliteLockFiles(path), ...onBusy });
 }

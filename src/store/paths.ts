@@ -31,6 +31,11 @@ export function databasePath(dir: string): string {
   return join(dir, 'ringmaster.db');
 }
 
+/** The files SQLite locks for the database at `path` (the database, its WAL and shared-memory index). */
+export function sqliteLockFiles(path: string): string[] {
+  return [path, `${path}-wal`, `${path}-shm`];
+}
+
 /** The directory of one run's files (logs, agent pid). */
 export function runDir(dir: string, runId: string): string {
   return join(dir, 'runs', runId);

@@ -37,7 +37,7 @@ export async function appendEvents(pool: pg.Pool, events: readonly NewEvent[], f
     if (rows.length === 0 && fence) throw new OwnershipLostError(first.run_id, fence, 'appendEvent');
     return rows;
   } catch (error) {
-    if (sqlState(error) === '23505') return alreadyWritten(pool, first.run_id, events, error);
+    if (sqlState(error) === '23505') return alreadyWritten(pool, first.run_id, events, fence, error);
     if (sqlState(error) === '23503') throw new StoreError(`appendEvent: no run ${first.run_id}`, { cause: error });
     throw error;
   }
@@ -87,15 +87,24 @@ async function insertNext(db: Queryable, event: NewEvent): Promise<EventRow> {
   return eventRowSchema.parse(rows[0]);
 }
 
-/** A duplicate seq: the same events written by an earlier attempt whose answer was lost, or a real duplicate. */
-async function alreadyWritten(db: Queryable, runId: string, events: readonly NewEvent[], error: unknown): Promise<EventRow[]> {
+/**
+ * A duplicate seq: events written by an earlier attempt whose answer was lost (the same type and time), maybe
+ * with later ones that were not (a recorder writes a failed batch again together with the next): the missing
+ * ones are inserted and every row returned. Any other event under one of these seqs is a real duplicate.
+ */
+async function alreadyWritten(pool: pg.Pool, runId: string, events: readonly NewEvent[], fence: Fence | undefined, error: unknown): Promise<EventRow[]> {
   const seqs = events.map((e) => e.seq ?? 0);
-  const { rows } = await query(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = $1 AND seq = ANY($2::int[]) ORDER BY seq`, [runId, seqs]);
+  const { rows } = await query(pool, `SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = $1 AND seq = ANY($2::int[]) ORDER BY seq`, [runId, seqs]);
   const existing = new Map(rows.map((row) => eventRowSchema.parse(row)).map((row) => [row.seq, row] as const));
-  const same = events.every((e) => existing.get(e.seq ?? 0)?.type === e.type && existing.get(e.seq ?? 0)?.at === e.at);
-  if (same) return events.map((e) => existing.get(e.seq ?? 0) as EventRow);
-  const clash = events.find((e) => existing.has(e.seq ?? 0));
-  throw new StoreError(`appendEvent: run ${runId} already has event ${clash?.seq ?? seqs[0]}`, { cause: error });
+  const clash = events.find((e) => existing.has(e.seq ?? 0) && (existing.get(e.seq ?? 0)?.type !== e.type || existing.get(e.seq ?? 0)?.at !== e.at));
+  if (clash !== undefined) throw new StoreError(`appendEvent: run ${runId} already has event ${clash.seq ?? 0}`, { cause: error });
+  const missing = events.filter((e) => !existing.has(e.seq ?? 0));
+  if (missing.length > 0) {
+    const added = await insertGiven(pool, runId, missing, fence);
+    if (added.length === 0 && fence) throw new OwnershipLostError(runId, fence, 'appendEvent');
+    for (const row of added) existing.set(row.seq, row);
+  }
+  return events.map((e) => existing.get(e.seq ?? 0) as EventRow);
 }
 
 /** A run's events after `afterSeq`, at most `limit`. */

@@ -25,8 +25,11 @@ function insertEvent(s: SqliteDb, event: NewEvent): EventRow {
     try {
       row = s.q(`INSERT INTO events (run_id, seq, at, type, iteration, payload_json) VALUES (:run_id, :seq, :at, :type, :iteration, :payload) ${EVENT_RETURNING}`).get({ ...params, seq: event.seq });
     } catch (error) {
-      if (String((error as Error).message).includes('UNIQUE')) throw new StoreError(`appendEvent: run ${event.run_id} already has event ${event.seq}`, { cause: error });
-      throw error;
+      if (!String((error as Error).message).includes('UNIQUE')) throw error;
+      // The same event written by an earlier attempt whose answer was lost: it stands (written once).
+      const same = s.q(`SELECT ${EVENT_COLUMNS} FROM events WHERE run_id = :run_id AND seq = :seq AND type = :type AND at = :at`).get({ run_id: event.run_id, seq: event.seq, type: event.type, at: event.at });
+      if (same === undefined) throw new StoreError(`appendEvent: run ${event.run_id} already has event ${event.seq}`, { cause: error });
+      row = same;
     }
   } else {
     // One statement: the sequence number and the row are written atomically.

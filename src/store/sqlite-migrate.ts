@@ -6,9 +6,16 @@ import type { Migration } from './sqlite-migrations.js';
 
 /** Brings the database at `path` up to the newest migration; returns the versions applied now. */
 export function migrate(db: DatabaseSync, path: string, now: number, migrations: readonly Migration[] = SQLITE_MIGRATIONS): number[] {
+  const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  // Up to date (the usual case): read without taking the write lock, so that opening the database (even for
+  // `ringmaster runs`) never waits for another process's write transaction.
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined) {
+    const version = currentVersion(db);
+    if (version > known) throw new StoreVersionError(path, version, known);
+    if (version === known) return [];
+  }
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
-  const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   const applied: number[] = [];
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     // BEGIN IMMEDIATE takes the write lock first, so two processes opening a new database do not race.

@@ -25,6 +25,10 @@ function openReadWrite(path: string, now: number): DatabaseSync {
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
     migrate(db, path, now);
+    // From here a locked database is waited out by the store's retries (busy-retry.ts), each attempt waiting at
+    // most 100 ms on the connection's thread: a CLI run's event loop (its agent's output, its timers) keeps going,
+    // and the calls queued behind a waiting one (reads, which a lock does not block) are not held up for long.
+    db.exec('PRAGMA busy_timeout = 100');
     return db;
   } catch (error) {
     db.close();

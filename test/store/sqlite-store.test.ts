@@ -122,4 +122,31 @@ describe('SQLite store specifics', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('opens an up-to-date database and reads it while another process holds its write lock; a write waits for it', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'rm-store-'));
+    try {
+      await (await openStore({ env: { RINGMASTER_HOME: home } })).close();
+      const holder = new DatabaseSync(databasePath(home));
+      holder.exec('BEGIN IMMEDIATE');
+      const store = await openStore({ env: { RINGMASTER_HOME: home } });
+      try {
+        expect(await store.listRuns()).toEqual([]);
+        let created = false;
+        // Its first attempt runs (and finds the database locked) before createRun returns: it is retried later.
+        const create = store.createRun({ id: 'r', agent: 'claude', spec: {}, workspace: '/w', owner: { pid: 1, host: 'h' }, now: 1 }).then(() => (created = true));
+        await Promise.resolve();
+        expect(created).toBe(false);
+        holder.exec('COMMIT');
+        await create;
+        expect((await store.getRun('r'))?.status).toBe('running');
+      } finally {
+        if (holder.isTransaction) holder.exec('ROLLBACK');
+        holder.close();
+        await store.close();
+      }
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
 });

@@ -369,6 +369,25 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
       ]);
     });
 
+    it('writes a batch again after a lost answer: what was stored stands, the rest is added, nothing twice', async () => {
+      await newRun('a');
+      const first = { run_id: 'a', seq: 1, type: 'run_started', payload: { n: 1 }, at: T0 };
+      const second = { run_id: 'a', seq: 2, type: 'iteration_started', payload: { n: 2 }, at: T0 + 1, iteration: 1 };
+      const third = { run_id: 'a', seq: 3, type: 'warning', payload: { n: 3 }, at: T0 + 2 };
+      // The first attempt of [1, 2] was written but its answer lost; the recorder sends [1, 2] again with [3].
+      const stored = await store.appendEvents([first, second], OWNER);
+      const again = await store.appendEvents([first, second, third], OWNER);
+      expect(again.slice(0, 2)).toEqual(stored);
+      expect((await store.listEvents('a')).map((e) => [e.seq, e.type, e.payload])).toEqual([
+        [1, 'run_started', { n: 1 }],
+        [2, 'iteration_started', { n: 2 }],
+        [3, 'warning', { n: 3 }],
+      ]);
+      // Another event under a stored seq is a real duplicate: refused, nothing of its batch written.
+      await expect(store.appendEvents([{ ...third, seq: 4 }, { ...third, seq: 3, type: 'other' }], OWNER)).rejects.toBeInstanceOf(StoreError);
+      expect(await store.lastEventSeq('a')).toBe(3);
+    });
+
     it('keeps control requests until the owner answers them', async () => {
       await newRun('a');
       await newRun('b');

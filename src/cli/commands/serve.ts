@@ -12,7 +12,7 @@ import { Credentials } from '../../server/credentials.js';
 import { removeServerInfo, signInLink, signInLinkFor, writeServerInfo } from '../../server/sign-in-link.js';
 import { resolveServerToken, tokenFilePath, type ServerToken } from '../../server/token.js';
 import { redactUrl } from '../../core/url.js';
-import { dataDir, openStore } from '../../store/index.js';
+import { busyLine, dataDir, openStore, type BusyNotice } from '../../store/index.js';
 import { VERSION } from '../../version.js';
 import type { CliIO, Command } from '../command.js';
 import { flagProblem } from '../flag-problem.js';
@@ -66,10 +66,16 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
       demo ? '--demo runs its loops in this process: it cannot be combined with --workers external' : '--workers external: workers take runs from the shared database: set database.url or RINGMASTER_DATABASE_URL',
     );
   }
-  const store = await openStore({ env, databaseUrl, backgroundCheckpoints: true });
   // The server's log quotes errors of runs: the environment's secrets never appear in it.
   const redact = redactor(env);
   const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${redact(message)}\n`);
+  // SQLite in a worker thread: the API, the WebSocket and every run go on while the database is slow or locked.
+  let warnRuns: ((message: string) => void) | null = null;
+  const onBusy = (notice: BusyNotice): void => {
+    log(busyLine(notice));
+    if (notice.state === 'resumed') warnRuns?.(busyLine(notice));
+  };
+  const store = await openStore({ env, databaseUrl, backgroundCheckpoints: true, inWorker: true, onBusy });
   // With external workers, runs are queued as jobs (pg-boss) that `ringmaster worker` processes take, at most
   // max_concurrent at once across all of them (the limit is stored in the database for every worker).
   const queue = values.workers === 'external' && databaseUrl !== null ? await (await import('../../worker/queue.js')).RunQueue.open(databaseUrl, { onError: (e) => log(`queue: ${e.message}`) }) : null;
@@ -98,6 +104,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
       demo?.remove();
     },
   );
+  warnRuns = (message) => server.manager.warnAll(message);
   io.stdout.write(`Ringmaster ${VERSION} serving on ${server.url}  (dashboard /, API /api, WebSocket /api/ws)\n`);
   io.stdout.write(
     queue
