@@ -158,106 +158,117 @@ export function createEchoFilter(prompt: string, signals: readonly string[]): Ec
   const contexts = promptContexts(prompt, signals);
   const any = combined(signals, 'i');
   if (contexts.length === 0 || any === null) return { push: (chunk) => chunk, pieces: (chunk) => [chunk], end: () => '' };
-  const each = combined(signals, 'gi') ?? any;
-  const mayMatch = signalStarts(signals);
-  /** The current line's text not delivered yet. */
-  let held = '';
-  /** The last words of the current line's delivered part. */
-  let lineWords: string[] = [];
-  /** The last words of the last complete output line that had words (for signals that start their line in the prompt). */
-  let previous: string[] = [];
+  return new LineEchoFilter(contexts, any, combined(signals, 'gi') ?? any, signalStarts(signals));
+}
 
-  const isEcho = (key: string, onLine: string[], after: string[]): boolean =>
-    contexts.some((c) => {
+/** The echo filter of an output with something to compare (see createEchoFilter): its state is the three fields. */
+class LineEchoFilter implements EchoFilter {
+  /** The current line's text not delivered yet. */
+  private held = '';
+  /** The last words of the current line's delivered part. */
+  private lineWords: string[] = [];
+  /** The last words of the last complete output line that had words (for signals that start their line in the prompt). */
+  private previous: string[] = [];
+
+  constructor(
+    private readonly contexts: readonly EchoContext[],
+    private readonly any: RegExp,
+    private readonly each: RegExp,
+    private readonly mayMatch: (text: string) => boolean,
+  ) {}
+
+  push(chunk: string): string {
+    return this.pieces(chunk).join('');
+  }
+
+  pieces(chunk: string): string[] {
+    const out: string[] = [];
+    const first = chunk.indexOf('\n');
+    let from = 0;
+    if (first >= 0) {
+      out.push(this.finishLine(this.held + chunk.slice(0, first + 1)));
+      this.held = '';
+      from = first + 1;
+      const last = chunk.lastIndexOf('\n');
+      if (last > first) {
+        out.push(this.lines(chunk.slice(from, last + 1)));
+        from = last + 1;
+      }
+    }
+    this.held += from === 0 ? chunk : chunk.slice(from);
+    if (this.held.length > HOLD_CHARS) out.push(this.deliverLong());
+    return out;
+  }
+
+  end(): string {
+    const rest = this.held;
+    this.held = '';
+    return rest === '' ? '' : this.finishLine(rest);
+  }
+
+  private isEcho(key: string, onLine: string[], after: string[]): boolean {
+    return this.contexts.some((c) => {
       if (c.key !== key || !startsWith(after, c.after)) return false;
-      const before = c.beforeFrom === 'line' || onLine.length > 0 ? onLine : previous;
+      const before = c.beforeFrom === 'line' || onLine.length > 0 ? onLine : this.previous;
       return endsWith(before, c.before);
     });
+  }
 
   /**
    * A piece of the current line (`lineWords` are the words before it on its line, `rest` what follows it on
    * the line as far as known): its echoed signals blanked.
    */
-  const blank = (text: string, rest: string): string => {
-    if (!mayMatch(text) || !any.test(text)) return text;
+  private blank(text: string, rest: string): string {
+    if (!this.mayMatch(text) || !this.any.test(text)) return text;
     let out = '';
     let last = 0;
-    for (const m of text.matchAll(each)) {
+    for (const m of text.matchAll(this.each)) {
       const start = m.index;
       const end = start + m[0].length;
-      const before = lastWords(lineWords, text.slice(Math.max(0, start - HISTORY_CHARS), start));
+      const before = lastWords(this.lineWords, text.slice(Math.max(0, start - HISTORY_CHARS), start));
       const afterText = text.slice(end, end + HISTORY_CHARS);
       const after = words(afterText.length < HISTORY_CHARS ? afterText + rest.slice(0, HISTORY_CHARS - afterText.length) : afterText).slice(0, CONTEXT_WORDS);
-      if (isEcho(signalKey(m[0]), before, after)) {
+      if (this.isEcho(signalKey(m[0]), before, after)) {
         out += `${text.slice(last, start)} `;
         last = end;
       }
     }
     return out + text.slice(last);
-  };
+  }
 
   /** The rest of the current line, with its newline (if any): delivered, and the line's words remembered. */
-  const finishLine = (text: string): string => {
-    const out = blank(text, '');
-    const found = lastWords(lineWords, text.slice(-HISTORY_CHARS));
-    if (found.length > 0) previous = found;
-    lineWords = [];
+  private finishLine(text: string): string {
+    const out = this.blank(text, '');
+    const found = lastWords(this.lineWords, text.slice(-HISTORY_CHARS));
+    if (found.length > 0) this.previous = found;
+    this.lineWords = [];
     return out;
-  };
+  }
 
   /** Complete lines: the common case (no signal anywhere) passes in one test. */
-  const lines = (text: string): string => {
-    if (!mayMatch(text) || !any.test(text)) {
+  private lines(text: string): string {
+    if (!this.mayMatch(text) || !this.any.test(text)) {
       const found = lastLineWords(text);
-      if (found.length > 0) previous = found;
+      if (found.length > 0) this.previous = found;
       return text;
     }
     let out = '';
     for (let from = 0; from < text.length; ) {
       const nl = text.indexOf('\n', from);
       const to = nl < 0 ? text.length : nl + 1;
-      out += finishLine(text.slice(from, to));
+      out += this.finishLine(text.slice(from, to));
       from = to;
     }
     return out;
-  };
+  }
 
   /** A line grown past HOLD_CHARS: delivered but its last KEEP_CHARS (never cutting a word or a signal). */
-  const deliverLong = (): string => {
-    const at = cutPoint(held, held.length - KEEP_CHARS, each);
-    const part = held.slice(0, at);
-    held = held.slice(at);
-    const out = blank(part, held);
-    lineWords = lastWords(lineWords, part.slice(-HISTORY_CHARS));
+  private deliverLong(): string {
+    const at = cutPoint(this.held, this.held.length - KEEP_CHARS, this.each);
+    const part = this.held.slice(0, at);
+    this.held = this.held.slice(at);
+    const out = this.blank(part, this.held);
+    this.lineWords = lastWords(this.lineWords, part.slice(-HISTORY_CHARS));
     return out;
-  };
-
-  const pieces = (chunk: string): string[] => {
-    const out: string[] = [];
-    const first = chunk.indexOf('\n');
-    let from = 0;
-    if (first >= 0) {
-      out.push(finishLine(held + chunk.slice(0, first + 1)));
-      held = '';
-      from = first + 1;
-      const last = chunk.lastIndexOf('\n');
-      if (last > first) {
-        out.push(lines(chunk.slice(from, last + 1)));
-        from = last + 1;
-      }
-    }
-    held += from === 0 ? chunk : chunk.slice(from);
-    if (held.length > HOLD_CHARS) out.push(deliverLong());
-    return out;
-  };
-
-  return {
-    push: (chunk) => pieces(chunk).join(''),
-    pieces,
-    end(): string {
-      const rest = held;
-      held = '';
-      return rest === '' ? '' : finishLine(rest);
-    },
-  };
+  }
 }
