@@ -4,6 +4,7 @@ import { redactArgv, redactDeep, redactorOf, restoreArgv, restoreDeep, type Reda
 import type { Limits } from '../core/types.js';
 import type { PriceTable } from '../agents/pricing.js';
 import type { PromptSource } from '../prompt/compose.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 
 /** The agent part of a run spec. */
 export interface AgentSettings {
@@ -38,6 +39,8 @@ export interface RunSpec {
   maxLogBytes?: number | null;
   agent: AgentSettings;
   prices: PriceTable;
+  /** The sandbox every iteration's agent runs in (docs/sandbox.md); null or absent = none. */
+  sandbox?: SandboxPolicy | null;
 }
 
 /**
