@@ -88,6 +88,12 @@ export function bwrapArgs(input: SandboxMountInput): string[] {
     args.push('--bind', path, path);
   }
   // Bound after the hidden paths: a workspace inside one (a worktree in the data directory) stays visible.
+  // Git's hooks and config stay read-only: a hook or core.fsmonitor written there would run on the host, outside
+  // the sandbox, the next time the user (not Ringmaster, which runs git without them) runs git.
+  const gitDirs = [...(kindOf(join(input.workspace, '.git')) === 'dir' ? [join(input.workspace, '.git')] : []), ...worktreeGitDirs(input.workspace)];
+  for (const dir of gitDirs) {
+    for (const path of [join(dir, 'hooks'), join(dir, 'config')]) if (kindOf(path) !== null) args.push('--ro-bind', path, path);
+  }
   args.push('--chdir', input.workspace);
   return args;
 }
