@@ -33,8 +33,8 @@ function kindOf(path: string): Kind {
   }
 }
 
-/** Expands `$VAR`-prefixed and `~`-relative entries to absolute paths. */
-function statePaths(agent: string, home: string, env: Readonly<Record<string, string | undefined>>): string[] {
+/** The agent's state paths (AGENT_STATE): `$VAR` entries from the environment, the others under HOME. */
+export function statePaths(agent: string, home: string, env: Readonly<Record<string, string | undefined>>): string[] {
   const out: string[] = [];
   for (const entry of AGENT_STATE[agent] ?? []) {
     if (entry.startsWith('$')) {

@@ -1,11 +1,11 @@
 // One agent invocation put in its sandbox: bubblewrap around it and, for a filtered network, the host's proxy
 // started and the forwarder (forwarder.ts) as the sandbox's first process. `finish` stops the proxy and says which
 // connections it refused.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { Invocation } from '../agents/types.js';
-import { bwrapArgs } from './bwrap-args.js';
+import { bwrapArgs, statePaths } from './bwrap-args.js';
 import { FORWARDER_SCRIPT } from './forwarder.js';
 import { allowedHosts, baseUrlEndpoints, isLoopback, type Endpoint, type SandboxPolicy } from './policy.js';
 import { startProxy, type SandboxProxy } from './proxy.js';
@@ -33,6 +33,11 @@ export const BWRAP = 'bwrap';
 export async function sandboxInvocation(invocation: Invocation, agent: string, cwd: string, context: SandboxContext): Promise<Sandboxed> {
   const { policy } = context;
   const home = invocation.env.HOME ?? process.env.HOME ?? '/root';
+  // The agent's state directories exist before it starts (a first run would otherwise create them read-only:
+  // nowhere, or in the private /tmp, lost with it); files (~/.claude.json) are left to the agent.
+  for (const path of statePaths(agent, home, invocation.env)) {
+    if (!/\.(json|backup)$/.test(path) && !existsSync(path)) mkdirSync(path, { recursive: true, mode: 0o700 });
+  }
   const filtered = policy.network === 'agent' || policy.network === 'packages';
   const socketDir = filtered ? mkdtempSync(join(tmpdir(), 'ringmaster-sandbox-')) : null;
   let proxy: SandboxProxy | null = null;

@@ -2,7 +2,8 @@
 // API on the host's loopback (reached through the sandbox's bridge): a Bash tool call that writes outside the
 // workspace fails (read-only file system), the Write tool's file in the workspace is there, and the run completes
 // with cost and session recorded.
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { claudeFakeEnv, messageText, startFakeAnthropic, type FakeAnthropicServer } from '../fakes/anthropic-server.js';
@@ -15,14 +16,19 @@ let dirs: Sandbox;
 let server: FakeAnthropicServer | null = null;
 const outside = `/etc/ringmaster-sandbox-e2e-${process.pid}`;
 
+let home: string;
+
 beforeEach(() => {
   dirs = createSandbox('claude-sandbox');
-  mkdirSync(join(dirs.home, '.claude'), { recursive: true });
+  // A HOME outside /tmp (private in the sandbox), as a user's is: read-only but for Claude Code's own state.
+  mkdirSync(join(homedir(), '.cache'), { recursive: true });
+  home = mkdtempSync(join(homedir(), '.cache', 'ringmaster-e2e-home-'));
 });
 afterEach(async () => {
   await server?.close();
   server = null;
   dirs.cleanup();
+  rmSync(home, { recursive: true, force: true });
   rmSync(outside, { force: true });
 });
 
@@ -36,7 +42,9 @@ it.skipIf(!support.ok)(`claude in the sandbox: Bash cannot write outside the wor
       ],
     ],
   });
-  const env = agentEnv(dirs.home, { ...claudeFakeEnv(server.url, join(dirs.home, '.claude')), CLAUDE_CODE_MAX_RETRIES: '0' });
+  // No CLAUDE_CONFIG_DIR: Claude Code keeps ~/.claude and ~/.claude.json, as for a user.
+  const { CLAUDE_CONFIG_DIR: _dir, ...fake } = claudeFakeEnv(server.url, join(home, '.claude'));
+  const env = agentEnv(home, { ...fake, CLAUDE_CODE_MAX_RETRIES: '0' });
   const r = await runCli([...runArgs('claude', null), '--sandbox'], { cwd: dirs.repo, env });
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
@@ -51,4 +59,6 @@ it.skipIf(!support.ok)(`claude in the sandbox: Bash cannot write outside the wor
   expect(done[0]?.cost_usd).toBeGreaterThan(0);
   expect(done[0]?.session_id).toMatch(/^[0-9a-f-]{36}$/);
   expect(all.filter((e) => e.type === 'sandbox_blocked')).toEqual([]);
+  // Its state directory was made for it and written by it (the session's transcript), the rest of HOME left alone.
+  expect(existsSync(join(home, '.claude', 'projects'))).toBe(true);
 });
