@@ -256,6 +256,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     onStderr: input.onActivity ? (text, offset) => input.onActivity?.({ kind: 'output', stream: 'stderr', offset, text }) : undefined,
     onSpawn: boxed.onSpawn(input.onSpawn),
     tag: input.tag,
+    sealed: boxed.sealed,
   });
   const blocked = await boxed.finish();
   if (adapter.format === 'text') scan(echo.end());

@@ -11,6 +11,8 @@ import { sandboxInvocation, type SandboxContext } from '../sandbox/wrap.js';
 /** An invocation ready to supervise, sandboxed or not. */
 export interface SandboxRun {
   invocation: Invocation;
+  /** True in a sandbox: its pid namespace ends everything the agent started when the agent's sandbox exits. */
+  sealed: boolean;
   /** Wraps the iteration's onSpawn (joins the cgroup first). */
   onSpawn(inner?: (pid: number) => void): ((pid: number) => void) | undefined;
   /** Ends what the sandbox started; the connections refused. */
@@ -24,13 +26,14 @@ function promptFileOf(logPath: string): string {
 
 /** Puts the invocation in its sandbox when the run has one; throws when the sandbox cannot be set up. */
 export async function enterSandbox(invocation: Invocation, agent: string, cwd: string, logPath: string, context: SandboxContext | null | undefined, tag: string): Promise<SandboxRun> {
-  if (!context) return { invocation, onSpawn: (inner) => inner, finish: () => Promise.resolve([]) };
+  if (!context) return { invocation, sealed: false, onSpawn: (inner) => inner, finish: () => Promise.resolve([]) };
   const promptFile = promptFileOf(logPath);
   const readable = [...context.readable, ...(existsSync(promptFile) ? [promptFile] : [])];
   const cgroup = sandboxCgroup(context.policy, tag);
   const boxed = await sandboxInvocation(invocation, agent, cwd, { ...context, readable });
   return {
     invocation: boxed.invocation,
+    sealed: true,
     onSpawn: (inner) => (pid) => {
       cgroup?.attach(pid);
       inner?.(pid);
