@@ -242,7 +242,7 @@ describe('config schema', () => {
   it('every key of the README table is in the schema, and the README example loads', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     // The first cell of each row of the table: one key, or several as `a` / `b`.
-    const cells = [...readme.matchAll(/^\| (`(?:loop|tasks|agent|manager|server|database|worker)\.[^|]+) \|/gm)].map((m) => m[1] ?? '');
+    const cells = [...readme.matchAll(/^\| (`(?:loop|tasks|agent|manager|server|database|worker|sandbox)\.[^|]+) \|/gm)].map((m) => m[1] ?? '');
     const keys = cells.flatMap((cell) => [...cell.matchAll(/`([a-z_.]+)`/g)].map((m) => m[1]));
     const { SETTINGS } = await import('../../src/config/settings.js');
     expect(keys.sort()).toEqual(SETTINGS.map((s) => s.key).sort());
