@@ -5,6 +5,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { renderSandbox } from '../../src/cli/commands/doctor.js';
+import { resolveNewRun } from '../../src/manager/new-run.js';
+import { runRequestSchema } from '../../src/manager/run-request.js';
 import { bwrapArgs, worktreeGitDirs } from '../../src/sandbox/bwrap-args.js';
 import { allowedHosts, baseUrlEndpoints, hostAllowed, type SandboxPolicy } from '../../src/sandbox/policy.js';
 import { probeSandbox } from '../../src/sandbox/probe.js';
@@ -72,4 +74,14 @@ it("a linked worktree's own and common git directories are writable in its sandb
     ...['--ro-bind', join(repo, '.git', 'hooks'), join(repo, '.git', 'hooks'), '--ro-bind', join(repo, '.git', 'config'), join(repo, '.git', 'config')],
     ...['--chdir', join(dir, 'wt')],
   ]);
+});
+
+it("POST /api/runs takes 'sandbox': true or the section's keys, validated and resolved as `ringmaster run` does", () => {
+  const dir = scratch.temp('ringmaster-sandbox-request-');
+  const spec = (sandbox: unknown) => resolveNewRun(runRequestSchema.parse({ workspace: dir, prompt: 'x', agent: 'command', agent_command: 'true', sandbox }), { RINGMASTER_HOME: dir }).spec.sandbox;
+  expect(spec(true)).toEqual({ network: 'agent', hide: [], allowWrite: [], allowHosts: [], memoryBytes: null, pids: null });
+  expect(spec({ network: 'none', allow_hosts: ['api.example.com'], hide: 'secrets,~/.config/x' })).toEqual({ network: 'none', hide: ['secrets', '~/.config/x'], allowWrite: [], allowHosts: ['api.example.com'], memoryBytes: null, pids: null });
+  expect(spec(false)).toBe(null);
+  expect(spec({ enabled: false, network: 'all' })).toBe(null);
+  expect(() => spec({ memory: 'lots' })).toThrow("sandbox.memory: expected a size like 100MB, 2GiB or 512KB (or 'none'), got \"lots\"");
 });
