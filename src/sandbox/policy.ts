@@ -93,12 +93,30 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-/** The host patterns an agent may reach under a policy (besides its loopback base URLs). */
+/** An `allow_hosts` entry with a port (`host:port`, `[::1]:port`) as an endpoint, or null for a plain host pattern. */
+export function endpointEntry(entry: string): Endpoint | null {
+  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(entry.trim());
+  return m?.[1] && m[2] ? { host: m[1].toLowerCase(), port: Number(m[2]) } : null;
+}
+
+/** The host patterns an agent may reach under a policy on ports 80 and 443 (entries with a port: see allowedEndpoints). */
 export function allowedHosts(policy: SandboxPolicy, agent: string, env: Readonly<Record<string, string | undefined>>): string[] {
   const own = agent === 'command' ? [] : (AGENT_HOSTS[agent] ?? []);
   const fromEnv = baseUrlEndpoints(env).filter((e) => !isLoopback(e.host)).map((e) => e.host);
   const packages = policy.network === 'packages' ? PACKAGE_HOSTS : [];
-  return [...new Set([...own, ...fromEnv, ...packages, ...policy.allowHosts.map((h) => h.toLowerCase())])];
+  const named = policy.allowHosts.filter((h) => endpointEntry(h) === null).map((h) => h.toLowerCase());
+  return [...new Set([...own, ...fromEnv, ...packages, ...named])];
+}
+
+/**
+ * The exact endpoints an agent may reach: loopback base URLs of its environment and `allow_hosts` entries with a
+ * port (`127.0.0.1:4010`, `db.internal:5432`). Loopback ones are bridged into the sandbox at the same address.
+ */
+export function allowedEndpoints(policy: SandboxPolicy, env: Readonly<Record<string, string | undefined>>): Endpoint[] {
+  const fromEnv = baseUrlEndpoints(env).filter((e) => isLoopback(e.host));
+  const entries = policy.allowHosts.map(endpointEntry).filter((e): e is Endpoint => e !== null);
+  const seen = new Set<string>();
+  return [...fromEnv, ...entries].filter((e) => !seen.has(`${e.host}:${e.port}`) && seen.add(`${e.host}:${e.port}`) !== undefined);
 }
 
 /** True when `host` matches one of the patterns (`*.example.com` matches its subdomains, not itself). */

@@ -16,10 +16,10 @@ export interface SandboxProxy {
   close(): Promise<void>;
 }
 
-/** Who may be reached: host patterns (any port), and exact loopback endpoints (a local model server). */
+/** Who may be reached: host patterns (ports 80 and 443), and exact endpoints (a local model server, `host:port` entries). */
 export interface ProxyRules {
   hosts: readonly string[];
-  loopback: readonly Endpoint[];
+  endpoints: readonly Endpoint[];
 }
 
 function splitHostPort(text: string, defaultPort: number): Endpoint | null {
@@ -30,7 +30,7 @@ function splitHostPort(text: string, defaultPort: number): Endpoint | null {
 
 /** True when the rules let the agent reach the endpoint. */
 export function endpointAllowed(rules: ProxyRules, to: Endpoint): boolean {
-  if (rules.loopback.some((e) => e.host === to.host && e.port === to.port)) return true;
+  if (rules.endpoints.some((e) => e.host === to.host && e.port === to.port)) return true;
   // Hosts by name only on the usual ports: a pattern never opens a host's every port.
   return (to.port === 443 || to.port === 80) && hostAllowed(to.host, rules.hosts);
 }

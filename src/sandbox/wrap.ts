@@ -7,7 +7,7 @@ import { isAbsolute, join } from 'node:path';
 import type { Invocation } from '../agents/types.js';
 import { bwrapArgs, statePaths } from './bwrap-args.js';
 import { FORWARDER_SCRIPT } from './forwarder.js';
-import { allowedHosts, baseUrlEndpoints, isLoopback, type Endpoint, type SandboxPolicy } from './policy.js';
+import { allowedEndpoints, allowedHosts, isLoopback, type Endpoint, type SandboxPolicy } from './policy.js';
 import { startProxy, type SandboxProxy } from './proxy.js';
 
 /** What one iteration's sandbox needs besides the invocation (plain data: it crosses to worker threads). */
@@ -41,9 +41,10 @@ export async function sandboxInvocation(invocation: Invocation, agent: string, c
   const filtered = policy.network === 'agent' || policy.network === 'packages';
   const socketDir = filtered ? mkdtempSync(join(tmpdir(), 'ringmaster-sandbox-')) : null;
   let proxy: SandboxProxy | null = null;
-  const loopback = baseUrlEndpoints(invocation.env).filter((e) => isLoopback(e.host));
+  const endpoints = allowedEndpoints(policy, invocation.env);
+  const loopback = endpoints.filter((e) => isLoopback(e.host));
   try {
-    if (socketDir !== null) proxy = await startProxy(join(socketDir, 'proxy.sock'), { hosts: allowedHosts(policy, agent, invocation.env), loopback });
+    if (socketDir !== null) proxy = await startProxy(join(socketDir, 'proxy.sock'), { hosts: allowedHosts(policy, agent, invocation.env), endpoints });
   } catch (error) {
     if (socketDir !== null) rmSync(socketDir, { recursive: true, force: true });
     throw error;

@@ -8,7 +8,7 @@ import { renderSandbox } from '../../src/cli/commands/doctor.js';
 import { resolveNewRun } from '../../src/manager/new-run.js';
 import { runRequestSchema } from '../../src/manager/run-request.js';
 import { bwrapArgs, worktreeGitDirs } from '../../src/sandbox/bwrap-args.js';
-import { allowedHosts, baseUrlEndpoints, hostAllowed, type SandboxPolicy } from '../../src/sandbox/policy.js';
+import { allowedEndpoints, allowedHosts, baseUrlEndpoints, hostAllowed, type SandboxPolicy } from '../../src/sandbox/policy.js';
 import { probeSandbox } from '../../src/sandbox/probe.js';
 import { endpointAllowed } from '../../src/sandbox/proxy.js';
 import { useScratch } from '../helpers/scratch.js';
@@ -27,7 +27,14 @@ it('an agent reaches its model API, the base URLs of its environment and sandbox
   expect(allowedHosts(POLICY, 'command', env)).toEqual(['gateway.corp', '*.example.com', 'models.internal']);
   expect(allowedHosts({ ...POLICY, network: 'packages' }, 'command', {})).toContain('registry.npmjs.org');
   expect([hostAllowed('a.example.com', ['*.example.com']), hostAllowed('example.com', ['*.example.com']), hostAllowed('evil-example.com', ['*.example.com'])]).toEqual([true, false, false]);
-  const rules = { hosts: ['api.anthropic.com'], loopback: [{ host: '127.0.0.1', port: 4010 }] };
+  const withPorts = { ...POLICY, allowHosts: ['127.0.0.1:4010', 'db.internal:5432', 'x.org'] };
+  expect(allowedHosts(withPorts, 'command', {})).toEqual(['x.org']);
+  expect(allowedEndpoints(withPorts, { OPENAI_BASE_URL: 'http://127.0.0.1:4010/v1', ANTHROPIC_BASE_URL: 'http://localhost:9' })).toEqual([
+    { host: 'localhost', port: 9 },
+    { host: '127.0.0.1', port: 4010 },
+    { host: 'db.internal', port: 5432 },
+  ]);
+  const rules = { hosts: ['api.anthropic.com'], endpoints: [{ host: '127.0.0.1', port: 4010 }] };
   expect([
     endpointAllowed(rules, { host: 'api.anthropic.com', port: 443 }),
     endpointAllowed(rules, { host: 'api.anthropic.com', port: 22 }),
