@@ -57,15 +57,16 @@ describe.skipIf(!support.ok)(`sandboxed agent (${support.ok ? 'bwrap works' : `s
     rmSync('/etc/x', { force: true });
   });
 
-  it('every escape fails, the workspace write succeeds, the refused connection is recorded, the daemon is gone', { timeout: 60_000 }, async () => {
+  it('every escape fails, the workspace write succeeds, the refused connection is recorded, the daemon is gone; resumed, still sandboxed', { timeout: 90_000 }, async () => {
     const marker = `ringmaster-escape-${process.pid}-a`;
     const env = cleanEnv({ HOME: home, RINGMASTER_HOME: data });
     const r = await runCli(['run', '--sandbox', '--agent-command', `${process.execPath} ${AGENT} ${port} ${marker}`, '--prompt', 'escape', '--max-iterations', '1', '--json', '-v'], { cwd: workspace, env });
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(2);
     const events = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     const said = events.filter((e) => e.type === 'agent_activity' || e.type === 'agent_output').map((e) => JSON.stringify(e)).join('\n');
-    const log = readFileSync(join(data, 'runs', String(events[0]?.run_id), 'iteration-1.log'), 'utf8');
-    const lines = log.split('\n').filter((l) => l.includes(': '));
+    const runId = String(events[0]?.run_id);
+    const attempts = (n: number): string[] => readFileSync(join(data, 'runs', runId, `iteration-${n}.log`), 'utf8').split('\n').filter((l) => l.includes(': '));
+    const lines = attempts(1);
     expect(lines).toEqual([
       'write ~/.bashrc: blocked EROFS',
       'write /etc/x: blocked EROFS',
@@ -85,6 +86,11 @@ describe.skipIf(!support.ok)(`sandboxed agent (${support.ok ? 'bwrap works' : `s
     const show = await runCli(['show', String(events[0]?.run_id), '--json'], { cwd: workspace, env });
     const shown = JSON.parse(show.stdout) as { run: { spec: { sandbox: unknown } } };
     expect(shown.run.spec.sandbox).toEqual({ network: 'agent', hide: [], allowWrite: [], allowHosts: [], memoryBytes: null, pids: null });
+    // Resumed (no --sandbox given): the stored policy holds for the next iteration too.
+    const resumed = await runCli(['resume', runId, '--max-iterations', '2', '--json'], { cwd: workspace, env });
+    expect(resumed.code).toBe(0);
+    expect(attempts(2)).toEqual(lines);
+    expect(readFileSync(join(home, '.bashrc'), 'utf8')).toBe('# original\n');
   });
 
   it('kill -9 of Ringmaster mid-iteration leaves no sandboxed process', { timeout: 60_000 }, async () => {
