@@ -7,11 +7,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { claudeFakeEnv, messageText, startFakeAnthropic, type FakeAnthropicServer } from '../fakes/anthropic-server.js';
-import { sandboxSupport } from '../../src/sandbox/probe.js';
+import { NO_BWRAP, SKIP_REASON } from '../helpers/sandbox.js';
 import { runCli } from '../helpers/cli.js';
 import { agentEnv, completedIterations, createSandbox, runArgs, runEvents, type Sandbox } from './real-cli.js';
 
-const support = sandboxSupport();
 let dirs: Sandbox;
 let server: FakeAnthropicServer | null = null;
 const outside = `/etc/ringmaster-sandbox-e2e-${process.pid}`;
@@ -32,7 +31,7 @@ afterEach(async () => {
   rmSync(outside, { force: true });
 });
 
-it.skipIf(!support.ok)(`claude in the sandbox: Bash cannot write outside the workspace, Write can inside, cost and session recorded${support.ok ? '' : ` (skipped: ${support.problem ?? ''})`}`, { timeout: 180_000 }, async () => {
+it.skipIf(NO_BWRAP)(`claude in the sandbox: Bash cannot write outside the workspace, Write can inside, cost and session recorded${SKIP_REASON}`, { timeout: 180_000 }, async () => {
   server = await startFakeAnthropic({
     conversations: [
       [

@@ -5,11 +5,10 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { codexFakeEnv, startFakeResponses, writeCodexHome, type FakeResponsesServer } from '../fakes/openai-responses-server.js';
-import { sandboxSupport } from '../../src/sandbox/probe.js';
+import { NO_BWRAP, SKIP_REASON } from '../helpers/sandbox.js';
 import { runCli } from '../helpers/cli.js';
 import { agentEnv, completedIterations, createSandbox, runArgs, runEvents, type Sandbox } from './real-cli.js';
 
-const support = sandboxSupport();
 let dirs: Sandbox;
 let server: FakeResponsesServer | null = null;
 const outside = `/etc/ringmaster-sandbox-codex-${process.pid}`;
@@ -24,7 +23,7 @@ afterEach(async () => {
   rmSync(outside, { force: true });
 });
 
-it.skipIf(!support.ok)(`codex in the sandbox: its shell writes in the workspace, not outside; cost and session recorded${support.ok ? '' : ` (skipped: ${support.problem ?? ''})`}`, { timeout: 180_000 }, async () => {
+it.skipIf(NO_BWRAP)(`codex in the sandbox: its shell writes in the workspace, not outside; cost and session recorded${SKIP_REASON}`, { timeout: 180_000 }, async () => {
   server = await startFakeResponses({
     conversations: [
       [

@@ -7,11 +7,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type * as PoolModule from '../../src/runner/iteration-pool.js';
 import type * as RegistryModule from '../../src/agents/registry.js';
-import { sandboxSupport } from '../../src/sandbox/probe.js';
+import { NO_BWRAP, SKIP_REASON } from '../helpers/sandbox.js';
 import { ROOT } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
 
-const support = sandboxSupport();
 const dist = (path: string): string => join(ROOT, 'dist', path);
 const { IterationPool } = (await import(dist('runner/iteration-pool.js'))) as typeof PoolModule;
 const { getAdapter } = (await import(dist('agents/registry.js'))) as typeof RegistryModule;
@@ -31,7 +30,7 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-it.skipIf(!support.ok)('an iteration in a worker thread runs in its sandbox; the refused connection comes back with the result', { timeout: 60_000 }, async () => {
+it.skipIf(NO_BWRAP)(`an iteration in a worker thread runs in its sandbox; the refused connection comes back with the result${SKIP_REASON}`, { timeout: 60_000 }, async () => {
   const ws = scratch.temp('ringmaster-sandbox-pool-');
   const data = scratch.temp('ringmaster-sandbox-pool-data-');
   mkdirSync(join(data, 'runs', 'r1'), { recursive: true });

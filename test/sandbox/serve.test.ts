@@ -5,11 +5,10 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { ServerMessage } from '../../src/server/schemas.js';
-import { sandboxSupport } from '../../src/sandbox/probe.js';
+import { NO_BWRAP, SKIP_REASON } from '../helpers/sandbox.js';
 import { ROOT } from '../helpers/cli.js';
 import { connect, startTestServer, useRepos, type TestServer } from '../server/harness.js';
 
-const support = sandboxSupport();
 const AGENT = join(ROOT, 'test', 'fixtures', 'agents', 'escape-agent.mjs');
 const repo = useRepos();
 let t: TestServer | null = null;
@@ -31,7 +30,7 @@ afterEach(async () => {
 
 type EventMessage = Extract<ServerMessage, { type: 'event' }>;
 
-it.skipIf(!support.ok)('POST /api/runs with a sandbox: the agent is confined, its refusal an event, the policy in the spec', { timeout: 60_000 }, async () => {
+it.skipIf(NO_BWRAP)(`POST /api/runs with a sandbox: the agent is confined, its refusal an event, the policy in the spec${SKIP_REASON}`, { timeout: 60_000 }, async () => {
   t = await startTestServer();
   const dir = repo();
   const client = await connect(t.base);
