@@ -124,6 +124,21 @@ function managerSection(r) {
   ];
 }
 
+function sandboxSection(r) {
+  return [
+    `## Sandbox per iteration — ${verdict(r.pass)}`,
+    '',
+    `${r.rounds} interleaved rounds of ${r.iterations} iterations, no-op agent \`${r.agent}\`, in-loop time. Medians over rounds.`,
+    '',
+    '| | ms per iteration | overhead against none |',
+    '|---|---|---|',
+    ...Object.entries(r.ms_per_iteration).map(([k, v]) => `| ${k} | ${range(v)} | ${k === 'none' ? '' : `${r.overhead_ms_per_iteration[k]} ms`} |`),
+    '',
+    `- Target: ${r.target}.`,
+    '',
+  ];
+}
+
 /** Writes RESULTS.md from the JSON results present in `dir`; returns its path. */
 export function writeReport(dir) {
   const overhead = read(dir, 'overhead');
@@ -131,6 +146,7 @@ export function writeReport(dir) {
   const stop = read(dir, 'stop-latency');
   const dashboard = read(dir, 'dashboard');
   const manager = read(dir, 'manager');
+  const sandbox = read(dir, 'sandbox');
   const first = overhead ?? big ?? stop ?? dashboard ?? manager;
   const m = first?.machine ?? {};
   const dates = [...new Set([overhead, big, stop, dashboard, manager].filter(Boolean).map((r) => r.date.slice(0, 16).replace('T', ' ')))];
@@ -152,8 +168,10 @@ export function writeReport(dir) {
     lines.push(`| dashboard | board of ${d.board.runs} runs in ${d.board.first_render_ms.median} ms; ${d.output.lines.toLocaleString('en-US')} lines in ${d.output.first_render_ms.median} ms, wheel-scroll p95 ${d.output.scroll.wheel.p95_ms} ms; board heap +${d.live.board_heap_growth_mib} MiB over ${d.live.lines_total.toLocaleString('en-US')} live lines | see below | ${verdict(d.pass)} |`);
   }
   if (manager) lines.push(`| loop manager | ${manager.loops} loops: event-loop p99 ${manager.event_loop_lag_ms.p99} ms, WebSocket p99 ${manager.ws_latency_ms.p99} ms, ${manager.rss_kb_per_active_loop} KiB RSS per loop | p99 < ${manager.targets.event_loop_lag_p99_ms} ms / < ${manager.targets.ws_latency_p99_ms} ms | ${verdict(manager.pass)} |`);
+  if (sandbox) lines.push(`| sandbox per iteration | +${sandbox.overhead_ms_per_iteration['sandbox network none']} ms (network none), +${sandbox.overhead_ms_per_iteration['sandbox network agent (proxy)']} ms (network agent) | ≤ 10 ms | ${verdict(sandbox.pass)} |`);
   lines.push('');
   if (overhead) lines.push(...overheadSection(overhead));
+  if (sandbox) lines.push(...sandboxSection(sandbox));
   if (big) lines.push(...bigSection(big));
   if (stop) lines.push(...stopSection(stop));
   if (dashboard) lines.push(...dashboardSection(dashboard));

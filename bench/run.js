@@ -7,6 +7,7 @@ import { benchBigOutput, benchBigOutputSizes } from './big-output.js';
 import { benchDashboard } from './dashboard.js';
 import { benchManager } from './manager.js';
 import { benchOverhead } from './overhead.js';
+import { benchSandbox } from './sandbox.js';
 import { ROOT, machine } from './lib/proc.js';
 import { writeReport } from './report.js';
 import { benchStartup } from './startup.js';
@@ -17,6 +18,7 @@ const int = (name, fallback) => (process.env[name] ? Number.parseInt(process.env
 
 const BENCHES = {
   overhead: () => benchOverhead({ rounds: int('BENCH_ROUNDS', 7), iterations: int('BENCH_ITERATIONS', 100) }),
+  sandbox: () => benchSandbox({ rounds: int('BENCH_SANDBOX_ROUNDS', 5), iterations: int('BENCH_SANDBOX_ITERATIONS', 30) }),
   'big-output': () =>
     process.env.BENCH_BIG_SIZES
       ? benchBigOutputSizes({ rounds: int('BENCH_BIG_ROUNDS', 3), sizesMib: process.env.BENCH_BIG_SIZES.split(',').map(Number) })

@@ -55,6 +55,11 @@ export interface SuperviseOptions {
    * that left its process group (a `setsid` daemon) are found by it and ended too. Default: a random one.
    */
   tag?: string;
+  /**
+   * Everything the process starts ends with it (a sandbox's own pid namespace, which the kernel empties when its
+   * first process dies): nothing is left to kill or sweep once it has exited, and the /proc scans are saved.
+   */
+  sealed?: boolean;
 }
 
 /** How a supervised process ended. */
@@ -267,7 +272,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   try {
     const { code, signal } = await exited;
     // The leader is gone; anything it left behind in its group goes too, before we wait for the pipes.
-    if (child.pid !== undefined && (reason as ExitReason) !== 'spawn_failed') {
+    if (child.pid !== undefined && (reason as ExitReason) !== 'spawn_failed' && options.sealed !== true) {
       if (!killing) killing = killGroup(child.pid, options.killGraceMs);
     }
     await killing;
@@ -278,7 +283,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     }
     // Whatever left the group (a `setsid` daemon) still carries the tag: ended in the background, off the
     // critical path between iterations (the run awaits it with the log before it reports its end).
-    swept = root !== null ? killTagged((t) => t === tag, options.killGraceMs, root).catch(() => []) : Promise.resolve([]);
+    swept = root !== null && options.sealed !== true ? killTagged((t) => t === tag, options.killGraceMs, root).catch(() => []) : Promise.resolve([]);
     // An escaped process may hold the pipes open: wait for the sweep then, and never more than 2 s after it.
     let pipesClosed = false;
     const pipes = Promise.all([stdoutDone, stderrDone]).then(() => {

@@ -201,6 +201,9 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
       case 'warning':
         err.write(`${paint(c, '33', 'WARNING:')} ${e.message}\n`);
         break;
+      case 'sandbox_blocked':
+        line(e.time, `  sandbox: iteration ${e.iteration} was refused a connection to ${e.host}:${e.port} (sandbox.network; sandbox.allow_hosts to allow it)`);
+        break;
       case 'pause_requested':
         line(e.time, e.now ? `Pause requested${e.by ? ` (by ${e.by})` : ''}: suspending the agent now...` : `Pause requested${e.by ? ` (by ${e.by})` : ''}: pausing after the current iteration...`);
         break;

@@ -8,7 +8,9 @@ import { builtInProcedures, promptLabel, type PromptSource } from '../prompt/com
 import type { NotifySettings, RunSpec } from '../runner/spec.js';
 import { hostname } from 'node:os';
 import { loadConfig, type FlagSetting, type LoadedConfig, type Sourced } from './load.js';
-import { SETTING_INFO, SETTINGS, type SettingKey } from './settings.js';
+import { SETTING_INFO, SETTINGS, type Settings, type SettingKey } from './settings.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
+import { assertSandboxUsable } from '../sandbox/probe.js';
 
 /** Flags of `ringmaster run` that shape the spec (already parsed from argv as strings/booleans). */
 export interface RunFlags {
@@ -45,6 +47,14 @@ export function resolveMaxIterations(flags: RunFlags, config: LoadedConfig, proc
 export interface ResolveOptions {
   /** 'manager': runs created through the server take manager.defaults.* where only a built-in default applies. */
   defaults?: 'cli' | 'manager';
+  /** false: a sandbox this machine cannot enforce is not refused (`config show`, a dry run). */
+  check?: boolean;
+}
+
+/** The sandbox policy of `sandbox.*`, or null when sandbox.enabled is false. */
+export function sandboxPolicy(s: Settings['sandbox']): SandboxPolicy | null {
+  if (!s.enabled) return null;
+  return { network: s.network, hide: s.hide, allowWrite: s.allow_write, allowHosts: s.allow_hosts, memoryBytes: s.memory, pids: s.pids };
 }
 
 /** Resolves the whole run spec for a workspace. */
@@ -118,7 +128,9 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
     },
     prices: config.prices,
     notify: notifySettings(config),
+    sandbox: sandboxPolicy(config.settings.sandbox),
   };
+  if (spec.sandbox && options.check !== false) assertSandboxUsable(spec.sandbox);
   return { spec, config, maxIterations };
 }
 

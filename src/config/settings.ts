@@ -7,7 +7,7 @@ import { priceOverridesSchema } from '../agents/price-schema.js';
 import { hooksSectionSchema } from './hooks.js';
 import { redactUrl, redactWebhookUrl } from '../core/url.js';
 import { DEFAULT_NOTIFY_ON, NOTIFY_EVENTS } from '../core/notify-events.js';
-import { byteSize, duration, flag, flagOrText, money, oneOf, optionalArgv, optionalDuration, optionalHttpUrl, optionalText, postgresUrl, stringList, text, webhookList, wholeNumber, wordList, type Webhook } from './value-schemas.js';
+import { byteSize, duration, flag, flagOrText, money, oneOf, optionalArgv, optionalCount, optionalDuration, optionalHttpUrl, optionalText, postgresUrl, stringList, text, webhookList, wholeNumber, wordList, type Webhook } from './value-schemas.js';
 
 /** `loop.*`: limits and pacing of a run. Defaults are given as a user would write them. */
 export const loopSchema = z.strictObject({
@@ -60,6 +60,17 @@ export const agentSchema = z.strictObject({
   auto_install: flagOrText()
     .prefault(false)
     .describe('install an agent CLI missing from PATH with npm into the data directory (agents/<name>), never globally: true, or the npm package spec to install (a pinned version, a tarball)'),
+});
+
+/** `sandbox.*`: the OS sandbox every iteration's agent runs in (docs/sandbox.md). */
+export const sandboxSchema = z.strictObject({
+  enabled: flag().prefault(false).describe("run every iteration's agent in an OS sandbox (bubblewrap): the workspace writable, the rest of the host read-only, secrets hidden"),
+  network: oneOf(['agent', 'none', 'all', 'packages']).prefault('agent').describe("what a sandboxed agent may reach: 'agent' (its model API, base URLs in the environment, sandbox.allow_hosts), 'packages' (that and the package registries), 'none', 'all'"),
+  hide: stringList('comma').prefault([]).describe('paths hidden from the agent besides ~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh, ~/.netrc, ~/.docker, ~/.kube and the data directory'),
+  allow_write: stringList('comma').prefault([]).describe('paths the agent may write besides the workspace and its own state (~/.claude...)'),
+  allow_hosts: stringList('comma').prefault([]).describe("hosts the agent may reach besides its own (ports 80 and 443; '*.example.com' for subdomains)"),
+  memory: byteSize().prefault('none').describe('memory cap of one sandboxed agent and everything it starts (cgroup v2)'),
+  pids: optionalCount().prefault('none').describe('process cap of one sandboxed agent (cgroup v2)'),
 });
 
 /** `manager.defaults.*`: the run settings of server-created runs where only a built-in default applies. */
@@ -119,6 +130,7 @@ export const SECTIONS = {
   database: databaseSchema,
   worker: workerSchema,
   notify: notifySchema,
+  sandbox: sandboxSchema,
 } as const;
 
 /** Groups of keys nested inside a section (a mapping in YAML, `_` in env names), by their full key. */
@@ -162,6 +174,7 @@ export const configFileSchema = z
     database: databaseSchema.optional(),
     worker: workerSchema.optional(),
     notify: notifySchema.optional(),
+    sandbox: sandboxSchema.optional(),
     procedures: z.record(z.string(), procedureSchema).optional().describe('your own OODA procedures, by name (--procedure NAME)'),
     prices: priceOverridesSchema.optional().describe('price overrides in USD per million tokens, by model (override data/prices.json)'),
     hooks: hooksSectionSchema.optional().describe("shell commands run at the task loop's lifecycle events (task_start, iteration_start, action, iteration_end, task_end, anomaly)"),
@@ -242,6 +255,13 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'database.url': { format: (v) => (typeof v === 'string' ? redactUrl(v) : 'none (SQLite in the data directory)') },
   'worker.concurrency': { format: plain },
   'worker.workdir': { format: (v) => (v === null ? '<data directory>/worker' : plain(v)) },
+  'sandbox.enabled': { flag: '--sandbox', format: plain },
+  'sandbox.network': { flag: '--sandbox-network', format: plain },
+  'sandbox.hide': { format: plain },
+  'sandbox.allow_write': { format: plain },
+  'sandbox.allow_hosts': { format: plain },
+  'sandbox.memory': { format: asBytes },
+  'sandbox.pids': { format: plain },
 };
 
 /** True for the name of a section of scalar settings. */

@@ -25,6 +25,14 @@ export function wholeNumber(min: number) {
     .pipe(z.number().min(min, { error: tooSmall }));
 }
 
+/** A whole number of at least 1, or 'none' (or 0): no cap (null). */
+export function optionalCount() {
+  const message = expected("expected a whole number (or 'none')");
+  return z
+    .union([z.null(), noneWord(message), z.int({ error: message }).min(0, { error: message }), z.string({ error: message }).regex(/^\s*\d+\s*$/, { error: message }).transform(Number)], { error: message })
+    .transform((v) => (v === 0 ? null : v));
+}
+
 const DURATION_TEXT = /^\s*(\d+(\.\d+)?|(\d+(\.\d+)?(ms|s|m|h|d))+)\s*$/;
 
 function durationMs(message: (issue: { input?: unknown }) => string) {

@@ -18,8 +18,16 @@ export function runFlagsFromRequest(request: RunRequest): RunFlags {
   const settings: RunFlags['settings'] = [];
   for (const { key, flag } of SETTING_FLAGS) {
     const field = flag.replace(/^--/, '').replace(/-/g, '_');
+    if (field === 'sandbox' && typeof request.sandbox === 'object') continue;
     const raw = rawOf(request, field);
     if (raw !== undefined) settings.push({ key, flag: field, raw });
+  }
+  if (typeof request.sandbox === 'object') {
+    const { enabled, ...rest } = request.sandbox;
+    settings.push({ key: 'sandbox.enabled', flag: 'sandbox.enabled', raw: String(enabled ?? true) });
+    for (const [name, value] of Object.entries(rest)) {
+      if (value !== undefined) settings.push({ key: `sandbox.${name}`, flag: `sandbox.${name}`, raw: Array.isArray(value) ? value.join(',') : String(value) });
+    }
   }
   return {
     ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),

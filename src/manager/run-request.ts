@@ -3,6 +3,22 @@
 // dashboard bundles this schema for the browser.
 import { z } from 'zod';
 
+const list = z.union([z.string(), z.array(z.string())]);
+
+/** `sandbox` of a run request: true, or the keys of the config's `sandbox` section (implying enabled). */
+export const sandboxRequestSchema = z.union([
+  z.boolean(),
+  z.strictObject({
+    enabled: z.boolean().optional(),
+    network: z.enum(['agent', 'none', 'all', 'packages']).optional(),
+    hide: list.optional(),
+    allow_write: list.optional(),
+    allow_hosts: list.optional(),
+    memory: z.union([z.string().min(1), z.number().int().nonnegative()]).optional(),
+    pids: z.union([z.string().min(1), z.number().int().nonnegative()]).optional(),
+  }),
+]);
+
 const durationOrSeconds = z.union([z.string().min(1), z.number().nonnegative()]).describe("a duration like '90s', '5m', '4h', or seconds");
 
 /** The body of POST /api/runs: `ringmaster run`'s options, snake_case. */
@@ -39,6 +55,7 @@ export const runRequestSchema = z
     iteration_timeout: durationOrSeconds.optional(),
     checkpoint_interval: z.number().int().nonnegative().optional(),
     worktree: z.boolean().optional(),
+    sandbox: sandboxRequestSchema.optional().describe("run every agent in an OS sandbox: true, or an object with the config's sandbox keys"),
   })
   .refine((body) => body.workspace !== undefined || body.repository !== undefined, {
     path: ['workspace'],

@@ -117,6 +117,8 @@ export const runEventSchema = z.discriminatedUnion('type', [
   event('stop_requested', { by: z.string().nullable() }),
   event('limits_changed', { max_iterations: nullableCount, by: z.string().nullable() }),
   event('warning', { message: z.string() }),
+  /** A connection the iteration's sandbox refused (sandbox.network): the host and port the agent tried. */
+  event('sandbox_blocked', { iteration: z.number().int().positive(), host: z.string(), port: z.number().int().nonnegative() }),
   event('rollback', {
     to_iteration: count,
     target_sha: z.string(),

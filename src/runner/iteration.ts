@@ -15,6 +15,9 @@ import { createSignalScanner, type SignalScanner } from '../core/signals.js';
 import { completionScannerFor, type CompletionRule } from './completion-rule.js';
 import type { ErrorKind, IterationResult } from '../core/types.js';
 import { createLineSplitter } from './line-splitter.js';
+import { enterSandbox, type SandboxRun } from './sandboxed.js';
+import type { SandboxContext } from '../sandbox/wrap.js';
+import type { Endpoint } from '../sandbox/policy.js';
 
 /** Runs one iteration somewhere (this thread, or a worker thread of a pool): see iteration-pool.ts. */
 export type IterationRunner = (input: IterationInput) => Promise<IterationOutcomeData>;
@@ -59,6 +62,8 @@ export interface IterationInput {
   onSpawn?: (pid: number) => void;
   /** Tag of the agent's process tree (RINGMASTER_AGENT_TAG), e.g. iterationTag(runId, n); default random. */
   tag?: string;
+  /** The sandbox the agent runs in (RunSpec.sandbox), or none. */
+  sandbox?: SandboxContext | null;
 }
 
 /** The result plus what only the runner needs (cumulative session cost, malformed line count). */
@@ -73,6 +78,8 @@ export interface IterationOutcomeData {
   warnings: string[];
   /** The agent's own text (assistant text; not tool output, not the echoed prompt), its last 64 KiB. */
   text: string;
+  /** Connections the sandbox refused (host and port), in order; absent when none. */
+  blocked?: Endpoint[];
 }
 
 /** Error kinds by how much they explain a failure: a higher one wins when several are seen. */
@@ -201,6 +208,12 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   } catch (error) {
     return failed(`${adapter.name}: ${(error as Error).message}`, 'spawn_failed');
   }
+  let boxed: SandboxRun;
+  try {
+    boxed = await enterSandbox(invocation, adapter.name, input.cwd, input.logPath, input.sandbox, input.tag ?? `${process.pid}-${Date.now()}`);
+  } catch (error) {
+    return failed(`sandbox: ${(error as Error).message}`, 'spawn_failed');
+  }
 
   // Messages never carry the secrets of the agent's environment and command line. What the agent prints comes
   // from the supervisor already redacted (as it is in the log), so parsed events and live activity are too.
@@ -228,7 +241,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       : (text: string) => splitter.push(text);
 
   const exit: SupervisedExit = await supervise({
-    invocation,
+    invocation: boxed.invocation,
     cwd: input.cwd,
     logPath: input.logPath,
     idleTimeoutMs: input.idleTimeoutMs,
@@ -242,9 +255,11 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     ...(input.suspend ? { suspend: input.suspend } : {}),
     onStdout,
     onStderr: input.onActivity ? (text, offset) => input.onActivity?.({ kind: 'output', stream: 'stderr', offset, text }) : undefined,
-    onSpawn: input.onSpawn,
+    onSpawn: boxed.onSpawn(input.onSpawn),
     tag: input.tag,
+    sealed: boxed.sealed,
   });
+  const blocked = await boxed.finish();
   if (adapter.format === 'text') scan(echo.end());
   if (adapter.format === 'jsonl') {
     splitter.end();
@@ -313,6 +328,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     sessionCumulativeCost: spend.sessionCumulativeCost,
     logClosed: exit.logClosed,
     text: ownText.value(),
+    ...(blocked.length > 0 ? { blocked } : {}),
     result: {
       exitCode: exit.exitCode,
       exitSignal: exit.exitSignal,

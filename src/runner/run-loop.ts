@@ -1,5 +1,6 @@
 // The imperative shell of one run: ask the program what to run, run an iteration, let the program judge it,
 // ask decide(), pause or sleep at the boundary, repeat. Everything with side effects comes in through RunDeps.
+import { dirname } from 'node:path';
 import { getAdapter } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { decide, initialState, limitReached, runtimeUsedMs } from '../core/decide.js';
@@ -13,6 +14,7 @@ import { eventUnit, iterationEvents } from './iteration-events.js';
 import { InFlight } from './in-flight.js';
 import { runSpendGuard } from './spend-guard.js';
 import { runIteration, type IterationOutcomeData } from './iteration.js';
+import { sandboxProblem } from './sandboxed.js';
 import { ensureAgentClis, withBinDirs } from './agent-install.js';
 import { promptProgram, type ProgramContext, type ProgramSettlement, type ProgramStep, type ProgramStop, type ProgramWait } from './program.js';
 import type { RunSpec } from './spec.js';
@@ -109,6 +111,9 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       message = error.message;
     }
   }
+  // A sandbox this machine cannot enforce (a run resumed or taken over elsewhere) ends the run: never unsandboxed.
+  const refused = final === null ? sandboxProblem(spec.sandbox) : null;
+  if (refused !== null) [final, message] = [FATAL, refused];
   /** The time agents spent suspended (`pause --now`) already taken out of the runtime. */
   let suspendedAccounted = deps.pause?.suspend?.suspendedMs() ?? 0;
   let waitUntil: number | null = resume?.wait?.until ?? null;
@@ -260,6 +265,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
         ...(deps.pause?.suspend ? { suspend: deps.pause.suspend } : {}),
         onSpawn: deps.onAgentSpawn ? (pid) => deps.onAgentSpawn?.(runId, iteration, pid) : undefined,
         tag: iterationTag(runId, iteration),
+        sandbox: spec.sandbox ? { policy: spec.sandbox, dataDir: dirname(dirname(dirname(logPath))), readable: [] } : null,
         onActivity: activitySink,
       });
       running.add(outcome.then((data) => ({ step: ranStep, iteration, adapter, logPath, data })));
@@ -332,6 +338,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     programWaits = false;
     for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit })) emit(e);
     for (const warning of outcome.warnings) emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${warning}` });
+    for (const to of outcome.blocked ?? []) emit({ type: 'sandbox_blocked', time: deps.now(), iteration, host: to.host, port: to.port });
     if (outcome.malformedLines > 0) {
       emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${outcome.malformedLines} malformed output line(s) from ${adapter.name} skipped (see ${logPath})` });
     }

@@ -5,6 +5,7 @@ import type { Limits } from '../core/types.js';
 import type { PriceTable } from '../agents/pricing.js';
 import type { PromptSource } from '../prompt/compose.js';
 import type { NotifyEvent } from '../core/notify-events.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 
 /** The agent part of a run spec. */
 export interface AgentSettings {
@@ -53,6 +54,8 @@ export interface RunSpec {
   prices: PriceTable;
   /** Absent in specs stored before notifications existed (notify.on's default, no command). */
   notify?: NotifySettings;
+  /** The sandbox every iteration's agent runs in (docs/sandbox.md); null or absent = none. */
+  sandbox?: SandboxPolicy | null;
 }
 
 /**

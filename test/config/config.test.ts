@@ -125,7 +125,7 @@ describe('errors name the file and line, the key, what was expected and what was
     ['bad duration', 'loop:\n  cooldown: 1s\n  max_runtime: forever\n', `:3: loop.max_runtime: expected a duration like 90s, 5m or 4h (or 'none'), got "forever"`],
     ['bad number', 'loop:\n  failure_threshold: 0\n', ':2: loop.failure_threshold: must be at least 1, got 0'],
     ['not a number', 'loop:\n  failure_threshold: [3]\n', ':2: loop.failure_threshold: expected a whole number, got [3]'],
-    ['unknown section', 'loops:\n  cooldown: 1s\n', ':1: loops: unknown section (expected one of: loop, tasks, agent, manager, server, database, worker, notify, procedures, prices, hooks)'],
+    ['unknown section', 'loops:\n  cooldown: 1s\n', ':1: loops: unknown section (expected one of: loop, tasks, agent, manager, server, database, worker, notify, sandbox, procedures, prices, hooks)'],
     ['procedure missing a phase', 'procedures:\n  x:\n    observe: a.md\n    orient: b.md\n    decide: c.md\n', ':2: procedures.x.act: missing (expected: a non-empty string)'],
     ['procedure with an unknown key', 'procedures:\n  x:\n    observe: a.md\n    orient: b.md\n    decide: c.md\n    act: d.md\n    ack: e.md\n', ':2: procedures.x: unknown key ack'],
     ['negative price', 'prices:\n  my-model:\n    input: 1\n    output: -4\n', ':4: prices.my-model.output: must be at least 0, got -4'],
@@ -217,7 +217,7 @@ describe('config schema', () => {
     };
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(schema.additionalProperties).toBe(false);
-    expect(Object.keys(schema.properties)).toEqual(['loop', 'tasks', 'agent', 'manager', 'server', 'database', 'worker', 'notify', 'procedures', 'prices', 'hooks']);
+    expect(Object.keys(schema.properties)).toEqual(['loop', 'tasks', 'agent', 'manager', 'server', 'database', 'worker', 'notify', 'sandbox', 'procedures', 'prices', 'hooks']);
     expect(Object.keys(schema.properties.notify?.properties ?? {})).toEqual(['on', 'webhooks', 'command']);
     expect(schema.properties.notify?.properties?.on?.default).toEqual(['completed', 'failed', 'limit', 'waiting', 'no_progress', 'budget']);
     const loop = schema.properties.loop?.properties ?? {};
@@ -244,7 +244,7 @@ describe('config schema', () => {
   it('every key of the README table is in the schema, and the README example loads', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     // The first cell of each row of the table: one key, or several as `a` / `b`.
-    const cells = [...readme.matchAll(/^\| (`(?:loop|tasks|agent|manager|server|database|worker|notify)\.[^|]+) \|/gm)].map((m) => m[1] ?? '');
+    const cells = [...readme.matchAll(/^\| (`(?:loop|tasks|agent|manager|server|database|worker|notify|sandbox)\.[^|]+) \|/gm)].map((m) => m[1] ?? '');
     const keys = cells.flatMap((cell) => [...cell.matchAll(/`([a-z_.]+)`/g)].map((m) => m[1]));
     const { SETTINGS } = await import('../../src/config/settings.js');
     expect(keys.sort()).toEqual(SETTINGS.map((s) => s.key).sort());

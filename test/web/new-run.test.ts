@@ -15,10 +15,11 @@ describe('validateNewRun', () => {
       failureThreshold: '2',
       checkpointInterval: '0',
       worktree: true,
+      sandbox: true,
     });
     expect(result).toEqual({
       ok: true,
-      body: { workspace: '/work/app', prompt: 'Fix the tests', agent: 'codex', max_iterations: 20, max_cost: '$15', max_runtime: '4h', failure_threshold: 2, checkpoint_interval: 0, worktree: true },
+      body: { workspace: '/work/app', prompt: 'Fix the tests', agent: 'codex', max_iterations: 20, max_cost: '$15', max_runtime: '4h', failure_threshold: 2, checkpoint_interval: 0, worktree: true, sandbox: true },
     });
   });
 

@@ -9,7 +9,7 @@ import { parseRunArgs, runFlagsFrom, workspaceFrom } from './run.js';
 function show(rest: string[], io: CliIO): number {
   const { values } = parseRunArgs(rest);
   const workspace = workspaceFrom(values, io);
-  const { config: loaded, maxIterations, spec } = resolveRun(workspace, io.env, runFlagsFrom(values));
+  const { config: loaded, maxIterations, spec } = resolveRun(workspace, io.env, runFlagsFrom(values), { check: false });
   const rows: Array<{ key: string; value: string; source: string }> = [];
   rows.push({ key: 'max_iterations', value: maxIterations.value === null ? 'unlimited' : String(maxIterations.value), source: maxIterations.source });
   for (const setting of SETTINGS) {

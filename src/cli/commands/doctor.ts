@@ -7,6 +7,7 @@ import { AGENT_CLIS, PACKAGE_BIN_DIR, diagnoseAgents, findAgentCli, type AgentCl
 import { EXIT, UsageError } from '../../core/errors.js';
 import { installedAgentBinary } from '../../runner/agent-install.js';
 import { dataDir } from '../../store/paths.js';
+import { sandboxSupport, type SandboxSupport } from '../../sandbox/probe.js';
 import type { CliIO, Command } from '../command.js';
 import { flagProblem } from '../flag-problem.js';
 
@@ -75,6 +76,15 @@ async function install(cli: AgentCli, yes: boolean, io: CliIO): Promise<number> 
   return code;
 }
 
+/** The sandbox's lines of `doctor`: whether --sandbox works here, why not and how to fix it, and the caps. */
+export function renderSandbox(s: SandboxSupport): string {
+  const lines = s.ok
+    ? [`sandbox  works    ${s.version ?? 'bubblewrap'} (recommended: ringmaster run --sandbox, or sandbox.enabled: true)`]
+    : [`sandbox  unavailable  ${s.problem ?? ''}`, `         fix: ${s.fix ?? ''}`];
+  lines.push(`         caps: ${s.caps.ok ? 'sandbox.memory and sandbox.pids supported (cgroup v2)' : `sandbox.memory / sandbox.pids unsupported: ${s.caps.problem ?? ''}`}`);
+  return `${lines.join('\n')}\n`;
+}
+
 async function doctor(args: string[], io: CliIO): Promise<number> {
   let parsed;
   try {
@@ -92,6 +102,11 @@ async function doctor(args: string[], io: CliIO): Promise<number> {
     if (!cli) throw new UsageError(`unknown agent '${values.install}' (known: ${AGENT_CLIS.map((a) => a.name).join(', ')})`);
     return install(cli, values.yes === true, io);
   }
+  if (positionals.length === 1 && positionals[0] === 'sandbox') {
+    const support = sandboxSupport();
+    io.stdout.write(values.json === true ? `${JSON.stringify(support, null, 2)}\n` : renderSandbox(support));
+    return EXIT.success;
+  }
   const clis = positionals.length === 0 ? AGENT_CLIS : positionals.map((name) => {
     const cli = findAgentCli(name);
     if (!cli) throw new UsageError(`unknown agent '${name}' (known: ${AGENT_CLIS.map((a) => a.name).join(', ')})`);
@@ -101,6 +116,7 @@ async function doctor(args: string[], io: CliIO): Promise<number> {
   const home = dataDir(io.env);
   const reports = await diagnoseAgents(clis, { env: io.env, isRoot, extraBinDirs: [PACKAGE_BIN_DIR], installedBinary: (name) => installedAgentBinary(home, name) });
   io.stdout.write(values.json === true ? `${JSON.stringify(reports, null, 2)}\n` : render(reports));
+  if (values.json !== true && positionals.length === 0) io.stdout.write(`\n${renderSandbox(sandboxSupport())}`);
   return EXIT.success;
 }
 
@@ -108,6 +124,7 @@ async function doctor(args: string[], io: CliIO): Promise<number> {
 export const doctorCommand: Command = {
   name: 'doctor',
   usage: `Usage: ringmaster doctor [AGENT...] [--json]
+       ringmaster doctor sandbox [--json]
        ringmaster doctor --install AGENT [--yes]
 
 For each agent CLI (${AGENT_CLIS.map((a) => a.name).join(', ')}): found or missing on PATH (where
@@ -115,6 +132,10 @@ For each agent CLI (${AGENT_CLIS.map((a) => a.name).join(', ')}): found or missi
 the data directory, is noted, not counted), its version, and the credentials it would use (environment variable
 names and login files; values are never printed). As root it notes that claude needs IS_SANDBOX=1 for
 --dangerously-skip-permissions.
+
+Then whether 'run --sandbox' works on this machine (bubblewrap, user namespaces, AppArmor, macOS), how to make it
+work if not, and whether sandbox.memory / sandbox.pids can be enforced (cgroup v2). 'doctor sandbox' prints only
+that ('--json': { ok, version, problem, fix, caps }).
 
 --install AGENT  runs 'npm install -g <package>' after asking y/N on a terminal; without a terminal
                  it refuses unless --yes is given.

@@ -34,6 +34,8 @@ export const RUN_OPTIONS = {
   'iteration-timeout': { type: 'string' },
   'checkpoint-interval': { type: 'string' },
   worktree: { type: 'boolean' },
+  sandbox: { type: 'boolean' },
+  'sandbox-network': { type: 'string' },
   repository: { type: 'string' },
   branch: { type: 'string' },
   'dry-run': { type: 'boolean' },
@@ -64,7 +66,7 @@ export function runFlagsFrom(values: RunValues): RunFlags {
   const settings: RunFlags['settings'] = [];
   for (const { key, flag } of SETTING_FLAGS) {
     const raw = (values as Record<string, unknown>)[flag.slice(2)];
-    if (typeof raw === 'string') settings.push({ key, flag, raw });
+    if (typeof raw === 'string' || raw === true) settings.push({ key, flag, raw: String(raw) });
   }
   return {
     prompt: values.prompt,
@@ -153,6 +155,11 @@ Limits (config keys in parentheses):
   --idle-timeout DUR        kill an iteration without output for DUR (loop.idle_timeout; default 30m)
   --iteration-timeout DUR   kill an iteration running longer than DUR (loop.iteration_timeout; default none)
   --checkpoint-interval N   git checkpoint every N iterations, 0 = off (loop.checkpoint_interval; default 5)
+
+Sandbox (Linux, bubblewrap; README "Sandbox"):
+  --sandbox                 run every agent in an OS sandbox: workspace writable, host read-only, secrets hidden
+                            (sandbox.enabled; exit 64 where it cannot work: see 'ringmaster doctor')
+  --sandbox-network NET     agent (default: its model API and base URLs), packages, none or all (sandbox.network)
 
 Output:
   --cwd DIR                 workspace directory (default: the current directory)

@@ -39,7 +39,7 @@ function runFlags(values: Values): RunFlags {
   const settings: RunFlags['settings'] = [];
   for (const { key, flag } of SETTING_FLAGS) {
     const raw = (values as Record<string, unknown>)[flag.slice(2)];
-    if (typeof raw === 'string') settings.push({ key, flag, raw });
+    if (typeof raw === 'string' || raw === true) settings.push({ key, flag, raw: String(raw) });
   }
   return { maxIterations: values['max-iterations'], unlimited: values.unlimited, settings };
 }

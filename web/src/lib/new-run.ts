@@ -29,6 +29,8 @@ export interface NewRunForm {
   iterationTimeout: string;
   checkpointInterval: string;
   worktree: boolean;
+  /** Run every agent in an OS sandbox (`sandbox: true`). */
+  sandbox: boolean;
 }
 
 /** A blank form. */
@@ -54,6 +56,7 @@ export const EMPTY_FORM: NewRunForm = {
   iterationTimeout: '',
   checkpointInterval: '',
   worktree: false,
+  sandbox: false,
 };
 
 /** Field name -> the message to show under it. */
@@ -129,6 +132,7 @@ export function validateNewRun(form: NewRunForm): Validated {
     else body.max_iterations = n;
   }
   if (form.worktree) body.worktree = true;
+  if (form.sandbox) body.sandbox = true;
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, body };
 }
 

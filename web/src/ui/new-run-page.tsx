@@ -164,6 +164,9 @@ export default function NewRunPage() {
       <label className="inline">
         <input type="checkbox" checked={form.worktree} onChange={(e) => set('worktree', e.target.checked)} /> run in a fresh git worktree (--worktree)
       </label>
+      <label className="inline">
+        <input type="checkbox" checked={form.sandbox} onChange={(e) => set('sandbox', e.target.checked)} /> run every agent in an OS sandbox (--sandbox)
+      </label>
       {create.isError && (
         <p className="error" role="alert" data-testid="server-error">
           {create.error.message}
