@@ -14,6 +14,7 @@ export { ClaimInterruptedError, type ClaimInfo } from './claim.js';
 import type { IterationRunner } from '../runner/iteration.js';
 import type { LoopProgram } from '../runner/program.js';
 import { startLease } from '../runner/lease.js';
+import { createChangeTracker } from '../runner/change-tracking.js';
 import { createRecorder, type Recorder } from '../runner/recorder.js';
 import { stateFromRows } from '../runner/resume-state.js';
 import { abortableSleep, runLoop, type ResumePoint, type RunSummary } from '../runner/run-loop.js';
@@ -248,6 +249,7 @@ export class RunController {
           pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed(), suspend: this.suspension },
           handOver: () => this.handOverRequested && this.stopBy === undefined && (this.pauseRequest === null || this.isPaused),
           fatalError: () => this.fatal,
+          ...(gitEnabled && spec.trackChanges !== false ? { changes: createChangeTracker({ discardFailed: spec.discardFailed === true }) } : {}),
           ...(program ? { program } : {}),
           logPath: (id, n) => iterationLogPath(dir, id, n),
           ...(this.options.runIteration ? { runIteration: this.options.runIteration } : {}),

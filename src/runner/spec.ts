@@ -38,6 +38,10 @@ export interface RunSpec {
   maxLogBytes?: number | null;
   agent: AgentSettings;
   prices: PriceTable;
+  /** loop.track_changes: files_changed per iteration in a git workspace. Absent in specs stored before it existed (on). */
+  trackChanges?: boolean;
+  /** loop.discard_failed (or its alias tasks.rollback_failed_iterations). Absent in older specs (off). */
+  discardFailed?: boolean;
 }
 
 /**

@@ -1,0 +1,66 @@
+// What an iteration changed in a workspace, observed without touching the user's index or HEAD: the files under
+// the workspace (tracked and untracked, .gitignore respected) written as a git tree through a temporary index
+// seeded from the real one (its stat data spares hashing unchanged files), and two such trees compared.
+import { randomUUID } from 'node:crypto';
+import { copyFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { git } from './git-exec.js';
+
+/** How a path changed between two trees. */
+export type FileChangeKind = 'added' | 'modified' | 'deleted';
+
+/** One changed path, relative to the workspace. */
+export interface FileChange {
+  path: string;
+  change: FileChangeKind;
+}
+
+/** Paths kept in an iteration's record (the total is always counted). */
+export const MAX_FILES_CHANGED = 1000;
+
+/** The real index file of the worktree around `dir` (a linked worktree has its own). */
+export async function gitIndexPath(dir: string): Promise<string> {
+  const out = (await git(dir, ['rev-parse', '--git-path', 'index'])).stdout.trim();
+  return isAbsolute(out) ? out : resolve(dir, out);
+}
+
+/** A fresh path for a temporary index (in the system's temp directory). */
+export function tempIndexPath(): string {
+  return join(tmpdir(), `ringmaster-index-${process.pid}-${randomUUID()}`);
+}
+
+/**
+ * Writes the files under `dir` as a tree (of the whole repository: paths outside `dir` as the index has them)
+ * and returns its id. `indexFile` is the real index (see gitIndexPath); it is copied, never written. With
+ * `keepIndexCopy`, a pristine copy of the real index is left at that path (to restore it later).
+ */
+export async function snapshotTree(dir: string, indexFile: string, keepIndexCopy?: string): Promise<string> {
+  const temp = tempIndexPath();
+  try {
+    await copyFile(indexFile, temp).catch(() => undefined);
+    if (keepIndexCopy !== undefined) await copyFile(indexFile, keepIndexCopy).catch(() => undefined);
+    const env = { GIT_INDEX_FILE: temp };
+    await git(dir, ['add', '--all', '--', '.'], { env });
+    return (await git(dir, ['write-tree'], { env })).stdout.trim();
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+const KIND: Record<string, FileChangeKind> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted' };
+
+/** Every path under `dir` that differs between two trees (no rename detection), Ringmaster's own directory excepted. */
+export async function diffTrees(dir: string, before: string, after: string): Promise<FileChange[]> {
+  if (before === after) return [];
+  const out = await git(dir, ['diff-tree', '-r', '-z', '--no-renames', '--name-status', '--relative', before, after]);
+  const fields = out.stdout.split('\0');
+  const changes: FileChange[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const status = fields[i] ?? '';
+    const path = fields[i + 1] ?? '';
+    if (path === '' || path === '.ringmaster' || path.startsWith('.ringmaster/')) continue;
+    changes.push({ path, change: KIND[status[0] ?? ''] ?? 'modified' });
+  }
+  return changes;
+}
