@@ -34,7 +34,7 @@ export async function runInTerminal(io: CliIO, options: SessionOptions): Promise
   const target = { out: io.stdout, err: io.stderr };
   const render = options.json
     ? jsonRenderer(target)
-    : humanRenderer(target, { color: useColor(io.stdout, io.env), maxRuntimeMs: spec.limits.maxRuntimeMs, maxCostUsd: spec.limits.maxCostUsd });
+    : humanRenderer(target, { color: useColor(io.stdout, io.env), maxRuntimeMs: spec.limits.maxRuntimeMs, maxCostUsd: spec.limits.maxCostUsd, verbose: options.verbose === true });
   const store = await openStore({ env: io.env, workspace: options.workspace, databaseUrl: configuredDatabaseUrl(options.workspace, io.env) });
   const controller = new RunController({
     store,
