@@ -1,0 +1,138 @@
+// What change tracking (loop.track_changes) and checkpoints cost per iteration on a typical repository (2,000 files
+// in 100 directories, one commit), each against the same run without it, interleaved round by round:
+// - whole process: `ringmaster run` of an agent that changes one file and adds one per iteration, with
+//   tracking off + checkpoints off (the baseline), tracking on, checkpoints every iteration (tracking off), both;
+// - in process, on the same repository and changes: today's checkpoint (git plumbing on a temporary index) against
+//   the porcelain one it replaced (`git add` + `git commit -- <workspace>`, still the fallback: commitWorkspace),
+//   and one iteration's snapshots (before, after, diff).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AGENTS, CLI, NODE, ROOT, jsonLines, median, now, run, summary } from './lib/proc.js';
+
+const AGENT = join(AGENTS, 'touch.sh');
+const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' };
+
+/** A repository of `files` files of ~2 KB in 100 directories, committed. */
+function typicalRepo(files) {
+  const dir = mkdtempSync(join(tmpdir(), 'rm-bench-changes-'));
+  for (let i = 0; i < files; i++) {
+    const sub = join(dir, 'src', `d${i % 100}`);
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, `f${i}.ts`), `export const v${i} = ${i};\n${'// filler line of a source file\n'.repeat(60)}`);
+  }
+  writeFileSync(join(dir, 'PROMPT.md'), 'work\n');
+  writeFileSync(join(dir, '.gitignore'), 'node_modules/\n');
+  const git = (...args) => execFileSync('git', args, { cwd: dir, env: gitEnv });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'initial');
+  // As in a repository worked in for a while: an index written after the files (not "racily clean", which would make
+  // every git command hash every file again), as the user's next `git status` leaves it.
+  execFileSync('sleep', ['1.1']);
+  git('update-index', '-q', '--really-refresh');
+  git('status', '--porcelain');
+  return dir;
+}
+
+const VARIANTS = {
+  baseline: { track: 'false', interval: '0' },
+  tracking: { track: 'true', interval: '0' },
+  checkpoints: { track: 'false', interval: '1' },
+  both: { track: 'true', interval: '1' },
+};
+
+async function cliRound(variant, n, cwd, home) {
+  const v = VARIANTS[variant];
+  const args = [CLI, 'run', '--agent-command', AGENT, '--max-iterations', String(n), '--cwd', cwd, '--checkpoint-interval', v.interval, '--json'];
+  const env = { ...gitEnv, RINGMASTER_HOME: home, RINGMASTER_LOOP_TRACK_CHANGES: v.track };
+  const r = await run(NODE, args, { cwd, capture: true, env });
+  const events = jsonLines(r.stdout);
+  const started = events.find((e) => e.type === 'run_started');
+  const finished = events.find((e) => e.type === 'run_finished');
+  const completed = events.filter((e) => e.type === 'iteration_completed');
+  if (r.code !== 2 || !started || !finished || completed.length !== n) throw new Error(`${variant}: exit ${r.code}, ${completed.length}/${n}\n${r.stderr}`);
+  if (v.track === 'true' && completed.some((e) => e.changes?.files_changed_total !== 2)) throw new Error(`${variant}: files_changed not 2`);
+  return (finished.time - started.time) / n;
+}
+
+/** In process: one checkpoint by each path, and one iteration's snapshots, on the same repository. */
+async function inProcessRound(cwd, reset) {
+  const { checkpoint, commitWorkspace } = await import(join(ROOT, 'dist', 'git', 'checkpoint.js'));
+  const { gitIndexPath, snapshotTree, diffTrees } = await import(join(ROOT, 'dist', 'git', 'changes.js'));
+  const row = {};
+  const change = (i) => writeFileSync(join(cwd, 'src', 'changed.txt'), `${i} ${Math.random()}\n`);
+  let t = now();
+  change(1);
+  await commitWorkspace(cwd, 'porcelain');
+  row.porcelainMs = now() - t;
+  change(2);
+  t = now();
+  const fast = await checkpoint(cwd, 'bench', 1);
+  row.plumbingMs = now() - t;
+  if (!fast.committed) throw new Error('plumbing checkpoint did not commit');
+  const index = await gitIndexPath(cwd);
+  t = now();
+  const before = await snapshotTree(cwd, index, join(tmpdir(), `rm-bench-index-${process.pid}`));
+  row.beforeMs = now() - t;
+  change(3);
+  t = now();
+  const after = await snapshotTree(cwd, index);
+  const files = await diffTrees(cwd, before, after);
+  row.afterAndDiffMs = now() - t;
+  if (files.length !== 1) throw new Error(`diff found ${files.length} files`);
+  rmSync(join(tmpdir(), `rm-bench-index-${process.pid}`), { force: true });
+  reset();
+  return row;
+}
+
+/** Runs `rounds` interleaved rounds and returns the result object. */
+export async function benchChanges({ rounds, iterations: n, files }) {
+  const cwd = typicalRepo(files);
+  const home = mkdtempSync(join(tmpdir(), 'rm-bench-changes-home-'));
+  const git = (...args) => execFileSync('git', args, { cwd, env: gitEnv });
+  const initial = git('rev-parse', 'HEAD').toString().trim();
+  const reset = () => {
+    git('reset', '-q', '--hard', initial);
+    git('clean', '-q', '-fdx');
+  };
+  const rows = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const row = { round };
+      const order = round % 2 === 0 ? Object.keys(VARIANTS) : Object.keys(VARIANTS).reverse();
+      for (const variant of order) {
+        row[variant] = await cliRound(variant, n, cwd, home);
+        reset();
+      }
+      Object.assign(row, await inProcessRound(cwd, reset));
+      rows.push(row);
+      process.stderr.write(`  changes round ${round + 1}/${rounds}: ${Object.keys(VARIANTS).map((v) => `${v} ${row[v].toFixed(2)}`).join(', ')} ms/it; checkpoint porcelain ${row.porcelainMs.toFixed(1)} ms, plumbing ${row.plumbingMs.toFixed(1)} ms\n`);
+    }
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  }
+  const med = (key) => median(rows.map((r) => r[key]));
+  const tracking = med('tracking') - med('baseline');
+  return {
+    name: 'changes',
+    agent: 'bench/agents/touch.sh (changes one tracked file, adds one untracked file)',
+    repository: `${files} files of ~2 KB in 100 directories, one commit`,
+    iterations: n,
+    rounds,
+    ms_per_iteration: Object.fromEntries(Object.keys(VARIANTS).map((v) => [v, summary(rows.map((r) => r[v]), 3)])),
+    tracking_cost_ms_per_iteration: Math.round(tracking * 100) / 100,
+    checkpoint_cost_ms_per_iteration: Math.round((med('checkpoints') - med('baseline')) * 100) / 100,
+    in_process_ms: {
+      checkpoint_porcelain: summary(rows.map((r) => r.porcelainMs), 2),
+      checkpoint_plumbing: summary(rows.map((r) => r.plumbingMs), 2),
+      snapshot_before: summary(rows.map((r) => r.beforeMs), 2),
+      snapshot_after_and_diff: summary(rows.map((r) => r.afterAndDiffMs), 2),
+    },
+    target: 'tracking_cost_ms_per_iteration <= 10 (a few ms) and the plumbing checkpoint faster than the porcelain one',
+    pass: tracking <= 10 && med('plumbingMs') < med('porcelainMs'),
+    rounds_raw: rows,
+  };
+}
