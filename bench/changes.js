@@ -83,6 +83,11 @@ async function inProcessRound(cwd, reset) {
   row.afterAndDiffMs = now() - t;
   if (files.length !== 1) throw new Error(`diff found ${files.length} files`);
   rmSync(join(tmpdir(), `rm-bench-index-${process.pid}`), { force: true });
+  // The floor of any look at the whole worktree: one `git status` (index read, every file stat'ed, untracked listed).
+  const { git: runGit } = await import(join(ROOT, 'dist', 'git', 'git-exec.js'));
+  t = now();
+  await runGit(cwd, ['status', '--porcelain', '--untracked-files=all']);
+  row.gitStatusMs = now() - t;
   reset();
   return row;
 }
@@ -130,6 +135,7 @@ export async function benchChanges({ rounds, iterations: n, files }) {
       checkpoint_plumbing: summary(rows.map((r) => r.plumbingMs), 2),
       snapshot_before: summary(rows.map((r) => r.beforeMs), 2),
       snapshot_after_and_diff: summary(rows.map((r) => r.afterAndDiffMs), 2),
+      git_status_for_reference: summary(rows.map((r) => r.gitStatusMs), 2),
     },
     target: 'tracking_cost_ms_per_iteration <= 10 (a few ms) and the plumbing checkpoint faster than the porcelain one',
     pass: tracking <= 10 && med('plumbingMs') < med('porcelainMs'),

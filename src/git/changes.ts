@@ -2,10 +2,11 @@
 // the workspace (tracked and untracked, .gitignore respected) written as a git tree through a temporary index
 // seeded from the real one (its stat data spares hashing unchanged files), and two such trees compared.
 import { randomUUID } from 'node:crypto';
-import { copyFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { git } from './git-exec.js';
+import { copyIndexFile } from './index-lock-file.js';
 
 /** How a path changed between two trees. */
 export type FileChangeKind = 'added' | 'modified' | 'deleted';
@@ -38,8 +39,8 @@ export function tempIndexPath(): string {
 export async function snapshotTree(dir: string, indexFile: string, keepIndexCopy?: string): Promise<string> {
   const temp = tempIndexPath();
   try {
-    await copyFile(indexFile, temp).catch(() => undefined);
-    if (keepIndexCopy !== undefined) await copyFile(indexFile, keepIndexCopy).catch(() => undefined);
+    await copyIndexFile(indexFile, temp).catch(() => undefined);
+    if (keepIndexCopy !== undefined) await copyIndexFile(indexFile, keepIndexCopy).catch(() => undefined);
     const env = { GIT_INDEX_FILE: temp };
     await git(dir, ['add', '--all', '--', '.'], { env });
     return (await git(dir, ['write-tree'], { env })).stdout.trim();

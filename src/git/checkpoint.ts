@@ -2,11 +2,11 @@
 // git plumbing on a temporary index (add, write-tree, commit-tree, update-ref, then that index put in place of
 // the real one: the state `git add` + `git commit -- <workspace>` would leave); anything unusual (no commit yet,
 // changes staged outside the workspace, tracked files under .ringmaster/) takes the porcelain path.
-import { copyFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { tempIndexPath } from './changes.js';
 import { git } from './git-exec.js';
-import { lockIndex } from './index-lock-file.js';
+import { copyIndexFile, lockIndex } from './index-lock-file.js';
 import { WORKSPACE_PATHSPEC, headSha, identityEnv } from './repo.js';
 
 /** Result of a checkpoint: a new commit, or none because nothing changed (sha = HEAD, null without commits). */
@@ -46,7 +46,7 @@ async function fastCommit(dir: string, message: string): Promise<CheckpointResul
   const temp = tempIndexPath();
   try {
     try {
-      await copyFile(where.index, temp);
+      await copyIndexFile(where.index, temp);
     } catch {
       return null;
     }

@@ -1,6 +1,7 @@
 // Discarding an iteration's file changes exactly, from the trees taken before and after it (git/changes.ts): the
 // attempt is kept first as a commit under a ref (its parent is the state before, so `git show <ref>` shows what
 // was discarded), then files added are removed and files modified or deleted are checked out of the before-tree.
+import { existsSync } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { FileChange } from './changes.js';
@@ -45,7 +46,8 @@ export async function discardChanges(r: DiscardRequest): Promise<void> {
       await rm(temp, { force: true });
     }
   }
-  if (r.index) await installIndex(r.index.file, r.index.copy);
+  // No copy: the repository had no index file before (nothing was ever staged).
+  if (r.index && existsSync(r.index.copy)) await installIndex(r.index.file, r.index.copy);
 }
 
 async function keepAttempt(r: DiscardRequest): Promise<void> {

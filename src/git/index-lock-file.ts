@@ -1,7 +1,19 @@
 // Putting a prepared index file in place of a worktree's real index the way git itself does: take index.lock
 // (created exclusively, so a running git keeps its own), write the new content into it, rename it over the index.
 import { constants } from 'node:fs';
-import { copyFile, open, rename, rm } from 'node:fs/promises';
+import { copyFile, open, rename, rm, stat, utimes } from 'node:fs/promises';
+
+/**
+ * Copies an index file keeping its modification time (at most that, to the millisecond below): git tells a file
+ * changed within the same second as the index was written ("racily clean") by that time, so a copy with a later
+ * time would make git trust stale stat data and miss a change of the same size.
+ */
+export async function copyIndexFile(source: string, target: string): Promise<void> {
+  await copyFile(source, target);
+  const st = await stat(source);
+  const seconds = Math.floor(st.mtimeMs) / 1000;
+  await utimes(target, seconds, seconds);
+}
 
 /** A held index.lock: `commit` puts the new index in place, `release` gives the lock up unchanged. */
 export interface IndexLock {
@@ -22,7 +34,7 @@ export async function lockIndex(indexFile: string): Promise<IndexLock> {
   return {
     async commit(source) {
       try {
-        await copyFile(source, lock);
+        await copyIndexFile(source, lock);
         await rename(lock, indexFile);
       } catch (error) {
         await rm(lock, { force: true });

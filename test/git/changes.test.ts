@@ -5,6 +5,8 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { checkpoint } from '../../src/git/checkpoint.js';
+import { createChangeTracker } from '../../src/runner/change-tracking.js';
 import { cleanEnv, normalise, runCli, tempDir } from '../helpers/cli.js';
 import { startTestServer } from '../server/harness.js';
 import { sh, tempRepo, useTempRepos } from './git-repo.js';
@@ -130,4 +132,21 @@ describe('change tracking of iterations', () => {
     const shown = JSON.parse((await runCli(['show', id, '--json'], { cwd: repo, env })).stdout) as { iterations: ShownIteration[] };
     expect(shown.iterations.map((i) => [i.files_changed, i.files_changed_total, i.tree_before, i.tree_after, i.discarded_ref])).toEqual([[null, null, null, null, null]]);
   }, 60_000);
+});
+
+describe('snapshots on a temporary index', () => {
+  it('see a same-size change made in the same second as a checkpoint wrote the index (racily clean entries)', async () => {
+    const repo = tempRepo({ 'PROMPT.md': 'work\n', 'stamp.txt': '0000000000\n' });
+    dirs.push(repo);
+    const tracker = createChangeTracker({ discardFailed: false });
+    for (let i = 1; i <= 5; i++) {
+      const before = await tracker.before(repo);
+      writeFileSync(join(repo, 'stamp.txt'), `${String(i).padStart(10, '0')}\n`);
+      const tracked = await tracker.after(before);
+      expect(tracked.files).toEqual([{ path: 'stamp.txt', change: 'modified' }]);
+      await tracked.dispose();
+      expect((await checkpoint(repo, 'r', i)).committed).toBe(true);
+    }
+    expect(sh(repo, ['status', '--porcelain'])).toBe('');
+  });
 });
