@@ -58,13 +58,12 @@ async function cliRound(variant, n, cwd, home) {
 }
 
 /** In process: one checkpoint by each path, and one iteration's snapshots, on the same repository. */
-async function inProcessRound(cwd, reset) {
+async function inProcessRound(cwd, reset, tracker) {
   const { checkpoint, commitWorkspace } = await import(join(ROOT, 'dist', 'git', 'checkpoint.js'));
-  const { gitIndexPath, snapshotTree, diffTrees } = await import(join(ROOT, 'dist', 'git', 'changes.js'));
   const row = {};
   const change = (i) => writeFileSync(join(cwd, 'src', 'changed.txt'), `${i} ${Math.random()}\n`);
-  let t = now();
   change(1);
+  let t = now();
   await commitWorkspace(cwd, 'porcelain');
   row.porcelainMs = now() - t;
   change(2);
@@ -72,17 +71,16 @@ async function inProcessRound(cwd, reset) {
   const fast = await checkpoint(cwd, 'bench', 1);
   row.plumbingMs = now() - t;
   if (!fast.committed) throw new Error('plumbing checkpoint did not commit');
-  const index = await gitIndexPath(cwd);
+  // One iteration's snapshots as a run takes them (the tracker keeps a temporary index per directory for the run).
   t = now();
-  const before = await snapshotTree(cwd, index, join(tmpdir(), `rm-bench-index-${process.pid}`));
+  const before = await tracker.before(cwd);
   row.beforeMs = now() - t;
   change(3);
   t = now();
-  const after = await snapshotTree(cwd, index);
-  const files = await diffTrees(cwd, before, after);
+  const tracked = await tracker.after(before);
   row.afterAndDiffMs = now() - t;
-  if (files.length !== 1) throw new Error(`diff found ${files.length} files`);
-  rmSync(join(tmpdir(), `rm-bench-index-${process.pid}`), { force: true });
+  await tracked.dispose();
+  if (tracked.files.length !== 1) throw new Error(`diff found ${tracked.files.length} files`);
   // The floor of any look at the whole worktree: one `git status` (index read, every file stat'ed, untracked listed).
   const { git: runGit } = await import(join(ROOT, 'dist', 'git', 'git-exec.js'));
   t = now();
@@ -103,6 +101,8 @@ export async function benchChanges({ rounds, iterations: n, files }) {
     git('clean', '-q', '-fdx');
   };
   const rows = [];
+  const { createChangeTracker } = await import(join(ROOT, 'dist', 'runner', 'change-tracking.js'));
+  const tracker = createChangeTracker({ discardFailed: false });
   try {
     for (let round = 0; round < rounds; round++) {
       const row = { round };
@@ -111,13 +111,14 @@ export async function benchChanges({ rounds, iterations: n, files }) {
         row[variant] = await cliRound(variant, n, cwd, home);
         reset();
       }
-      Object.assign(row, await inProcessRound(cwd, reset));
+      Object.assign(row, await inProcessRound(cwd, reset, tracker));
       rows.push(row);
       process.stderr.write(`  changes round ${round + 1}/${rounds}: ${Object.keys(VARIANTS).map((v) => `${v} ${row[v].toFixed(2)}`).join(', ')} ms/it; checkpoint porcelain ${row.porcelainMs.toFixed(1)} ms, plumbing ${row.plumbingMs.toFixed(1)} ms\n`);
     }
   } finally {
     rmSync(cwd, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
+    await tracker.close();
   }
   const med = (key) => median(rows.map((r) => r[key]));
   const tracking = med('tracking') - med('baseline');

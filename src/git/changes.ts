@@ -32,18 +32,22 @@ export function tempIndexPath(): string {
 }
 
 /**
- * Writes the files under `dir` as a tree (of the whole repository: paths outside `dir` as the index has them)
- * and returns its id. `indexFile` is the real index (see gitIndexPath); it is copied, never written. With
- * `keepIndexCopy`, a pristine copy of the real index is left at that path (to restore it later).
+ * Writes the files under `dir` as a tree (of the whole repository: paths outside `dir` as the index has them) through
+ * `workIndex`, a temporary index the caller keeps between snapshots of the same directory (seeded from the real
+ * one): its stat data and its untracked cache spare hashing unchanged files and reading unchanged directories.
  */
-export async function snapshotTree(dir: string, indexFile: string, keepIndexCopy?: string): Promise<string> {
+export async function writeWorktreeTree(dir: string, workIndex: string): Promise<string> {
+  const env = { GIT_INDEX_FILE: workIndex };
+  await git(dir, ['-c', 'core.untrackedCache=true', 'add', '--all', '--', '.'], { env });
+  return (await git(dir, ['write-tree'], { env })).stdout.trim();
+}
+
+/** A one-off snapshot of `dir` through a copy of its real index `indexFile` (which is never written). */
+export async function snapshotTree(dir: string, indexFile: string): Promise<string> {
   const temp = tempIndexPath();
   try {
     await copyIndexFile(indexFile, temp).catch(() => undefined);
-    if (keepIndexCopy !== undefined) await copyIndexFile(indexFile, keepIndexCopy).catch(() => undefined);
-    const env = { GIT_INDEX_FILE: temp };
-    await git(dir, ['add', '--all', '--', '.'], { env });
-    return (await git(dir, ['write-tree'], { env })).stdout.trim();
+    return await writeWorktreeTree(dir, temp);
   } finally {
     await rm(temp, { force: true });
   }

@@ -231,6 +231,7 @@ export class RunController {
       this.options.onEvent?.(event);
       recorder.record(event);
     });
+    const changes = gitEnabled && spec.trackChanges !== false ? createChangeTracker({ discardFailed: spec.discardFailed === true }) : null;
     let summary: RunSummary;
     try {
       summary = await runLoop(
@@ -249,7 +250,7 @@ export class RunController {
           pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed(), suspend: this.suspension },
           handOver: () => this.handOverRequested && this.stopBy === undefined && (this.pauseRequest === null || this.isPaused),
           fatalError: () => this.fatal,
-          ...(gitEnabled && spec.trackChanges !== false ? { changes: createChangeTracker({ discardFailed: spec.discardFailed === true }) } : {}),
+          ...(changes ? { changes } : {}),
           ...(program ? { program } : {}),
           logPath: (id, n) => iterationLogPath(dir, id, n),
           ...(this.options.runIteration ? { runIteration: this.options.runIteration } : {}),
@@ -261,6 +262,7 @@ export class RunController {
     } finally {
       this.finished = true;
       this.releaseWaiters();
+      await changes?.close();
       await recorder.close();
     }
     // Handed over at an iteration boundary: the run goes on (status unchanged) with whoever claims it next.

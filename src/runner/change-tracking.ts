@@ -2,7 +2,8 @@
 // before the agent starts and just after it ends; the two give the iteration's files_changed, and a failed
 // iteration can be discarded exactly from them (loop.discard_failed). Each directory (a task's worktree) on its own.
 import { rm } from 'node:fs/promises';
-import { diffTrees, gitIndexPath, MAX_FILES_CHANGED, snapshotTree, tempIndexPath, type FileChange } from '../git/changes.js';
+import { diffTrees, gitIndexPath, MAX_FILES_CHANGED, tempIndexPath, writeWorktreeTree, type FileChange } from '../git/changes.js';
+import { copyIndexFile } from '../git/index-lock-file.js';
 import { discardChanges, discardedRef } from '../git/discard.js';
 import type { IterationOutcome, IterationResult } from '../core/types.js';
 import type { EventBodyOf } from './events.js';
@@ -16,6 +17,8 @@ export interface BeforeSnapshot {
   tree: string;
   /** The real index and a copy of it from that moment (put back when the iteration is discarded). */
   index: { file: string; copy: string };
+  /** The temporary index the directory's snapshots go through. */
+  work: string;
 }
 
 /** One finished iteration's changes; `discard` puts its files back (once), `dispose` frees its temporary files. */
@@ -35,24 +38,36 @@ export interface ChangeTracker {
   after(before: BeforeSnapshot): Promise<TrackedIteration>;
 }
 
-/** A tracker for git workspaces; the real index path of each directory is looked up once. */
-export function createChangeTracker(options: { discardFailed: boolean }): ChangeTracker {
-  const indexFiles = new Map<string, Promise<string>>();
-  const indexOf = (dir: string): Promise<string> => {
-    let file = indexFiles.get(dir);
-    if (file === undefined) {
-      file = gitIndexPath(dir);
-      indexFiles.set(dir, file);
+/** The index a directory's snapshots go through (kept for the run) and the real index it was seeded from. */
+interface WorkIndex {
+  file: string;
+  work: string;
+}
+
+/** A tracker for git workspaces: one temporary index per directory for the whole run (close() removes them). */
+export function createChangeTracker(options: { discardFailed: boolean }): ChangeTracker & { close(): Promise<void> } {
+  const indexes = new Map<string, Promise<WorkIndex>>();
+  const indexOf = (dir: string): Promise<WorkIndex> => {
+    let entry = indexes.get(dir);
+    if (entry === undefined) {
+      entry = (async () => {
+        const file = await gitIndexPath(dir);
+        const work = tempIndexPath();
+        await copyIndexFile(file, work).catch(() => undefined);
+        return { file, work };
+      })();
+      indexes.set(dir, entry);
     }
-    return file;
+    return entry;
   };
   return {
     discardFailed: options.discardFailed,
     async before(dir) {
-      const file = await indexOf(dir);
+      const { file, work } = await indexOf(dir);
       const copy = tempIndexPath();
       try {
-        return { dir, tree: await snapshotTree(dir, file, copy), index: { file, copy } };
+        await copyIndexFile(file, copy).catch(() => undefined);
+        return { dir, tree: await writeWorktreeTree(dir, work), index: { file, copy }, work };
       } catch (error) {
         await rm(copy, { force: true });
         throw error;
@@ -60,12 +75,17 @@ export function createChangeTracker(options: { discardFailed: boolean }): Change
     },
     async after(before) {
       try {
-        const tree = await snapshotTree(before.dir, before.index.file);
+        const tree = await writeWorktreeTree(before.dir, before.work);
         return trackedIteration(before, tree, await diffTrees(before.dir, before.tree, tree));
       } catch (error) {
         await rm(before.index.copy, { force: true });
         throw error;
       }
+    },
+    async close() {
+      const all = await Promise.allSettled([...indexes.values()]);
+      indexes.clear();
+      for (const entry of all) if (entry.status === 'fulfilled') await rm(entry.value.work, { force: true });
     },
   };
 }
