@@ -32,14 +32,23 @@ export function tempIndexPath(): string {
 }
 
 /**
- * Writes the files under `dir` as a tree (of the whole repository: paths outside `dir` as the index has them) through
- * `workIndex`, a temporary index the caller keeps between snapshots of the same directory (seeded from the real
- * one): its stat data and its untracked cache spare hashing unchanged files and reading unchanged directories.
+ * Stages the files under `dir` into `workIndex`, a temporary index the caller keeps between snapshots of the same
+ * directory (seeded from the real one): its stat data and its untracked cache spare hashing unchanged files and
+ * reading unchanged directories. Their contents are in the repository's objects once it returns.
  */
+export async function stageWorktree(dir: string, workIndex: string): Promise<void> {
+  await git(dir, ['-c', 'core.untrackedCache=true', 'add', '--all', '--', '.'], { env: { GIT_INDEX_FILE: workIndex } });
+}
+
+/** The tree of `workIndex` (of the whole repository: paths outside the staged directory as the index has them). */
+export async function writeIndexTree(dir: string, workIndex: string): Promise<string> {
+  return (await git(dir, ['write-tree'], { env: { GIT_INDEX_FILE: workIndex } })).stdout.trim();
+}
+
+/** Stages the files under `dir` into `workIndex` and returns its tree. */
 export async function writeWorktreeTree(dir: string, workIndex: string): Promise<string> {
-  const env = { GIT_INDEX_FILE: workIndex };
-  await git(dir, ['-c', 'core.untrackedCache=true', 'add', '--all', '--', '.'], { env });
-  return (await git(dir, ['write-tree'], { env })).stdout.trim();
+  await stageWorktree(dir, workIndex);
+  return writeIndexTree(dir, workIndex);
 }
 
 /** A one-off snapshot of `dir` through a copy of its real index `indexFile` (which is never written). */

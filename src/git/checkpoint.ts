@@ -32,11 +32,11 @@ export async function checkpoint(dir: string, runId: string, iteration: number):
 }
 
 /** Where the worktree stands: its prefix in the repository, its index file, HEAD (null: no commit yet). */
-async function whereabouts(dir: string): Promise<{ prefix: string; index: string; head: string } | null> {
-  const out = await git(dir, ['rev-parse', '--show-prefix', '--git-path', 'index', 'HEAD^{commit}'], { okExitCodes: [128] });
+async function whereabouts(dir: string): Promise<{ prefix: string; index: string; head: string; headTree: string } | null> {
+  const out = await git(dir, ['rev-parse', '--show-prefix', '--git-path', 'index', 'HEAD^{commit}', 'HEAD^{tree}'], { okExitCodes: [128] });
   if (out.exitCode !== 0) return null;
-  const [prefix = '', index = '', head = ''] = out.stdout.split('\n');
-  return { prefix, index: isAbsolute(index) ? index : resolve(dir, index), head };
+  const [prefix = '', index = '', head = '', headTree = ''] = out.stdout.split('\n');
+  return { prefix, index: isAbsolute(index) ? index : resolve(dir, index), head, headTree };
 }
 
 /** The plumbing checkpoint; null when this case is the porcelain's (nothing was changed then). */
@@ -53,8 +53,8 @@ async function fastCommit(dir: string, message: string): Promise<CheckpointResul
     const env = { GIT_INDEX_FILE: temp };
     const [identity] = await Promise.all([identityEnv(dir), git(dir, ['add', '--all', '--', '.'], { env })]);
     const tree = (await git(dir, ['write-tree'], { env })).stdout.trim();
-    const diff = await git(dir, ['diff-tree', '-r', '-z', '--name-only', where.head, tree]);
-    const paths = diff.stdout.split('\0').filter((p) => p !== '');
+    const diff = tree === where.headTree ? null : await git(dir, ['diff-tree', '-r', '-z', '--name-only', where.head, tree]);
+    const paths = (diff?.stdout ?? '').split('\0').filter((p) => p !== '');
     const own = `${where.prefix}.ringmaster/`;
     if (paths.some((p) => !p.startsWith(where.prefix) || p.startsWith(own))) return null;
     const lock = await lockIndex(where.index);

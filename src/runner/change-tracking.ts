@@ -2,7 +2,7 @@
 // before the agent starts and just after it ends; the two give the iteration's files_changed, and a failed
 // iteration can be discarded exactly from them (loop.discard_failed). Each directory (a task's worktree) on its own.
 import { rm } from 'node:fs/promises';
-import { diffTrees, gitIndexPath, MAX_FILES_CHANGED, tempIndexPath, writeWorktreeTree, type FileChange } from '../git/changes.js';
+import { diffTrees, gitIndexPath, MAX_FILES_CHANGED, stageWorktree, tempIndexPath, writeIndexTree, writeWorktreeTree, type FileChange } from '../git/changes.js';
 import { copyIndexFile } from '../git/index-lock-file.js';
 import { discardChanges, discardedRef } from '../git/discard.js';
 import type { IterationOutcome, IterationResult } from '../core/types.js';
@@ -14,7 +14,11 @@ export type IterationChangesRecord = NonNullable<EventBodyOf<'iteration_complete
 /** The worktree just before an agent started. */
 export interface BeforeSnapshot {
   dir: string;
-  tree: string;
+  /**
+   * Its tree: the files were staged (their contents stored) before the agent started; the tree is written from the
+   * index while the agent already runs, so it costs the iteration no time. Awaited by `after` before it stages again.
+   */
+  tree: Promise<string>;
   /** The real index and a copy of it from that moment (put back when the iteration is discarded). */
   index: { file: string; copy: string };
   /** The temporary index the directory's snapshots go through. */
@@ -67,7 +71,11 @@ export function createChangeTracker(options: { discardFailed: boolean }): Change
       const copy = tempIndexPath();
       try {
         await copyIndexFile(file, copy).catch(() => undefined);
-        return { dir, tree: await writeWorktreeTree(dir, work), index: { file, copy }, work };
+        await stageWorktree(dir, work);
+        const tree = writeIndexTree(dir, work);
+        // Seen by `after`; a failure here must not be an unhandled rejection meanwhile.
+        tree.catch(() => undefined);
+        return { dir, tree, index: { file, copy }, work };
       } catch (error) {
         await rm(copy, { force: true });
         throw error;
@@ -75,8 +83,9 @@ export function createChangeTracker(options: { discardFailed: boolean }): Change
     },
     async after(before) {
       try {
+        const beforeTree = await before.tree;
         const tree = await writeWorktreeTree(before.dir, before.work);
-        return trackedIteration(before, tree, await diffTrees(before.dir, before.tree, tree));
+        return trackedIteration(before, beforeTree, tree, await diffTrees(before.dir, beforeTree, tree));
       } catch (error) {
         await rm(before.index.copy, { force: true });
         throw error;
@@ -90,13 +99,13 @@ export function createChangeTracker(options: { discardFailed: boolean }): Change
   };
 }
 
-function trackedIteration(before: BeforeSnapshot, after: string, files: FileChange[]): TrackedIteration {
+function trackedIteration(before: BeforeSnapshot, beforeTree: string, after: string, files: FileChange[]): TrackedIteration {
   let discarded: Promise<string | null> | null = null;
   let ref: string | null = null;
   return {
     files,
     record: () => ({
-      tree_before: before.tree,
+      tree_before: beforeTree,
       tree_after: after,
       files_changed: files.slice(0, MAX_FILES_CHANGED),
       files_changed_total: files.length,
@@ -107,7 +116,7 @@ function trackedIteration(before: BeforeSnapshot, after: string, files: FileChan
         if (files.length === 0) return null;
         const name = discardedRef(runId, iteration);
         const message = `[ringmaster] discarded iteration ${iteration} of run ${runId}`;
-        await discardChanges({ dir: before.dir, before: before.tree, after, changes: files, ref: name, message, index: before.index });
+        await discardChanges({ dir: before.dir, before: beforeTree, after, changes: files, ref: name, message, index: before.index });
         ref = name;
         return name;
       })();
