@@ -2,7 +2,7 @@
 // the workspace (tracked and untracked, .gitignore respected) written as a git tree through a temporary index
 // seeded from the real one (its stat data spares hashing unchanged files), and two such trees compared.
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { git } from './git-exec.js';
@@ -26,9 +26,32 @@ export async function gitIndexPath(dir: string): Promise<string> {
   return isAbsolute(out) ? out : resolve(dir, out);
 }
 
-/** A fresh path for a temporary index (in the system's temp directory). */
+const TEMP_PREFIX = 'ringmaster-index-';
+
+/** A fresh path for a temporary index (in the system's temp directory), named after this process. */
 export function tempIndexPath(): string {
-  return join(tmpdir(), `ringmaster-index-${process.pid}-${randomUUID()}`);
+  return join(tmpdir(), `${TEMP_PREFIX}${process.pid}-${randomUUID()}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the temporary indexes of processes that are gone (a ringmaster killed with kill -9); returns how many. */
+export async function removeStaleTempIndexes(): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(tmpdir())) {
+    const pid = Number(/^ringmaster-index-(\d+)-/.exec(name)?.[1] ?? NaN);
+    if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+    await rm(join(tmpdir(), name), { force: true });
+    removed++;
+  }
+  return removed;
 }
 
 /**

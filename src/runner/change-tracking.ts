@@ -2,7 +2,7 @@
 // before the agent starts and just after it ends; the two give the iteration's files_changed, and a failed
 // iteration can be discarded exactly from them (loop.discard_failed). Each directory (a task's worktree) on its own.
 import { rm } from 'node:fs/promises';
-import { diffTrees, gitIndexPath, MAX_FILES_CHANGED, stageWorktree, tempIndexPath, writeIndexTree, writeWorktreeTree, type FileChange } from '../git/changes.js';
+import { diffTrees, gitIndexPath, MAX_FILES_CHANGED, removeStaleTempIndexes, stageWorktree, tempIndexPath, writeIndexTree, writeWorktreeTree, type FileChange } from '../git/changes.js';
 import { copyIndexFile } from '../git/index-lock-file.js';
 import { discardChanges, discardedRef } from '../git/discard.js';
 import type { IterationOutcome, IterationResult } from '../core/types.js';
@@ -50,6 +50,8 @@ interface WorkIndex {
 
 /** A tracker for git workspaces: one temporary index per directory for the whole run (close() removes them). */
 export function createChangeTracker(options: { discardFailed: boolean }): ChangeTracker & { close(): Promise<void> } {
+  // What a ringmaster killed with kill -9 left in the temp directory goes now (off the run's path, errors ignored).
+  void removeStaleTempIndexes().catch(() => undefined);
   const indexes = new Map<string, Promise<WorkIndex>>();
   const indexOf = (dir: string): Promise<WorkIndex> => {
     let entry = indexes.get(dir);

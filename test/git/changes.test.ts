@@ -2,12 +2,15 @@
 // (untracked files included, ignored ones not), in `show --json`, the --verbose line and the API;
 // loop.discard_failed puts a failed iteration's workspace back byte for byte (the attempt kept under a ref);
 // loop.track_changes false records nothing.
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, lstatSync, rmSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkpoint } from '../../src/git/checkpoint.js';
 import { createChangeTracker } from '../../src/runner/change-tracking.js';
 import { cleanEnv, normalise, runCli, tempDir } from '../helpers/cli.js';
+import { until } from '../helpers/until.js';
 import { startTestServer } from '../server/harness.js';
 import { sh, tempRepo, useTempRepos } from './git-repo.js';
 
@@ -148,5 +151,23 @@ describe('snapshots on a temporary index', () => {
       expect((await checkpoint(repo, 'r', i)).committed).toBe(true);
     }
     expect(sh(repo, ['status', '--porcelain'])).toBe('');
+    await tracker.close();
+  });
+
+  it('a new tracker removes the temporary indexes of a process that is gone (killed with kill -9), not its own', async () => {
+    const dead = spawnSync('true').pid;
+    const stale = join(tmpdir(), `ringmaster-index-${dead}-test`);
+    const own = join(tmpdir(), `ringmaster-index-${process.pid}-test`);
+    writeFileSync(stale, 'x');
+    writeFileSync(own, 'x');
+    try {
+      const tracker = createChangeTracker({ discardFailed: false });
+      await until('the stale index removed', () => !existsSync(stale));
+      expect(existsSync(own)).toBe(true);
+      await tracker.close();
+    } finally {
+      rmSync(stale, { force: true });
+      rmSync(own, { force: true });
+    }
   });
 });
