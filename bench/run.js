@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchBigOutput, benchBigOutputSizes } from './big-output.js';
+import { benchChanges } from './changes.js';
 import { benchDashboard } from './dashboard.js';
 import { benchManager } from './manager.js';
 import { benchOverhead } from './overhead.js';
@@ -18,6 +19,7 @@ const int = (name, fallback) => (process.env[name] ? Number.parseInt(process.env
 
 const BENCHES = {
   overhead: () => benchOverhead({ rounds: int('BENCH_ROUNDS', 7), iterations: int('BENCH_ITERATIONS', 100) }),
+  changes: () => benchChanges({ rounds: int('BENCH_CHANGES_ROUNDS', 5), iterations: int('BENCH_CHANGES_ITERATIONS', 30), files: int('BENCH_CHANGES_FILES', 2000) }),
   sandbox: () => benchSandbox({ rounds: int('BENCH_SANDBOX_ROUNDS', 5), iterations: int('BENCH_SANDBOX_ITERATIONS', 30) }),
   'big-output': () =>
     process.env.BENCH_BIG_SIZES

@@ -56,6 +56,13 @@ function outcomeText(e: Extract<RunEvent, { type: 'iteration_completed' }>): str
   }
 }
 
+/** `, 3 files changed` (and where a discarded attempt is kept), for the --verbose iteration line. */
+function changesText(e: Extract<RunEvent, { type: 'iteration_completed' }>): string {
+  if (!e.changes) return '';
+  const discarded = e.changes.discarded_ref === null ? '' : `, discarded: kept as ${e.changes.discarded_ref}`;
+  return `, ${plural(e.changes.files_changed_total, 'file')} changed${discarded}`;
+}
+
 function finishedText(e: Extract<RunEvent, { type: 'run_finished' }>, maxRuntime: string | null, maxCost: number | null): string {
   const total = formatElapsed(e.total_ms);
   const done = `${plural(e.iterations, 'iteration')} completed, total: ${total}`;
@@ -88,6 +95,8 @@ export interface HumanOptions {
   color: boolean;
   maxRuntimeMs: number | null;
   maxCostUsd: number | null;
+  /** --verbose: the iteration line also counts the files it changed. */
+  verbose?: boolean;
   /** Replaces secrets in everything shown; default: the secrets of this process's environment. */
   redact?: Redactor;
 }
@@ -146,7 +155,7 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
         line(e.time, `${iterationLabel(e, kind)} starting...`);
         break;
       case 'iteration_completed': {
-        const text = `${iterationLabel(e, kind)} completed in ${formatElapsed(e.duration_ms)} (${outcomeText(e)})`;
+        const text = `${iterationLabel(e, kind)} completed in ${formatElapsed(e.duration_ms)} (${outcomeText(e)}${options.verbose ? changesText(e) : ''})`;
         const color = e.outcome === 'failure' ? '33' : e.outcome === 'complete' ? '32' : '';
         line(e.time, color ? paint(c, color, text) : text);
         if (e.outcome !== 'success' && e.outcome !== 'complete' && e.error_message) {

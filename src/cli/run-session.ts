@@ -34,7 +34,7 @@ export async function runInTerminal(io: CliIO, options: SessionOptions): Promise
   const target = { out: io.stdout, err: io.stderr };
   const render = options.json
     ? jsonRenderer(target)
-    : humanRenderer(target, { color: useColor(io.stdout, io.env), maxRuntimeMs: spec.limits.maxRuntimeMs, maxCostUsd: spec.limits.maxCostUsd });
+    : humanRenderer(target, { color: useColor(io.stdout, io.env), maxRuntimeMs: spec.limits.maxRuntimeMs, maxCostUsd: spec.limits.maxCostUsd, verbose: options.verbose === true });
   let controller: RunController | null = null;
   // Another process holds the database: the run waits (nothing is lost) and says who it waits for.
   let waitingForDatabase = false;

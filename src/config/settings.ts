@@ -26,6 +26,8 @@ export const loopSchema = z.strictObject({
   failure_signal: text().prefault(DEFAULT_FAILURE_SIGNAL).describe('text that marks an iteration as failed'),
   prompt_file: text().prefault('PROMPT.md').describe('prompt file when no --prompt or --procedure is given'),
   fresh_context: flag().prefault(true).describe('fresh agent session every iteration (false resumes the previous session)'),
+  track_changes: flag().prefault(true).describe('in a git workspace, record the files each iteration added, modified and deleted (files_changed)'),
+  discard_failed: flag().prefault(false).describe("discard a failed iteration's file changes (kept under refs/ringmaster/discarded/<run>/<n>) before the next iteration"),
   max_log_size: byteSize().prefault('100MiB').describe("largest iteration log: past it the log keeps its first and last bytes around a marker ('none' = no cap)"),
 });
 
@@ -44,7 +46,7 @@ export const tasksSchema = z.strictObject({
   max_cost: money().prefault(50).describe('cost budget of a task run in USD (unless loop.max_cost is set)'),
   on_failure: oneOf(['continue', 'stop']).prefault('continue').describe("after a task is blocked: 'continue' with the next task or 'stop' the run"),
   parallelism: wholeNumber(1).prefault(1).describe('independent tasks at once, each in its own git worktree, merged back in the order they started'),
-  rollback_failed_iterations: flag().prefault(false).describe("discard a failed iteration's file changes before the next iteration"),
+  rollback_failed_iterations: flag().prefault(false).describe('alias of loop.discard_failed (either one turns it on)'),
   check_timeout: duration().prefault('10m').describe('time limit of a test command or validation script'),
   hook_timeout: duration().prefault('10s').describe('time limit of one hook command'),
 });
@@ -213,6 +215,8 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'loop.failure_signal': { format: plain },
   'loop.prompt_file': { flag: '--prompt-file', format: plain },
   'loop.fresh_context': { format: plain },
+  'loop.track_changes': { format: plain },
+  'loop.discard_failed': { format: plain },
   'loop.max_log_size': { format: asBytes },
   'tasks.file': { format: (v) => (v === null ? 'first of tasks.jsonl, prd.json, TODO.md' : plain(v)) },
   'tasks.command': { format: plain },

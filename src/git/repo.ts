@@ -47,9 +47,10 @@ export async function uncommittedPaths(dir: string): Promise<string[]> {
 
 /** Env giving git an author/committer identity when the repository has none configured. */
 export async function identityEnv(dir: string): Promise<Record<string, string>> {
-  const name = await git(dir, ['config', 'user.name'], { okExitCodes: [1] });
-  const email = await git(dir, ['config', 'user.email'], { okExitCodes: [1] });
-  if (name.exitCode === 0 && email.exitCode === 0) return {};
+  // One git process for both keys (exit 1: neither is set).
+  const out = await git(dir, ['config', '--get-regexp', '^user\\.(name|email)$'], { okExitCodes: [1] });
+  const keys = new Set(out.stdout.split('\n').map((line) => line.split(' ')[0]));
+  if (keys.has('user.name') && keys.has('user.email')) return {};
   return {
     GIT_AUTHOR_NAME: FALLBACK_IDENTITY.name,
     GIT_AUTHOR_EMAIL: FALLBACK_IDENTITY.email,

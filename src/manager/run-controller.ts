@@ -16,6 +16,7 @@ export { ClaimInterruptedError, type ClaimInfo } from './claim.js';
 import type { IterationRunner } from '../runner/iteration.js';
 import type { LoopProgram } from '../runner/program.js';
 import { startLease } from '../runner/lease.js';
+import { createChangeTracker } from '../runner/change-tracking.js';
 import { createRecorder, type Recorder } from '../runner/recorder.js';
 import { stateFromRows } from '../runner/resume-state.js';
 import { abortableSleep, runLoop, type ResumePoint, type RunSummary } from '../runner/run-loop.js';
@@ -235,6 +236,7 @@ export class RunController {
       notifier?.observe(event);
     });
     notifier = createRunNotifier({ runId: this.runId, spec, env, emit: (body) => this.emit(body), now: this.now, ...this.options.notify });
+    const changes = gitEnabled && spec.trackChanges !== false ? createChangeTracker({ discardFailed: spec.discardFailed === true }) : null;
     let summary: RunSummary;
     try {
       summary = await runLoop(
@@ -253,6 +255,7 @@ export class RunController {
           pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed(), suspend: this.suspension },
           handOver: () => this.handOverRequested && this.stopBy === undefined && (this.pauseRequest === null || this.isPaused),
           fatalError: () => this.fatal,
+          ...(changes ? { changes } : {}),
           ...(program ? { program } : {}),
           logPath: (id, n) => iterationLogPath(dir, id, n),
           ...(this.options.runIteration ? { runIteration: this.options.runIteration } : {}),
@@ -266,6 +269,7 @@ export class RunController {
       this.releaseWaiters();
       // Deliveries still going get a bounded time (their events are recorded), never the run's exit held long.
       await notifier?.flush();
+      await changes?.close();
       await recorder.close();
     }
     // Handed over at an iteration boundary: the run goes on (status unchanged) with whoever claims it next.

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ERROR_KINDS, RUN_STATUSES, STOP_REASONS } from '../core/types.js';
 import type { DisplayStatus } from '../store/liveness.js';
-import { CHECKPOINT_STATES, ITERATION_STATUSES, type CheckpointRow, type IterationRow, type RunRow, type RunTotals } from '../store/rows.js';
+import { CHECKPOINT_STATES, ITERATION_STATUSES, fileChangeRowSchema, type CheckpointRow, type IterationRow, type RunRow, type RunTotals } from '../store/rows.js';
 
 const isoTime = z.string().describe('ISO 8601 time');
 
@@ -77,6 +77,14 @@ export const iterationViewSchema = z
     completed_at: isoTime.nullable(),
     log_path: z.string().nullable(),
     unit_id: z.string().nullable(),
+    /** The first 1,000 paths the iteration added, modified or deleted; null when not tracked (loop.track_changes). */
+    files_changed: z.array(fileChangeRowSchema).nullable(),
+    files_changed_total: z.number().int().nonnegative().nullable(),
+    /** The git trees of the worktree before and after the iteration. */
+    tree_before: z.string().nullable(),
+    tree_after: z.string().nullable(),
+    /** The ref keeping the attempt whose changes were discarded (loop.discard_failed), e.g. refs/ringmaster/discarded/<run>/<n>. */
+    discarded_ref: z.string().nullable(),
   })
   .meta({ id: 'Iteration' });
 
@@ -195,6 +203,11 @@ export function iterationView(row: IterationRow): IterationView {
     completed_at: iso(row.completed_at),
     log_path: row.log_path,
     unit_id: row.unit_id,
+    files_changed: row.files_changed,
+    files_changed_total: row.files_changed_total,
+    tree_before: row.tree_before,
+    tree_after: row.tree_after,
+    discarded_ref: row.discarded_ref,
   };
 }
 

@@ -19,6 +19,21 @@ export const eventUnitSchema = z.object({
   max_iterations: z.number().int().positive().nullable(),
 });
 
+/** One path an iteration added, modified or deleted (relative to the directory the agent worked in). */
+export const fileChangeSchema = z.object({ path: z.string(), change: z.enum(['added', 'modified', 'deleted']) });
+
+/**
+ * What an iteration changed (loop.track_changes): the trees of the worktree before and after it, the first 1,000
+ * changed paths and their total, and the ref that keeps the attempt when it was discarded (loop.discard_failed).
+ */
+export const iterationChangesSchema = z.object({
+  tree_before: z.string(),
+  tree_after: z.string(),
+  files_changed: z.array(fileChangeSchema),
+  files_changed_total: count,
+  discarded_ref: z.string().nullable(),
+});
+
 /** A workflow loop as events describe it. */
 const workflowLoopSchema = z.object({ until: z.string(), max_iterations: z.number().int().positive(), fresh_context: z.boolean() });
 
@@ -87,6 +102,8 @@ export const runEventSchema = z.discriminatedUnion('type', [
     malformed_lines: count,
     agent: z.string(),
     unit: eventUnitSchema.nullable(),
+    /** Absent or null: not tracked (no git workspace, loop.track_changes off, or the snapshot failed). */
+    changes: iterationChangesSchema.nullable().optional(),
   }),
   event('tokens_used', {
     iteration: z.number().int().positive(),

@@ -20,6 +20,8 @@ export interface FinishedIteration {
   malformedLines: number;
   agent: string;
   unit: ProgramUnit | null;
+  /** What the iteration changed, when tracked. */
+  changes?: EventBodyOf<'iteration_completed'>['changes'];
 }
 
 /**
@@ -56,6 +58,7 @@ export function iterationEvents(f: FinishedIteration): RunEventBody[] {
     malformed_lines: f.malformedLines,
     agent: f.agent,
     unit: eventUnit(f.unit),
+    ...(f.changes ? { changes: f.changes } : {}),
   });
   if (result.usage) {
     const u = result.usage;

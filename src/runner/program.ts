@@ -5,6 +5,7 @@ import type { SignalScanner } from '../core/signals.js';
 import type { CompletionRule } from './completion-rule.js';
 import type { IterationResult, LoopState, RunStatus, StopReason } from '../core/types.js';
 import { composePrompt } from '../prompt/compose.js';
+import type { TrackedIteration } from './change-tracking.js';
 import type { AgentActivity, RunEventBody } from './events.js';
 import type { RunSpec } from './spec.js';
 
@@ -75,6 +76,8 @@ export interface SettledIteration {
   /** The agent's own text of this iteration (not tool output, not the echoed prompt), its last 64 KiB. */
   text: string;
   logPath: string;
+  /** What the iteration changed in its worktree (loop.track_changes), with its discard; null when not tracked. */
+  changes?: TrackedIteration | null;
 }
 
 /** The program's verdict on an iteration. */
@@ -130,6 +133,11 @@ export interface LoopProgram {
    * that many running, each in its step's `cwd` and `lane`; a stop (the program's, a limit's) ends them all.
    */
   concurrency?(): number;
+  /**
+   * True when the program itself discards the failed iterations it judges so (SettledIteration.changes.discard, under
+   * its own rules): the runner then leaves loop.discard_failed to it.
+   */
+  readonly discardsFailed?: boolean;
 }
 
 /** The plain loop: the spec's prompt (files re-read every iteration); a completion ends the run. */

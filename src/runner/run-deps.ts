@@ -2,6 +2,7 @@
 // from (ResumePoint), and how it ended (RunSummary): the contract of runLoop (run-loop.ts).
 import type { SuspendSignal } from '../agents/suspend-signal.js';
 import type { LoopState, RunStatus, StopReason } from '../core/types.js';
+import type { ChangeTracker } from './change-tracking.js';
 import type { AgentActivitySink, RunEventBodySink } from './events.js';
 import type { IterationRunner } from './iteration.js';
 import type { LoopProgram } from './program.js';
@@ -47,6 +48,8 @@ export interface RunDeps {
   logPath?(runId: string, iteration: number): string;
   /** Awaited before each agent process starts (the store writes the iteration row here). */
   beforeIteration?(runId: string, iteration: number, agent: string, logPath: string, unitId: string | null): Promise<void>;
+  /** Snapshots the worktree before and after each iteration (files_changed, loop.discard_failed); absent = no tracking. */
+  changes?: ChangeTracker;
   /** Called with the agent's pid (= its process group id) once it is spawned. */
   onAgentSpawn?(runId: string, iteration: number, pid: number): void;
   /** Called after each iteration (checkpoints, heartbeat); errors become warnings. */

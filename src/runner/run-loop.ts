@@ -12,6 +12,7 @@ import { dataDir, iterationLogPath } from '../store/paths.js';
 import type { AgentActivity, AgentActivityBody, RunEventBody } from './events.js';
 import { eventUnit, iterationEvents } from './iteration-events.js';
 import { InFlight } from './in-flight.js';
+import { discardFailed, isDiscardable, snapshotAfter, snapshotBefore, type BeforeSnapshot } from './change-tracking.js';
 import { runSpendGuard } from './spend-guard.js';
 import { runIteration, type IterationOutcomeData } from './iteration.js';
 import { sandboxProblem } from './sandboxed.js';
@@ -32,6 +33,8 @@ interface Ran {
   adapter: AgentAdapter;
   logPath: string;
   data: IterationOutcomeData;
+  /** The worktree before the agent started (change tracking), or null. */
+  before: BeforeSnapshot | null;
 }
 const INTERRUPTED: Stop = { kind: 'stop', reason: 'interrupted', status: 'stopped' };
 const FATAL: Stop = { kind: 'stop', reason: 'fatal_error', status: 'failed' };
@@ -54,6 +57,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   // Iteration logs still being flushed: awaited before the run reports its end, never between iterations.
   const openLogs = new Set<Promise<void>>();
   const emit = (event: RunEventBody): void => deps.onEvent(event);
+  const warn = (message: string): void => emit({ type: 'warning', time: deps.now(), message });
   // A plain copy: adapters spread the env into every invocation, and spreading process.env is slow.
   const env = { ...deps.env };
   const logsRoot = deps.logPath ? null : dataDir(env);
@@ -225,6 +229,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
         break;
       }
       numbered = iteration;
+      const before = await snapshotBefore(deps.changes, step.cwd ?? spec.workspace, warn);
       const session = sessions.get(lane) ?? null;
       const resumeId = !step.freshSession && adapter.supportsResume && session?.agent === adapter.name ? session.id : null;
       const onActivity = deps.onActivity ?? null;
@@ -268,7 +273,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
         sandbox: spec.sandbox ? { policy: spec.sandbox, dataDir: dirname(dirname(dirname(logPath))), readable: [] } : null,
         onActivity: activitySink,
       });
-      running.add(outcome.then((data) => ({ step: ranStep, iteration, adapter, logPath, data })));
+      running.add(outcome.then((data) => ({ step: ranStep, iteration, adapter, logPath, data, before })));
     }
   } finally {
     // The run ends (a stop, a limit, or a bug) while other iterations run: their agents are stopped and each is recorded.
@@ -326,17 +331,20 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     state = { ...state, startedAtMs: state.startedAtMs + Math.max(0, suspendedMs - suspendedAccounted) };
     suspendedAccounted = suspendedMs;
     // An interrupted iteration is not the program's to judge: the run ends as interrupted.
+    const changes = await snapshotAfter(deps.changes, ran.before, warn);
     const settled: ProgramSettlement =
       outcome.result.errorKind === 'interrupted'
         ? { result: outcome.result, completionEnds: 'run', stop: null, events: [] }
-        : await program.settle(context(), { iteration, step, result: outcome.result, text: outcome.text, logPath });
+        : await program.settle(context(), { iteration, step, result: outcome.result, text: outcome.text, logPath, changes });
     publishMetadata();
     const decided = decide({ state: { ...state, consecutiveFailures: failuresOf(lane) }, result: settled.result, limits, nowMs: deps.now(), stopRequested: stopRequested(), completionEnds: settled.completionEnds, unitEnded: settled.unitEnded ?? false });
     state = decided.state;
     budget.end(iteration);
     laneFailures.set(lane, state.consecutiveFailures);
     programWaits = false;
-    for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit })) emit(e);
+    if (changes && deps.changes?.discardFailed && !program.discardsFailed && isDiscardable(decided.outcome, settled.result)) await discardFailed(changes, runId, iteration, warn);
+    await changes?.dispose();
+    for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit, changes: changes?.record() ?? null })) emit(e);
     for (const warning of outcome.warnings) emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${warning}` });
     for (const to of outcome.blocked ?? []) emit({ type: 'sandbox_blocked', time: deps.now(), iteration, host: to.host, port: to.port });
     if (outcome.malformedLines > 0) {

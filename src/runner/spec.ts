@@ -56,6 +56,10 @@ export interface RunSpec {
   notify?: NotifySettings;
   /** The sandbox every iteration's agent runs in (docs/sandbox.md); null or absent = none. */
   sandbox?: SandboxPolicy | null;
+  /** loop.track_changes: files_changed per iteration in a git workspace. Absent in specs stored before it existed (on). */
+  trackChanges?: boolean;
+  /** loop.discard_failed (or its alias tasks.rollback_failed_iterations). Absent in older specs (off). */
+  discardFailed?: boolean;
 }
 
 /**

@@ -170,4 +170,16 @@ CREATE TABLE settings (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'what each iteration changed: trees before and after, files changed, the ref of a discarded attempt',
+    sql: `
+ALTER TABLE iterations ADD COLUMN tree_before TEXT;
+ALTER TABLE iterations ADD COLUMN tree_after TEXT;
+-- JSON array of {path, change} (the first 1,000) as text (read back like SQLite's), and the count of every changed path.
+ALTER TABLE iterations ADD COLUMN files_changed TEXT;
+ALTER TABLE iterations ADD COLUMN files_changed_total INTEGER;
+ALTER TABLE iterations ADD COLUMN discarded_ref TEXT;
+`,
+  },
 ];

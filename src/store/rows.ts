@@ -73,6 +73,21 @@ export const runRowSchema = z.object({
 /** One run row. `spec` is the run's resolved configuration (no env, no keys). */
 export type RunRow = z.infer<typeof runRowSchema>;
 
+/** One changed path of an iteration. */
+export const fileChangeRowSchema = z.object({ path: z.string(), change: z.enum(['added', 'modified', 'deleted']) });
+
+/** One changed path of an iteration. */
+export type FileChangeRow = z.infer<typeof fileChangeRowSchema>;
+
+function parseFileChanges(text: string, ctx: z.RefinementCtx): FileChangeRow[] {
+  try {
+    return z.array(fileChangeRowSchema).parse(JSON.parse(text));
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'files_changed is not a JSON list of {path, change}' });
+    return z.NEVER;
+  }
+}
+
 /** One iteration row: written when the agent starts, completed when it ends (whatever the outcome). */
 export const iterationRowSchema = z.object({
   run_id: z.string(),
@@ -98,6 +113,14 @@ export const iterationRowSchema = z.object({
   log_path: z.string().nullable(),
   /** The unit of work (task id, workflow step) the iteration belongs to; null for plain loops. */
   unit_id: z.string().nullable(),
+  /** The trees of the worktree before and after the iteration (loop.track_changes); null when not tracked. */
+  tree_before: z.string().nullable().default(null),
+  tree_after: z.string().nullable().default(null),
+  /** The first 1,000 paths it added, modified or deleted; null when not tracked. */
+  files_changed: z.string().nullable().default(null).transform((text, ctx) => (text === null ? null : parseFileChanges(text, ctx))),
+  files_changed_total: int.nonnegative().nullable().default(null),
+  /** The ref keeping the attempt when its changes were discarded (loop.discard_failed). */
+  discarded_ref: z.string().nullable().default(null),
 });
 
 /** One iteration row. Null tokens/cost = unknown (never silently 0). */

@@ -1,5 +1,6 @@
 // SQL shared word for word by the SQLite and PostgreSQL stores: the run select (a run with its open owner) and
-// the column lists of the rows both read back the same way (rows.ts parses them).
+// the column lists of the rows both read back the same way (rows.ts parses them), and the values both write.
+import type { IterationEnd } from './store.js';
 
 /** A run with its open owner (none when queued or ended); append a WHERE / ORDER BY. */
 export const RUN_SELECT = `
@@ -19,3 +20,10 @@ export const EVENT_COLUMNS = 'run_id, seq, at, type, iteration, payload_json AS 
 
 /** Columns of a control request row. */
 export const CONTROL_COLUMNS = 'id, run_id, action, options_json AS options, requested_by, requested_at, handled_at, result';
+
+/** The change columns of a completed iteration (all null when not tracked). */
+export function changeColumns(end: IterationEnd): { tree_before: string | null; tree_after: string | null; files_changed: string | null; files_changed_total: number | null; discarded_ref: string | null } {
+  const c = end.changes ?? null;
+  if (c === null) return { tree_before: null, tree_after: null, files_changed: null, files_changed_total: null, discarded_ref: null };
+  return { tree_before: c.tree_before, tree_after: c.tree_after, files_changed: JSON.stringify(c.files_changed), files_changed_total: c.files_changed_total, discarded_ref: c.discarded_ref };
+}

@@ -5,6 +5,7 @@ import { INTERRUPTED_MESSAGE, iterationRowSchema } from './rows.js';
 import type { IterationRow } from './rows.js';
 import type { SqliteDb, Params } from './sqlite-db.js';
 import type { Fence, IterationEnd, IterationProgress, IterationStart } from './store.js';
+import { changeColumns } from './sql-columns.js';
 
 const PROGRESS_COLUMNS = ['tokens_in', 'tokens_out', 'cache_read', 'cache_write', 'cost_usd', 'session_id', 'model'] as const;
 
@@ -54,7 +55,9 @@ export function completeIteration(s: SqliteDb, runId: string, number: number, en
            tokens_in = :tokens_in, tokens_out = :tokens_out, cache_read = :cache_read, cache_write = :cache_write,
            cost_usd = :cost_usd, completion_signal_found = :completion, failure_signal_found = :failure,
            error_kind = :error_kind, error_message = :error_message,
-           session_id = COALESCE(:session_id, session_id), model = COALESCE(:model, model)
+           session_id = COALESCE(:session_id, session_id), model = COALESCE(:model, model),
+           tree_before = :tree_before, tree_after = :tree_after, files_changed = :files_changed,
+           files_changed_total = :files_changed_total, discarded_ref = :discarded_ref
          WHERE run_id = :run_id AND number = :number AND status = 'running' RETURNING *`,
       )
       .get({
@@ -76,6 +79,7 @@ export function completeIteration(s: SqliteDb, runId: string, number: number, en
         error_message: end.error_message,
         session_id: end.session_id ?? null,
         model: end.model ?? null,
+        ...changeColumns(end),
       });
     if (row === undefined) {
       const existing = readIteration(s, runId, number);

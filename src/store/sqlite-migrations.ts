@@ -142,4 +142,16 @@ CREATE TABLE imports (
 ALTER TABLE run_owners ADD COLUMN renewed_at INTEGER;
 `,
   },
+  {
+    version: 4,
+    name: 'what each iteration changed: trees before and after, files changed, the ref of a discarded attempt',
+    sql: `
+ALTER TABLE iterations ADD COLUMN tree_before TEXT;
+ALTER TABLE iterations ADD COLUMN tree_after TEXT;
+-- JSON array of {path, change} (the first 1,000), and the count of every changed path.
+ALTER TABLE iterations ADD COLUMN files_changed TEXT;
+ALTER TABLE iterations ADD COLUMN files_changed_total INTEGER;
+ALTER TABLE iterations ADD COLUMN discarded_ref TEXT;
+`,
+  },
 ];

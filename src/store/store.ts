@@ -87,6 +87,17 @@ export interface IterationEnd extends IterationProgress {
   error_kind: ErrorKind | null;
   error_message: string | null;
   completed_at: number;
+  /** What the iteration changed (loop.track_changes); absent or null when not tracked. */
+  changes?: IterationChanges | null;
+}
+
+/** An iteration's changes as stored: trees before and after, the first 1,000 paths and the total, a discard's ref. */
+export interface IterationChanges {
+  tree_before: string;
+  tree_after: string;
+  files_changed: ReadonlyArray<{ path: string; change: 'added' | 'modified' | 'deleted' }>;
+  files_changed_total: number;
+  discarded_ref: string | null;
 }
 
 /**

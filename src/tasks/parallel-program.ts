@@ -44,6 +44,8 @@ export function createParallelTaskProgram(options: TaskProgramOptions & { lanes?
 /** The parallel task loop: a LoopProgram of kind 'tasks' running up to tasks.parallelism iterations at once. */
 export class ParallelTaskProgram implements LoopProgram {
   readonly kind = 'tasks';
+  // A failed iteration is discarded under the task's rules (verdict.ts), not the runner's.
+  readonly discardsFailed = true;
   private readonly o: TaskProgramOptions;
   private readonly setup: StoredSetup;
   private state: TaskRunState;

@@ -36,7 +36,7 @@ export function taskSettingsFromConfig(config: LoadedConfig): TaskRunSettings {
     maxTasks: tasks.max_tasks,
     onFailure: tasks.on_failure,
     parallelism: tasks.parallelism,
-    rollbackFailedIterations: tasks.rollback_failed_iterations,
+    rollbackFailedIterations: tasks.rollback_failed_iterations || config.settings.loop.discard_failed,
     checkTimeoutMs: tasks.check_timeout,
     hookTimeoutMs: tasks.hook_timeout,
     template: tasks.prompt_template,

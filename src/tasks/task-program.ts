@@ -34,6 +34,8 @@ export function createTaskProgram(options: TaskProgramOptions): TaskProgram {
 /** The task loop: a LoopProgram of kind 'tasks'. */
 export class TaskProgram implements LoopProgram {
   readonly kind = 'tasks';
+  // A failed iteration is discarded under the task's rules (verdict.ts), not the runner's.
+  readonly discardsFailed = true;
   private readonly o: TaskProgramOptions;
   private readonly setup: StoredSetup;
   private state: TaskRunState;

@@ -54,8 +54,10 @@ export async function judgeTaskIteration(ctx: ProgramContext, d: VerdictDeps, cu
   current.attempt = attempt;
   const trace: IterationTrace = { textDigest: textDigest(settled.text), filesTree: d.git ? (await snapshotWorkingState(d.workdir)).files : null };
   const entry = iterationEntry(attempt, judged, record, settled.iteration, new Date(ctx.now()).toISOString());
-  if (judged.kind === 'failure' && d.settings.rollbackFailedIterations && current.snapshot) {
-    await restoreWorkingState(d.workdir, current.snapshot);
+  if (judged.kind === 'failure' && d.settings.rollbackFailedIterations && (settled.changes || current.snapshot)) {
+    // From the runner's snapshots when it tracks changes (the attempt is then kept under a ref), else from the task's own.
+    if (settled.changes) await settled.changes.discard(ctx.runId, settled.iteration);
+    else if (current.snapshot) await restoreWorkingState(d.workdir, current.snapshot);
     entry.note = `${entry.note ?? 'failed'} (its file changes were discarded)`;
   }
   await d.record(entry);

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { checkpoint } from '../../src/git/checkpoint.js';
+import { checkpoint, checkpointMessage, commitWorkspace } from '../../src/git/checkpoint.js';
 import { ensureExcluded, headSha, isGitRepo } from '../../src/git/repo.js';
 import { DirtyWorkspaceError, UnknownCommitError, rollback, rollbackMessage } from '../../src/git/rollback.js';
 import { removeDir, sh, snapshot, tempRepo, writeFiles } from './git-repo.js';
@@ -89,6 +89,34 @@ describe('checkpoint', () => {
     expect(result.committed).toBe(true);
     expect(sh(dir, ['show', '--name-only', '--format=', 'HEAD']).trim()).toBe('app/a.txt');
     expect(sh(dir, ['status', '--porcelain']).trim()).toBe('M  other.txt');
+  });
+  it('leaves the commit, the index and the reflog exactly as the porcelain checkpoint it replaced does', async () => {
+    const files = { 'a.txt': 'a\n', 'b.txt': 'b\n', 'run.sh': 'echo\n', 'sub/c.txt': 'c\n' };
+    const fast = repo(files);
+    const porcelain = repo(files);
+    for (const dir of [fast, porcelain]) {
+      writeFiles(dir, { 'a.txt': 'changed\n', 'new/d.txt': 'd\n', 'staged.txt': 's\n' });
+      sh(dir, ['add', 'staged.txt']);
+      rmSync(join(dir, 'b.txt'));
+      sh(dir, ['update-index', '--chmod=+x', 'run.sh']);
+    }
+    const a = await checkpoint(fast, 'r1', 3);
+    const b = await commitWorkspace(porcelain, checkpointMessage('r1', 3));
+    expect(a.committed && b.committed).toBe(true);
+    const facts = (dir: string) => [
+      sh(dir, ['rev-parse', 'HEAD^{tree}', 'HEAD^']),
+      sh(dir, ['log', '-1', '--format=%s%n%an <%ae>%n%cn <%ce>']),
+      sh(dir, ['ls-files', '--stage']),
+      sh(dir, ['status', '--porcelain', '--untracked-files=all']),
+      sh(dir, ['reflog', '-1', '--format=%gs']),
+      sh(dir, ['reflog', 'show', '-1', '--format=%gs', 'main']),
+    ];
+    const expected = facts(porcelain);
+    expected[0] = expected[0]?.split('\n')[0] ?? '';
+    const got = facts(fast);
+    got[0] = got[0]?.split('\n')[0] ?? '';
+    expect(got).toEqual(expected);
+    expect(got[4]).toBe('commit: [ringmaster] checkpoint run r1 iteration 3\n');
   });
 });
 

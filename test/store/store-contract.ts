@@ -117,10 +117,26 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
         exit_code: 0, exit_signal: null, tokens_in: 100, tokens_out: 20, cache_read: 5, cache_write: 1, cost_usd: 0.25,
         completion_signal_found: true, failure_signal_found: false, error_kind: 'none', error_message: null,
         session_id: 'sess-1', model: 'm1', log_path: '/w/.ringmaster/logs/r1/iteration-1.log', unit_id: null,
+        tree_before: null, tree_after: null, files_changed: null, files_changed_total: null, discarded_ref: null,
       });
       expect(await store.listIterations('r1')).toEqual([done]);
       expect(await store.getIteration('r1', 1)).toEqual(done);
       expect(await store.getIteration('r1', 2)).toBeNull();
+    });
+
+    it('stores what an iteration changed: trees, the changed paths and their total, the ref of a discarded attempt', async () => {
+      await newRun('r1');
+      await store.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: T0, log_path: null });
+      const changes = {
+        tree_before: 'a'.repeat(40),
+        tree_after: 'b'.repeat(40),
+        files_changed: [{ path: 'src/a.ts', change: 'modified' as const }, { path: 'n e w.txt', change: 'added' as const }, { path: 'old', change: 'deleted' as const }],
+        files_changed_total: 1200,
+        discarded_ref: 'refs/ringmaster/discarded/r1/1',
+      };
+      const done = await store.completeIteration('r1', 1, { ...end({ status: 'failure' }), changes });
+      expect(done).toMatchObject(changes);
+      expect(await store.getIteration('r1', 1)).toMatchObject(changes);
     });
 
     it('rejects a duplicate iteration number and completing a row twice or a missing row', async () => {

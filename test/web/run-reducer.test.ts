@@ -107,6 +107,15 @@ describe('applyToDetail', () => {
     expect(detail.checkpoints).toEqual([expect.objectContaining({ iteration: 1, commit_sha: 'abc123', state: 'committed', snapshot: null })]);
   });
 
+  it('completes the row with what the iteration changed, as its event carries it', () => {
+    seq = 70;
+    let detail = applyToDetail(runDetail({ id: 'r' }), e({ type: 'iteration_started', iteration: 1, log_path: '/logs/1.log', unit: null }));
+    expect(detail.iterations[0]).toMatchObject({ files_changed: null, files_changed_total: null, discarded_ref: null });
+    const changes = { tree_before: 'a'.repeat(40), tree_after: 'b'.repeat(40), files_changed: [{ path: 'src/a.ts', change: 'added' }], files_changed_total: 1, discarded_ref: 'refs/ringmaster/discarded/r/1' };
+    detail = applyToDetail(detail, e({ ...completed(1, 0.5, 'failure'), changes }));
+    expect(detail.iterations[0]).toMatchObject(changes);
+  });
+
   it("shows what a running iteration has spent so far, in its row, its task and the run, counted once when it ends", () => {
     seq = 55;
     const unit = { id: 't1', title: 'Write the README', iteration: 1, max_iterations: null };

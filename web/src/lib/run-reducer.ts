@@ -121,6 +121,11 @@ function startedRow(event: Extract<RunEvent, { type: 'iteration_started' }>): It
     completed_at: null,
     log_path: event.log_path,
     unit_id: event.unit?.id ?? null,
+    files_changed: null,
+    files_changed_total: null,
+    tree_before: null,
+    tree_after: null,
+    discarded_ref: null,
   };
 }
 
@@ -147,6 +152,11 @@ function completedRow(previous: Iteration | undefined, event: Extract<RunEvent, 
     completed_at: iso(event.time),
     log_path: previous?.log_path ?? null,
     unit_id: event.unit?.id ?? previous?.unit_id ?? null,
+    files_changed: event.changes?.files_changed ?? null,
+    files_changed_total: event.changes?.files_changed_total ?? null,
+    tree_before: event.changes?.tree_before ?? null,
+    tree_after: event.changes?.tree_after ?? null,
+    discarded_ref: event.changes?.discarded_ref ?? null,
   };
 }
 

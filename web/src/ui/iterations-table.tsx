@@ -1,4 +1,4 @@
-// The iterations of a run: status, duration, tokens, cost, exit, checkpoint; a row opens its output.
+// The iterations of a run: status, duration, tokens, cost, exit, files changed, checkpoint; a row opens its output.
 import type { Checkpoint, Iteration } from '../api/api-types.js';
 import { count, elapsed, usd } from '../lib/format.js';
 
@@ -18,6 +18,7 @@ export function IterationsTable({ iterations, checkpoints, onOpen }: { iteration
             <th className="num">tokens out</th>
             <th className="num">cost</th>
             <th className="num">exit</th>
+            <th>files</th>
             <th>checkpoint</th>
             <th>error</th>
           </tr>
@@ -40,6 +41,9 @@ export function IterationsTable({ iterations, checkpoints, onOpen }: { iteration
               <td className="num">{it.status === 'running' ? '…' : usd(it.cost_usd)}</td>
               <td className="num">{it.exit_code ?? it.exit_signal ?? '-'}</td>
               <td>
+                <FilesChanged iteration={it} />
+              </td>
+              <td>
                 <code>{commits.get(it.number)?.slice(0, 10) ?? ''}</code>
               </td>
               <td className="muted">{it.error_kind && it.error_kind !== 'none' ? `${it.error_kind}${it.error_message && it.error_message !== it.error_kind ? `: ${it.error_message}` : ''}` : ''}</td>
@@ -48,5 +52,33 @@ export function IterationsTable({ iterations, checkpoints, onOpen }: { iteration
         </tbody>
       </table>
     </div>
+  );
+}
+
+const MARK = { added: '+', modified: '~', deleted: '-' } as const;
+
+/** The files an iteration changed: a count that opens the list (and the ref of a discarded attempt). */
+function FilesChanged({ iteration }: { iteration: Iteration }) {
+  const files = iteration.files_changed;
+  const total = iteration.files_changed_total;
+  if (files === null || total === null) return null;
+  if (total === 0) return <span className="muted">none</span>;
+  return (
+    <details data-testid="files-changed" onClick={(e) => e.stopPropagation()}>
+      <summary>
+        {total} {total === 1 ? 'file' : 'files'}
+        {iteration.discarded_ref !== null && <span title={`kept under ${iteration.discarded_ref}`}> (discarded)</span>}
+      </summary>
+      <ul className="files-changed">
+        {files.map((f) => (
+          <li key={f.path} className={`change-${f.change}`} title={f.change}>
+            <code>
+              {MARK[f.change]} {f.path}
+            </code>
+          </li>
+        ))}
+        {total > files.length && <li className="muted">and {total - files.length} more</li>}
+      </ul>
+    </details>
   );
 }
