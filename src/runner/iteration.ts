@@ -13,6 +13,7 @@ import { createEchoFilter } from '../core/echo-filter.js';
 import { redactor, redactorOf, secretsOfProcess } from '../core/redact.js';
 import { createSignalScanner, type SignalScanner } from '../core/signals.js';
 import { completionScannerFor, type CompletionRule } from './completion-rule.js';
+import { signalBody } from '../core/completion.js';
 import type { ErrorKind, IterationResult } from '../core/types.js';
 import { createLineSplitter } from './line-splitter.js';
 
@@ -40,6 +41,8 @@ export interface IterationInput {
   /** A program's own scanner instead (see ProgramStep.completionScanner; keeps the iteration in this thread). */
   completionScanner?: (() => SignalScanner) | null;
   failureSignal: string;
+  /** Other markers the program reads the answer from (ProgramStep.echoSignals), blanked when echoed from the prompt. */
+  echoSignals?: string[];
   idleTimeoutMs: number | null;
   hardTimeoutMs: number | null;
   deadlineMs: number | null;
@@ -117,6 +120,16 @@ function createTextTail(max: number): { push(text: string): void; value(): strin
       return joined.length > max ? joined.slice(-max) : joined;
     },
   };
+}
+
+/**
+ * Every signal this iteration listens for, whoever defined it: the run's success and failure signals, a workflow
+ * loop's `until` (its promise form and its plain form) and the program's markers (a task's result block).
+ */
+export function listenedSignals(input: Pick<IterationInput, 'successSignals' | 'failureSignal' | 'completion' | 'echoSignals'>): string[] {
+  const until = input.completion?.kind === 'until' ? signalBody(input.completion.signal) : '';
+  const untilForms = until === '' ? [] : [`<promise>${until}</promise>`, until];
+  return [...input.successSignals, input.failureSignal, ...untilForms, ...(input.echoSignals ?? [])];
 }
 
 /** Runs the agent once and returns its result. */
@@ -212,7 +225,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     if (!turnEnded) spend.report();
   });
   // A plain-text agent's output is its own text, except signals it reproduces from the prompt (core/echo-filter.ts).
-  const echo = createEchoFilter(input.prompt, [...input.successSignals, input.failureSignal]);
+  const echo = createEchoFilter(input.prompt, listenedSignals(input));
   const scan = (text: string): void => {
     success.feed(text);
     failure.feed(text);

@@ -248,6 +248,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
         completion: step.completion ?? null,
         completionScanner: step.completionScanner ?? null,
         failureSignal: spec.failureSignal,
+        ...(step.echoSignals ? { echoSignals: step.echoSignals } : {}),
         idleTimeoutMs: step.idleTimeoutMs !== undefined ? step.idleTimeoutMs : spec.idleTimeoutMs,
         hardTimeoutMs: spec.iterationTimeoutMs,
         deadlineMs: limits.maxRuntimeMs === null ? null : deps.now() + Math.max(0, limits.maxRuntimeMs - runtimeUsedMs(state, deps.now())),
