@@ -133,7 +133,8 @@ describe('errors name the file and line, the key, what was expected and what was
     ['bad boolean', 'loop:\n  fresh_context: maybe\n', ':2: loop.fresh_context: expected true or false, got "maybe"'],
     ['bad choice', 'agent:\n  permission_mode: yolo\n', ':2: agent.permission_mode: expected one of bypass, default, got "yolo"'],
     ['invalid YAML', 'loop: [\n', ':2: invalid YAML:'],
-    ['an alias to no anchor (found by the property suite)', 'loop: *nowhere\n', ': invalid YAML: Unresolved alias'],
+    ['an alias to no anchor (found by the property suite)', 'loop: *nowhere\n', ':1: invalid YAML: Unresolved alias'],
+    ['an alias bomb', 'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n', ':2: invalid YAML: its aliases expand too much (more than 100 expansions): write the values out, or use fewer aliases\n'],
   ];
   it.each(cases)('%s', async (_name, yaml, message) => {
     writeFileSync(join(dir, 'ringmaster.yml'), yaml);
