@@ -1,5 +1,6 @@
 // Where a task loop's tasks come from and where their status changes go back to.
 import { chmod, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { findDependencyCycle } from './dependency-cycle.js';
 import { TaskFileError } from './errors.js';
 import type { Task, TaskStatus } from './task.js';
 
@@ -55,6 +56,16 @@ export function fileSource(format: TrackerFormat, path: string, name: string): T
       await writeTracker(path, format.apply(text, change, name));
     },
   };
+}
+
+/** Throws a TaskFileError for what makes a list unusable as a whole: an id used twice, a dependency cycle. */
+export function checkTaskList(tasks: readonly Task[], name: string): void {
+  checkUniqueIds(tasks, name);
+  const cycle = findDependencyCycle(tasks);
+  if (cycle === null) return;
+  const first = tasks.find((t) => t.id === cycle[0]);
+  const field = first?.line === null || first?.line === undefined ? `[${first?.order ?? 0}].dependsOn` : 'dependsOn';
+  throw new TaskFileError(name, first?.line ?? null, field, `dependency cycle: ${cycle.join(' → ')} (${cycle.length === 2 ? 'a task cannot depend on itself' : 'none of them can ever start: remove one of these dependencies'})`);
 }
 
 /** Throws a TaskFileError for the first id used twice. */
