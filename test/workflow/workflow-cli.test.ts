@@ -88,10 +88,11 @@ describe('workflow list', () => {
 /** A YAML alias bomb: each line's alias expands the one above nine times (9^7 nodes). */
 const ALIAS_BOMB = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefg'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefg'[i] ?? ''}`).join(', ')}]`), ''].join('\n');
 
-describe('a YAML alias bomb in one workflow file', () => {
+describe('a YAML alias bomb in one workflow file (and a byte order mark in another)', () => {
   it('is that file\'s problem, with its line: list, validate and run of the others still work', async () => {
     write('workflows/bomb.yaml', ALIAS_BOMB);
-    write('workflows/ok.yaml', 'name: ok\nloop: { until: COMPLETE, max_iterations: 1 }\nprompt: go\n');
+    // (ok.yaml starts with a UTF-8 byte order mark, as some editors write it: that is fine.)
+    write('workflows/ok.yaml', '\uFEFFname: ok\nloop: { until: COMPLETE, max_iterations: 1 }\nprompt: go\n');
     const problem = '.ringmaster/workflows/bomb.yaml:2: invalid YAML: its aliases expand too much (more than 100 expansions): write the values out, or use fewer aliases';
     const validate = await cli('workflow', 'validate');
     expect([validate.code, validate.stdout, validate.stderr]).toEqual([64, `${problem}\nok  .ringmaster/workflows/ok.yaml: ok (loop until "COMPLETE", max 1 iterations)\n1 problem in 1 file\n`, '']);
