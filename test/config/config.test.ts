@@ -134,6 +134,7 @@ describe('errors name the file and line, the key, what was expected and what was
     ['bad choice', 'agent:\n  permission_mode: yolo\n', ':2: agent.permission_mode: expected one of bypass, default, got "yolo"'],
     ['invalid YAML', 'loop: [\n', ':2: invalid YAML:'],
     ['an alias to no anchor (found by the property suite)', 'loop: *nowhere\n', ':1: invalid YAML: Unresolved alias'],
+    ['a zero max_runtime (it once meant no limit, silently)', 'loop:\n  max_runtime: 0s\n', ":2: loop.max_runtime: a zero duration is no time at all: write 'none' for no limit\n"],
     ['an alias bomb', 'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n', ':2: invalid YAML: its aliases expand too much (more than 100 expansions): write the values out, or use fewer aliases\n'],
   ];
   it.each(cases)('%s', async (_name, yaml, message) => {
@@ -142,6 +143,11 @@ describe('errors name the file and line, the key, what was expected and what was
     expect(r.stderr.startsWith(`ringmaster run: ${join(dir, 'ringmaster.yml')}${message}`), r.stderr).toBe(true);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.code).toBe(64);
+  });
+
+  it('a zero --max-runtime is a usage error that names none', async () => {
+    const r = await runCli(['run', '--agent-command', 'true', '--max-runtime', '0s'], { cwd: dir, env: cleanEnv(env()) });
+    expect([r.code, r.stdout, r.stderr]).toEqual([64, '', "ringmaster run: flag --max-runtime: loop.max_runtime: a zero duration is no time at all: write 'none' for no limit\n"]);
   });
 
   it('a bad env value names the variable', async () => {

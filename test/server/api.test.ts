@@ -52,6 +52,12 @@ describe('POST /api/runs', () => {
     expect(await bad({ workspace: dir, prompt: 'x', max_runtime: 'soon' })).toEqual({
       error: { code: 'invalid_request', message: `flag max_runtime: loop.max_runtime: expected a duration like 90s, 5m or 4h (or 'none'), got "soon"` },
     });
+    // A zero budget once meant "no limit" and dropped the server's 4h default: refused, naming 'none'.
+    for (const zero of [0, '0s']) {
+      expect(await bad({ workspace: dir, prompt: 'x', max_runtime: zero })).toEqual({
+        error: { code: 'invalid_request', message: "flag max_runtime: loop.max_runtime: a zero duration is no time at all: write 'none' for no limit" },
+      });
+    }
     // Checked with the config (agent.fallback too), before anything starts: named like the other request fields.
     expect(await bad({ workspace: dir, prompt: 'x', agent: 'nobody' })).toMatchObject({ error: { code: 'invalid_request', message: expect.stringMatching(/^flag agent: agent\.name: unknown agent 'nobody' \(known: /) as string } });
     expect(await bad({ workspace: dir, prompt_file: 'MISSING.md' })).toEqual({ error: { code: 'invalid_request', message: `prompt file not found: ${join(dir, 'MISSING.md')}` } });
