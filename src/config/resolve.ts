@@ -139,6 +139,7 @@ function applyManagerDefaults(config: LoadedConfig, sources: Map<SettingKey, str
       checkpoint_interval: take('loop.checkpoint_interval', loop.checkpoint_interval, 'manager.defaults.checkpoint_interval', defaults.checkpoint_interval),
       cooldown: take('loop.cooldown', loop.cooldown, 'manager.defaults.cooldown', defaults.cooldown),
       failure_threshold: take('loop.failure_threshold', loop.failure_threshold, 'manager.defaults.failure_threshold', defaults.failure_threshold),
+      backoff: take('loop.backoff', loop.backoff, 'manager.defaults.backoff', defaults.backoff),
     },
   };
 }

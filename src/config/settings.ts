@@ -15,7 +15,7 @@ export const loopSchema = z.strictObject({
   max_runtime: optionalDuration().prefault('none').describe("wall-clock budget of the run (after a resume: plus the time the earlier iterations ran)"),
   max_cost: money().prefault('none').describe('cost budget of the whole run in USD (across resumes; an agent that spends it mid-iteration is stopped)'),
   cooldown: duration().prefault('0s').describe('pause between iterations'),
-  backoff: duration().prefault('1s').describe('first delay after a failed iteration; doubles per consecutive failure'),
+  backoff: duration().prefault('2s').describe('first delay after a failed iteration; doubles per consecutive failure (seed 000: 2^n s: 2, 4, 8, 16...)'),
   backoff_max: duration().prefault('60s').describe('cap of the failure backoff'),
   idle_timeout: optionalDuration().prefault('30m').describe('kill an iteration with no output for this long'),
   iteration_timeout: optionalDuration().prefault('none').describe('kill an iteration running longer than this'),
@@ -69,6 +69,7 @@ export const managerDefaultsSchema = z.strictObject({
   checkpoint_interval: wholeNumber(0).prefault(5).describe('checkpoint interval of server-created runs unless set'),
   cooldown: duration().prefault('5s').describe('cooldown of server-created runs unless set (seed 000: 5s)'),
   failure_threshold: wholeNumber(1).prefault(5).describe("circuit breaker of server-created runs unless set (seed 000's circuit_breaker_threshold: 5)"),
+  backoff: duration().prefault('2s').describe('first failure backoff of server-created runs unless set (seed 000: 2^n s)'),
 });
 
 /** `manager.*`: how `ringmaster serve` drives runs. */
@@ -220,6 +221,7 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'manager.defaults.checkpoint_interval': { format: plain },
   'manager.defaults.cooldown': { format: asDuration },
   'manager.defaults.failure_threshold': { format: plain },
+  'manager.defaults.backoff': { format: asDuration },
   'server.host': { format: plain },
   'server.port': { format: plain },
   'database.url': { format: (v) => (typeof v === 'string' ? redactUrl(v) : 'none (SQLite in the data directory)') },
