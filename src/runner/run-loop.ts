@@ -89,7 +89,9 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     }
   };
 
-  emit({ type: 'run_started', time: deps.now(), kind: program.kind, label: spec.label, max_iterations: limits.maxIterations, workspace: spec.workspace, agent: runAgent.name, resumed: resume !== undefined });
+  // A run taken over before its first iteration (queued in a server, for a worker) starts: it resumes nothing.
+  const resumed = resume !== undefined && resume.state.iteration > 0;
+  emit({ type: 'run_started', time: deps.now(), kind: program.kind, label: spec.label, max_iterations: limits.maxIterations, workspace: spec.workspace, agent: runAgent.name, resumed });
   for (const message of deps.startWarnings ?? []) emit({ type: 'warning', time: deps.now(), message });
   if (limits.maxCostUsd !== null && runAgent.format === 'text') {
     emit({ type: 'warning', time: deps.now(), message: `agent '${runAgent.name}' reports no cost: max_cost ($${limits.maxCostUsd}) cannot be enforced` });

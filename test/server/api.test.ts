@@ -82,6 +82,8 @@ describe('POST /api/runs', () => {
     const parsed = events.events.map((e) => runEventSchema.parse(e));
     expect(parsed.map((e) => e.seq)).toEqual(parsed.map((_, i) => i + 1));
     expect(parsed[0]).toMatchObject({ type: 'run_queued', run_id: id });
+    // A new run starts: it is not resumed (it once said resumed: true, being taken from the queue).
+    expect(parsed.filter((e) => e.type === 'run_started').map((e) => e.resumed)).toEqual([false]);
     expect(parsed.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed' });
     expect(events.last_seq).toBe(parsed.length);
     expect(end.last_seq).toBe(parsed.length);
