@@ -232,7 +232,9 @@ export function createClaudeAdapter(deps: AdapterDeps = defaultDeps()): AgentAda
       if (c.kind === 'auth') {
         return { kind: c.kind, message: `Claude Code is not authenticated: set ANTHROPIC_API_KEY or run \`claude\` once and /login. (${shortMessage(outputTail, 200)})` };
       }
-      return { kind: c.kind, message: shortMessage(outputTail, 300) };
+      // The last line the agent printed (a stream line's own error text, not the raw JSON of the whole tail).
+      const last = outputTail.trim().split('\n').pop() ?? outputTail;
+      return { kind: c.kind, message: shortMessage(last, 300) };
     },
   };
 }

@@ -91,6 +91,7 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
     cooldownMs: loop.cooldown,
     backoffBaseMs: loop.backoff,
     backoffMaxMs: loop.backoff_max,
+    overloadRetries: loop.overload_retries,
   };
   const spec: RunSpec = {
     workspace,

@@ -17,6 +17,9 @@ export const loopSchema = z.strictObject({
   cooldown: duration().prefault('0s').describe('pause between iterations'),
   backoff: duration().prefault('2s').describe('first delay after a failed iteration; doubles per consecutive failure (seed 000: 2^n s: 2, 4, 8, 16...)'),
   backoff_max: duration().prefault('60s').describe('cap of the failure backoff'),
+  overload_retries: wholeNumber(0)
+    .prefault(10)
+    .describe("overloaded answers (HTTP 5xx, 529) retried in a row, waiting 2, 4, 8... up to backoff_max seconds between them, before the next one is a failure"),
   idle_timeout: optionalDuration().prefault('30m').describe('kill an iteration with no output for this long'),
   iteration_timeout: optionalDuration().prefault('none').describe('kill an iteration running longer than this'),
   kill_grace: duration().prefault('3s').describe('time between SIGTERM and SIGKILL when stopping an agent'),
@@ -180,6 +183,7 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'loop.cooldown': { flag: '--cooldown', format: asDuration },
   'loop.backoff': { format: asDuration },
   'loop.backoff_max': { format: asDuration },
+  'loop.overload_retries': { format: plain },
   'loop.idle_timeout': { flag: '--idle-timeout', format: asDuration },
   'loop.iteration_timeout': { flag: '--iteration-timeout', format: asDuration },
   'loop.kill_grace': { format: asDuration },

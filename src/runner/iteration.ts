@@ -16,6 +16,7 @@ import { completionScannerFor, type CompletionRule } from './completion-rule.js'
 import { signalBody } from '../core/completion.js';
 import type { ErrorKind, IterationResult } from '../core/types.js';
 import { createLineSplitter } from './line-splitter.js';
+import { readableError, shortMessage } from '../agents/classify.js';
 
 /** Runs one iteration somewhere (this thread, or a worker thread of a pool): see iteration-pool.ts. */
 export type IterationRunner = (input: IterationInput) => Promise<IterationOutcomeData>;
@@ -339,6 +340,8 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       // Error messages quote the agent's output: its environment's secrets are never recorded or shown.
       errorMessage: errorMessage === null ? null : redact(errorMessage),
       resetAtMs,
+      // A JSON-lines agent's own text reads better than its raw stream lines.
+      ...(errorKind === 'none' ? {} : { lastOutput: lastLines(adapter.format === 'jsonl' && ownText.value() !== '' ? ownText.value() : exit.tail).map(redact) }),
     },
   };
 
@@ -365,8 +368,14 @@ export function noRunResult(model: string | null, errorKind: ErrorKind, errorMes
   };
 }
 
+/** The last non-empty lines of a text (at most 10, each cut at 300 characters; a JSON line read for its message). */
+function lastLines(text: string): string[] {
+  const lines = text.split('\n').map((l) => readableError(l.trimEnd())).filter((l) => l.trim() !== '').slice(-10);
+  return lines.map((l) => (l.length > 300 ? `${l.slice(0, 299)}…` : l));
+}
+
 function lastLine(text: string): string | null {
   const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
   const last = lines[lines.length - 1];
-  return last === undefined ? null : last.length > 300 ? `${last.slice(0, 300)}…` : last;
+  return last === undefined ? null : shortMessage(last, 300);
 }

@@ -94,6 +94,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
   // finishRun closed our owner row: the run's last events are written after it, without the fence.
   let finished = false;
   let diskFull = false;
+  /** The exit code and agent of an iteration that ended with an error, until its `error` event is recorded. */
+  const errorContext = new Map<number, { exit_code: number | null; agent: string }>();
   /** Runs a store write; on a full disk, gives back the reserved space once and tries again. */
   const withRoom = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
@@ -193,10 +195,16 @@ export function createRecorder(options: RecorderOptions): Recorder {
             completed_at: e.time,
           }, owner),
         );
-        if (e.error_kind !== 'none' && e.error_message) {
-          const message = e.error_message;
-          const context = { iteration: e.iteration, consecutive_failures: e.consecutive_failures, exit_code: e.exit_code, agent: e.agent };
-          enqueue('error', () => store.recordError({ run_id: runId, iteration: e.iteration, kind: e.error_kind, message, context, created_at: e.time }, owner));
+        if (e.error_kind !== 'none' && e.error_message) errorContext.set(e.iteration, { exit_code: e.exit_code, agent: e.agent });
+        break;
+      case 'error':
+        // The record of an iteration's error: its message, the agent's last output lines, the retries in a row.
+        if (e.iteration !== null && errorContext.has(e.iteration)) {
+          const at = errorContext.get(e.iteration);
+          errorContext.delete(e.iteration);
+          const iteration = e.iteration;
+          const context = { iteration, consecutive_failures: e.consecutive_failures, retry_count: e.retry_count ?? 0, exit_code: at?.exit_code ?? null, agent: at?.agent ?? null, last_output: e.last_output ?? [] };
+          enqueue('error', () => store.recordError({ run_id: runId, iteration, kind: e.kind, message: e.message, context, created_at: e.time }, owner));
         }
         break;
       case 'run_finished':

@@ -2,7 +2,7 @@
 // ask decide(), pause or sleep at the boundary, repeat. Everything with side effects comes in through RunDeps.
 import { getAdapter } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
-import { decide, initialState, limitReached, runtimeUsedMs } from '../core/decide.js';
+import { decide, initialState, limitReached, overloadRetried, runtimeUsedMs } from '../core/decide.js';
 import { UserError } from '../core/errors.js';
 import type { Decision, LoopState, RunStatus, StopReason } from '../core/types.js';
 import type { ResumePoint, RunDeps, RunSummary, WaitReason } from './run-deps.js';
@@ -322,10 +322,11 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     state = { ...state, startedAtMs: state.startedAtMs + Math.max(0, suspendedMs - suspendedAccounted) };
     suspendedAccounted = suspendedMs;
     // An interrupted iteration is not the program's to judge: the run ends as interrupted.
+    const result = overloadRetried(outcome.result, state, limits);
     const settled: ProgramSettlement =
-      outcome.result.errorKind === 'interrupted'
-        ? { result: outcome.result, completionEnds: 'run', stop: null, events: [] }
-        : await program.settle(context(), { iteration, step, result: outcome.result, text: outcome.text, logPath });
+      result.errorKind === 'interrupted'
+        ? { result, completionEnds: 'run', stop: null, events: [] }
+        : await program.settle(context(), { iteration, step, result, text: outcome.text, logPath });
     publishMetadata();
     const decided = decide({ state: { ...state, consecutiveFailures: failuresOf(lane) }, result: settled.result, limits, nowMs: deps.now(), stopRequested: stopRequested(), completionEnds: settled.completionEnds, unitEnded: settled.unitEnded ?? false });
     state = decided.state;
