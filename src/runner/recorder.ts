@@ -95,6 +95,8 @@ export function createRecorder(options: RecorderOptions): Recorder {
   let finished = false;
   let diskFull = false;
   /** The exit code and agent of an iteration that ended with an error, until its `error` event is recorded. */
+  /** The loop's state after the last iteration (the snapshot of a checkpoint taken on a pause). */
+  let latestState: LoopState | null = null;
   const errorContext = new Map<number, { exit_code: number | null; agent: string }>();
   /** Runs a store write; on a full disk, gives back the reserved space once and tries again. */
   const withRoom = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -207,6 +209,14 @@ export function createRecorder(options: RecorderOptions): Recorder {
           enqueue('error', () => store.recordError({ run_id: runId, iteration, kind: e.kind, message: e.message, context, created_at: e.time }, owner));
         }
         break;
+      case 'paused':
+        // Seed 000's PAUSED state takes a checkpoint: a pause at an iteration boundary commits the workspace (no
+        // agent is working in it). `pause --now` does not: the agent is frozen mid-edit.
+        if (!e.suspended && options.checkpointInterval > 0 && latestState !== null && e.after_iteration > 0) {
+          const at = latestState;
+          enqueue('pause checkpoint', () => doCheckpoint(e.after_iteration, at, 'paused'));
+        }
+        break;
       case 'run_finished':
         enqueue('finish', async () => {
           await store.finishRun(runId, { status: e.status, stop_reason: e.stop_reason, now: e.time }, owner);
@@ -268,6 +278,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
         }
       },
       async afterIteration(_runId, iteration, state) {
+        latestState = state;
         await chain;
         if (options.checkpointInterval > 0 && iteration % options.checkpointInterval === 0) await doCheckpoint(iteration, state, status);
       },
