@@ -64,8 +64,41 @@ export function errorEvent(message: string, status: number | null, clock: ResetC
   return classifiedEvent(c, message, status);
 }
 
-/** Cuts a message to a printable length (error messages end up in one-line status output). */
+/** The message of an error body: `{"error":{"message":...}}`, `{"message":...}`, a stream line's `result`. */
+function messageOf(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'object' || value === null) return null;
+  const o = value as Record<string, unknown>;
+  for (const key of ['error', 'message', 'result', 'detail']) {
+    const found = messageOf(o[key]);
+    if (found !== null && found.trim() !== '') return found;
+  }
+  return null;
+}
+
+/**
+ * An agent's error in its own words: a JSON body in it (`API Error: 500 {"type":"error","error":{"message":
+ * "Internal server error"}}`, or a whole stream-json line) is replaced by the message it carries.
+ */
+export function readableError(text: string): string {
+  const start = text.indexOf('{');
+  if (start < 0 || !text.trimEnd().endsWith('}')) return text;
+  let body: unknown;
+  try {
+    body = JSON.parse(text.slice(start));
+  } catch {
+    return text;
+  }
+  const message = messageOf(body);
+  if (message === null) return text;
+  const before = text.slice(0, start).trim();
+  // The message may carry a body of its own (a stream line's `result`: "API Error: 500 {...}").
+  const inner = readableError(message);
+  return before === '' ? inner : `${before} ${inner}`;
+}
+
+/** Cuts a message to a printable length (error messages end up in one-line status output); JSON bodies read. */
 export function shortMessage(text: string, max = 500): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
+  const oneLine = readableError(text.trim()).replace(/\s+/g, ' ').trim();
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }

@@ -219,8 +219,9 @@ export function createClaudeAdapter(deps: AdapterDeps = defaultDeps()): AgentAda
       if (options.resumeSessionId !== null) args.push('--resume', options.resumeSessionId);
       args.push(...options.extraArgs);
       const env: Record<string, string | undefined> = { ...options.env };
-      // As root, Claude refuses --dangerously-skip-permissions unless IS_SANDBOX is exactly "1".
-      if (options.permissionMode === 'bypass' && deps.isRoot && env.IS_SANDBOX === undefined) env.IS_SANDBOX = '1';
+      // As root, Claude refuses --dangerously-skip-permissions unless IS_SANDBOX is exactly "1": whatever the agent
+      // inherited (an `IS_SANDBOX=yes` would fail every iteration), its own environment says 1.
+      if (options.permissionMode === 'bypass' && deps.isRoot) env.IS_SANDBOX = '1';
       return { command: 'claude', args, env, stdin: options.prompt };
     },
     createParser: () => createClaudeParser(deps),
@@ -233,7 +234,9 @@ export function createClaudeAdapter(deps: AdapterDeps = defaultDeps()): AgentAda
       if (c.kind === 'auth') {
         return { kind: c.kind, message: `Claude Code is not authenticated: set ANTHROPIC_API_KEY or run \`claude\` once and /login. (${shortMessage(outputTail, 200)})` };
       }
-      return { kind: c.kind, message: shortMessage(outputTail, 300) };
+      // The last line the agent printed (a stream line's own error text, not the raw JSON of the whole tail).
+      const last = outputTail.trim().split('\n').pop() ?? outputTail;
+      return { kind: c.kind, message: shortMessage(last, 300) };
     },
   };
 }

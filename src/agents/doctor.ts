@@ -211,11 +211,9 @@ export async function diagnoseAgent(cli: AgentCli, world: DoctorEnv): Promise<Ag
     notes.push(`not on PATH, so 'ringmaster run' will not find it; a copy is in ${unused} (Ringmaster's own dependencies): put ${dirname(unused)} on PATH to use it, or install it`);
   }
   if (cli.name === 'claude' && world.isRoot) {
-    notes.push(
-      world.env.IS_SANDBOX === '1'
-        ? 'running as root: --dangerously-skip-permissions is allowed because IS_SANDBOX=1'
-        : 'running as root: claude refuses --dangerously-skip-permissions unless IS_SANDBOX=1 (ringmaster sets it for the agent in bypass mode)',
-    );
+    const inherited = world.env.IS_SANDBOX;
+    const replaced = inherited === undefined || inherited === '1' ? '' : ` (your IS_SANDBOX=${inherited} is replaced in the agent's environment only)`;
+    notes.push(`running as root: claude refuses --dangerously-skip-permissions unless IS_SANDBOX=1; ringmaster gives the agent IS_SANDBOX=1 in bypass mode${replaced}`);
   }
   const install = cli.npmPackage !== null ? `ringmaster doctor --install ${cli.name}  (npm install -g ${cli.npmPackage})` : cli.installHint;
   return { name: cli.name, displayName: cli.displayName, found: path !== null, path, version, authEnv, authFiles, auth, install, notes };

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { yamlData } from './yaml-data.js';
 import type { z } from 'zod';
 import { closest } from '../core/closest.js';
 import { ConfigError, type ConfigPlace } from '../core/errors.js';
@@ -138,13 +139,10 @@ function readYamlFile(file: string): YamlFile {
     const line = first.linePos?.[0]?.line ?? null;
     throw new ConfigError({ file, line }, `invalid YAML: ${first.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
   }
-  let data: unknown;
-  try {
-    // Aliases are resolved here: an unresolved one, or one that expands too much, is the file's error.
-    data = doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    throw new ConfigError({ file }, `invalid YAML: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  // Aliases are resolved here: an unresolved one, or one that expands too much, is the file's error.
+  const resolved = yamlData(doc, lineCounter);
+  if (!resolved.ok) throw new ConfigError({ file, line: resolved.line }, resolved.message);
+  const data = resolved.data;
   const lineOf = (path: readonly PropertyKey[]): number | null => nodeLine(doc, path, lineCounter);
   if (data === null || data === undefined) return { data: {}, lineOf };
   if (!isRecord(data)) throw new ConfigError({ file, line: lineOf([]) }, `expected a mapping of sections (${FILE_SECTIONS.join(', ')})`);

@@ -102,6 +102,7 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
     cooldownMs: loop.cooldown,
     backoffBaseMs: loop.backoff,
     backoffMaxMs: loop.backoff_max,
+    overloadRetries: loop.overload_retries,
   };
   const spec: RunSpec = {
     workspace,
@@ -167,6 +168,7 @@ function applyManagerDefaults(config: LoadedConfig, sources: Map<SettingKey, str
       checkpoint_interval: take('loop.checkpoint_interval', loop.checkpoint_interval, 'manager.defaults.checkpoint_interval', defaults.checkpoint_interval),
       cooldown: take('loop.cooldown', loop.cooldown, 'manager.defaults.cooldown', defaults.cooldown),
       failure_threshold: take('loop.failure_threshold', loop.failure_threshold, 'manager.defaults.failure_threshold', defaults.failure_threshold),
+      backoff: take('loop.backoff', loop.backoff, 'manager.defaults.backoff', defaults.backoff),
     },
   };
 }

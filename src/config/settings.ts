@@ -16,8 +16,11 @@ export const loopSchema = z.strictObject({
   max_runtime: optionalDuration().prefault('none').describe("wall-clock budget of the run (after a resume: plus the time the earlier iterations ran)"),
   max_cost: money().prefault('none').describe('cost budget of the whole run in USD (across resumes; an agent that spends it mid-iteration is stopped)'),
   cooldown: duration().prefault('0s').describe('pause between iterations'),
-  backoff: duration().prefault('1s').describe('first delay after a failed iteration; doubles per consecutive failure'),
+  backoff: duration().prefault('2s').describe('first delay after a failed iteration; doubles per consecutive failure (2^n s: 2, 4, 8, 16...)'),
   backoff_max: duration().prefault('60s').describe('cap of the failure backoff'),
+  overload_retries: wholeNumber(0)
+    .prefault(10)
+    .describe("overloaded answers (HTTP 5xx, 529) retried in a row, waiting 2, 4, 8... up to backoff_max seconds between them, before the next one is a failure"),
   idle_timeout: optionalDuration().prefault('30m').describe('kill an iteration with no output for this long'),
   iteration_timeout: optionalDuration().prefault('none').describe('kill an iteration running longer than this'),
   kill_grace: duration().prefault('3s').describe('time between SIGTERM and SIGKILL when stopping an agent'),
@@ -83,6 +86,7 @@ export const managerDefaultsSchema = z.strictObject({
   checkpoint_interval: wholeNumber(0).prefault(5).describe('checkpoint interval of server-created runs unless set'),
   cooldown: duration().prefault('5s').describe('cooldown of server-created runs unless set (default 5s)'),
   failure_threshold: wholeNumber(1).prefault(5).describe("circuit breaker of server-created runs unless set (default 5)"),
+  backoff: duration().prefault('2s').describe('first failure backoff of server-created runs unless set (default 2s: waits of 2, 4, 8, 16 s...)'),
 });
 
 /** `manager.*`: how `ringmaster serve` drives runs. */
@@ -207,6 +211,7 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'loop.cooldown': { flag: '--cooldown', format: asDuration },
   'loop.backoff': { format: asDuration },
   'loop.backoff_max': { format: asDuration },
+  'loop.overload_retries': { format: plain },
   'loop.idle_timeout': { flag: '--idle-timeout', format: asDuration },
   'loop.iteration_timeout': { flag: '--iteration-timeout', format: asDuration },
   'loop.kill_grace': { format: asDuration },
@@ -250,6 +255,7 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'manager.defaults.checkpoint_interval': { format: plain },
   'manager.defaults.cooldown': { format: asDuration },
   'manager.defaults.failure_threshold': { format: plain },
+  'manager.defaults.backoff': { format: asDuration },
   'server.host': { format: plain },
   'server.port': { format: plain },
   'server.public_url': { format: (v) => (v === null ? 'http://<server.host>:<server.port>' : plain(v)) },

@@ -53,10 +53,11 @@ export function duration() {
   return durationMs(expected('expected a duration like 90s, 5m or 4h'));
 }
 
-/** A duration, or 'none' (or 0): no limit (null). */
+/** A duration, or 'none': no limit (null). A zero duration is refused: it once meant "no limit" silently. */
 export function optionalDuration() {
   const message = expected("expected a duration like 90s, 5m or 4h (or 'none')");
-  return z.union([z.null(), noneWord(message), durationMs(message)], { error: message }).transform((v) => (v === 0 ? null : v));
+  const zero = "a zero duration is no time at all: write 'none' for no limit";
+  return z.union([z.null(), noneWord(message), durationMs(message)], { error: message }).pipe(z.number().positive({ error: zero }).nullable());
 }
 
 /** An amount in USD (20, 7.50, '$20'), or 'none'. */

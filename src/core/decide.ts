@@ -38,6 +38,20 @@ export function runtimeUsedMs(state: LoopState, nowMs: number): number {
   return state.priorRuntimeMs + Math.max(0, nowMs - state.startedAtMs);
 }
 
+/** Overloaded answers retried in a row by default (loop.overload_retries). */
+export const DEFAULT_OVERLOAD_RETRIES = 10;
+
+/**
+ * An overload (HTTP 5xx, 529) is waited out and retried, but not forever: the answer that follows
+ * `limits.overloadRetries` retries in a row is a failure like any other (it counts toward max_iterations and the
+ * failure threshold), its message the agent's own with the count.
+ */
+export function overloadRetried(result: IterationResult, state: LoopState, limits: Limits): IterationResult {
+  const retries = limits.overloadRetries ?? DEFAULT_OVERLOAD_RETRIES;
+  if (result.errorKind !== 'overloaded' || state.consecutiveWaits < retries) return result;
+  return { ...result, errorKind: 'agent_error', errorMessage: `${result.errorMessage ?? 'overloaded'} (still failing after ${retries} retries: loop.overload_retries)` };
+}
+
 /** Exponential backoff: base * 2^(n-1), capped; 0 for n <= 0. */
 export function backoffMs(consecutive: number, limits: Limits): number {
   if (consecutive <= 0 || limits.backoffBaseMs <= 0) return 0;
@@ -89,6 +103,8 @@ export interface DecideOutput {
   state: LoopState;
   outcome: IterationOutcome;
   decision: Decision;
+  /** Iterations in a row before this one that failed or waited (an error record's retry count). */
+  retries: number;
 }
 
 /**
@@ -97,7 +113,11 @@ export interface DecideOutput {
  * fails and threshold is 1"), then external stop, iterations, runtime, cost. A pause (cooldown, backoff, or
  * a limit's wait) that would end past the runtime budget stops the run with max_runtime at once.
  */
-export function decide({ state, result, limits, nowMs, stopRequested, completionEnds = 'run', unitEnded = false }: DecideInput): DecideOutput {
+export function decide(input: DecideInput): DecideOutput {
+  return { ...decideNext(input), retries: input.state.consecutiveFailures + input.state.consecutiveWaits };
+}
+
+function decideNext({ state, result, limits, nowMs, stopRequested, completionEnds = 'run', unitEnded = false }: DecideInput): Omit<DecideOutput, 'retries'> {
   const outcome = classifyOutcome(result);
   const next: LoopState = {
     ...state,

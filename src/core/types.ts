@@ -103,6 +103,8 @@ export interface IterationResult {
   errorMessage: string | null;
   /** For usage/rate limits: epoch ms when the limit resets, when the agent said so. */
   resetAtMs: number | null;
+  /** With an error: the agent's last output lines (at most 10, each cut at 300 characters), for the error record. */
+  lastOutput?: string[];
 }
 
 /** Limits and pacing of a run, resolved from configuration. Durations in ms; null = no limit. */
@@ -116,6 +118,8 @@ export interface Limits {
   backoffBaseMs: number;
   /** Cap of the exponential backoff. */
   backoffMaxMs: number;
+  /** Overloaded answers (HTTP 5xx, 529) retried in a row before the next one is a failure; absent = 10. */
+  overloadRetries?: number;
 }
 
 /** The counters a decision needs. Iterations are counted from 0 (completed ones); display is 1-based. */

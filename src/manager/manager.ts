@@ -23,7 +23,7 @@ import { ManagerError } from './errors.js';
 import { asRequestError, resolveNewRun } from './new-run.js';
 import { registerBuiltInProgramKinds } from './program-kinds.js';
 import { programForRun } from './programs.js';
-import { RunController, type Transition } from './run-controller.js';
+import { RunController, type ControlAnswer, type Transition } from './run-controller.js';
 import { managerStats, type ManagerStats } from './stats.js';
 import type { RunRequest } from './run-request.js';
 import { recordQueuedRun, resolveRepositoryRun } from './repository-run.js';
@@ -93,6 +93,8 @@ export class LoopManager {
   private readonly owner: Owner;
   private readonly now: () => number;
   private readonly queued = new Map<string, Queued>();
+  /** Unregisters the control target of a queued run (requests from the CLI reach a queued run as the API's do). */
+  private readonly queuedControl = new Map<string, () => void>();
   private readonly active = new Map<string, Active>();
   private readonly poller: ControlPoller;
   private readonly pool: IterationPool | null;
@@ -172,6 +174,7 @@ export class LoopManager {
       now: this.now(),
     });
     this.queued.set(id, { spec, workspace: key, worktree: worktree ? { path: worktree.path, branch: worktree.branch } : null, ...(program ? { program } : {}), held: false, startPaused: false });
+    this.answerWhileQueued(id);
     await this.announce(id, [{ type: 'run_queued', time: this.now(), position: this.waitingCount(), workspace: key, agent: spec.agent.name, label: spec.label }]);
     this.pump();
     return { id, status: this.active.has(id) ? 'running' : 'pending' };
@@ -317,7 +320,31 @@ export class LoopManager {
       held: false,
       startPaused,
     });
+    this.answerWhileQueued(run.id);
     this.pump();
+  }
+
+  /**
+   * While a run waits in this manager's queue, the control requests other processes write for it (`ringmaster
+   * stop|pause|resume RUN`) are answered here as the API's are (controlQueued); its controller takes over once it starts.
+   */
+  private answerWhileQueued(runId: string): void {
+    const act = (action: ControlAction, iterations = 0): ControlAnswer => {
+      const q = this.queued.get(runId);
+      if (!q) return 'not_running';
+      if ((action === 'pause' && q.held) || (action === 'resume' && !q.held) || (action === 'extend' && q.spec.limits.maxIterations === null)) return 'already';
+      this.controlQueued(runId, q, action, iterations).catch((error: unknown) => this.options.log?.(`run ${runId}: ${action}: ${(error as Error).message}`));
+      return 'accepted';
+    };
+    this.queuedControl.get(runId)?.();
+    this.queuedControl.set(runId, this.poller.register({ runId, requestPause: () => act('pause'), requestResume: () => act('resume'), requestStop: () => act('stop'), extend: (n) => act('extend', n) }));
+  }
+
+  /** The run left the queue (started, handed to the workers, stopped): its controller (if any) answers from now on. */
+  private leftQueue(runId: string): void {
+    this.queued.delete(runId);
+    this.queuedControl.get(runId)?.();
+    this.queuedControl.delete(runId);
   }
 
   private async controlQueued(runId: string, queued: Queued, action: ControlAction, iterations: number): Promise<ControlOutcome> {
@@ -345,7 +372,7 @@ export class LoopManager {
         this.pump();
         return this.outcome(runId, action, 'accepted');
       case 'stop': {
-        this.queued.delete(runId);
+        this.leftQueue(runId);
         const run = await store.getRun(runId);
         if (run) await closeOrphanedRun(store, this.options.env, run, this.owner, this.now(), 'user_stop', (events) => this.broadcast(events));
         return this.outcome(runId, action, 'accepted');
@@ -378,7 +405,7 @@ export class LoopManager {
     if (dispatch) {
       for (const [id, queued] of this.queued) {
         if (queued.held) continue;
-        this.queued.delete(id);
+        this.leftQueue(id);
         dispatch(id).catch((error: unknown) => this.options.log?.(`run ${id}: could not queue it for the workers: ${(error as Error).message}`));
       }
       return;
@@ -386,7 +413,7 @@ export class LoopManager {
     for (const [id, queued] of this.queued) {
       if (this.active.size >= this.options.maxConcurrent) return;
       if (queued.held) continue;
-      this.queued.delete(id);
+      this.leftQueue(id);
       this.start(id, queued);
     }
   }

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ERROR_KINDS, RUN_STATUSES, STOP_REASONS } from '../core/types.js';
 import type { DisplayStatus } from '../store/liveness.js';
-import { CHECKPOINT_STATES, ITERATION_STATUSES, fileChangeRowSchema, type CheckpointRow, type IterationRow, type RunRow, type RunTotals } from '../store/rows.js';
+import { CHECKPOINT_STATES, ITERATION_STATUSES, fileChangeRowSchema, type CheckpointRow, type ErrorRow, type IterationRow, type RunRow, type RunTotals } from '../store/rows.js';
 
 const isoTime = z.string().describe('ISO 8601 time');
 
@@ -105,6 +105,20 @@ export const checkpointViewSchema = z
 
 /** One checkpoint as clients see it. */
 export type CheckpointView = z.infer<typeof checkpointViewSchema>;
+
+/** An error record as clients see it: kind, message, and its context (retry_count, last_output, exit_code, agent...). */
+export const errorViewSchema = z
+  .object({
+    iteration: z.number().int().positive().nullable(),
+    kind: z.string(),
+    message: z.string(),
+    context: z.unknown(),
+    created_at: isoTime.nullable(),
+  })
+  .meta({ id: 'RunError' });
+
+/** One error record as clients see it. */
+export type ErrorView = z.infer<typeof errorViewSchema>;
 
 /** An epoch-ms time as ISO 8601, null stays null. */
 export function iso(ms: number | null): string | null {
@@ -209,6 +223,11 @@ export function iterationView(row: IterationRow): IterationView {
     tree_after: row.tree_after,
     discarded_ref: row.discarded_ref,
   };
+}
+
+/** An error row as clients see it. */
+export function errorView(row: ErrorRow): ErrorView {
+  return { iteration: row.iteration, kind: row.kind, message: row.message, context: row.context, created_at: iso(row.created_at) };
 }
 
 /** A checkpoint row's view. */

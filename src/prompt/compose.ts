@@ -38,7 +38,8 @@ export function builtInProcedures(): Map<string, ProcedureDef> {
 
 function readPromptFile(path: string, what: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    // An editor's UTF-8 byte order mark is not part of the prompt.
+    return readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new UserError(code === 'ENOENT' ? `${what} not found: ${path}` : `cannot read ${what} ${path}: ${(e as Error).message}`);

@@ -118,7 +118,16 @@ export const runEventSchema = z.discriminatedUnion('type', [
    * `total_cost_usd` is the run's recorded cost plus what every running iteration has spent so far.
    */
   event('cost_so_far', { iteration: z.number().int().positive(), cost_usd: z.number().nonnegative(), total_cost_usd: z.number().nonnegative() }),
-  event('error', { iteration: z.number().int().positive().nullable(), kind: z.string(), message: z.string(), consecutive_failures: count }),
+  event('error', {
+    iteration: z.number().int().positive().nullable(),
+    kind: z.string(),
+    message: z.string(),
+    consecutive_failures: count,
+    /** How many iterations in a row before this one failed (or, for an overload or a limit, waited) too. */
+    retry_count: count.optional(),
+    /** The agent's last output lines (at most 10). */
+    last_output: z.array(z.string()).optional(),
+  }),
   event('circuit_breaker_tripped', { consecutive_failures: count, failure_threshold: count }),
   event('checkpoint_created', {
     iteration: count,

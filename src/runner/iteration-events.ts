@@ -67,7 +67,7 @@ export function iterationEvents(f: FinishedIteration): RunEventBody[] {
   if (result.costUsd !== null) events.push({ type: 'cost_incurred', time, iteration, cost_usd: result.costUsd, total_cost_usd: state.totalCostUsd });
   if (result.errorKind !== 'none') {
     const message = result.errorMessage ?? result.errorKind;
-    events.push({ type: 'error', time, iteration, kind: result.errorKind, message, consecutive_failures: state.consecutiveFailures });
+    events.push({ type: 'error', time, iteration, kind: result.errorKind, message, consecutive_failures: state.consecutiveFailures, retry_count: decided.retries, last_output: result.lastOutput ?? [] });
   }
   if (decided.decision.kind === 'stop' && decided.decision.reason === 'failure_threshold') {
     events.push({ type: 'circuit_breaker_tripped', time, consecutive_failures: state.consecutiveFailures, failure_threshold: f.limits.failureThreshold });

@@ -13,11 +13,13 @@ import { createEchoFilter } from '../core/echo-filter.js';
 import { redactor, redactorOf, secretsOfProcess } from '../core/redact.js';
 import { createSignalScanner, type SignalScanner } from '../core/signals.js';
 import { completionScannerFor, type CompletionRule } from './completion-rule.js';
+import { signalBody } from '../core/completion.js';
 import type { ErrorKind, IterationResult } from '../core/types.js';
 import { createLineSplitter } from './line-splitter.js';
 import { enterSandbox, type SandboxRun } from './sandboxed.js';
 import type { SandboxContext } from '../sandbox/wrap.js';
 import type { Endpoint } from '../sandbox/policy.js';
+import { readableError, shortMessage } from '../agents/classify.js';
 
 /** Runs one iteration somewhere (this thread, or a worker thread of a pool): see iteration-pool.ts. */
 export type IterationRunner = (input: IterationInput) => Promise<IterationOutcomeData>;
@@ -43,6 +45,8 @@ export interface IterationInput {
   /** A program's own scanner instead (see ProgramStep.completionScanner; keeps the iteration in this thread). */
   completionScanner?: (() => SignalScanner) | null;
   failureSignal: string;
+  /** Other markers the program reads the answer from (ProgramStep.echoSignals), blanked when echoed from the prompt. */
+  echoSignals?: string[];
   idleTimeoutMs: number | null;
   hardTimeoutMs: number | null;
   deadlineMs: number | null;
@@ -124,6 +128,16 @@ function createTextTail(max: number): { push(text: string): void; value(): strin
       return joined.length > max ? joined.slice(-max) : joined;
     },
   };
+}
+
+/**
+ * Every signal this iteration listens for, whoever defined it: the run's success and failure signals, a workflow
+ * loop's `until` (its promise form and its plain form) and the program's markers (a task's result block).
+ */
+export function listenedSignals(input: Pick<IterationInput, 'successSignals' | 'failureSignal' | 'completion' | 'echoSignals'>): string[] {
+  const until = input.completion?.kind === 'until' ? signalBody(input.completion.signal) : '';
+  const untilForms = until === '' ? [] : [`<promise>${until}</promise>`, until];
+  return [...input.successSignals, input.failureSignal, ...untilForms, ...(input.echoSignals ?? [])];
 }
 
 /** Runs the agent once and returns its result. */
@@ -226,7 +240,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     if (!turnEnded) spend.report();
   });
   // A plain-text agent's output is its own text, except signals it reproduces from the prompt (core/echo-filter.ts).
-  const echo = createEchoFilter(input.prompt, [...input.successSignals, input.failureSignal]);
+  const echo = createEchoFilter(input.prompt, listenedSignals(input));
   const scan = (text: string): void => {
     success.feed(text);
     failure.feed(text);
@@ -343,6 +357,8 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
       // Error messages quote the agent's output: its environment's secrets are never recorded or shown.
       errorMessage: errorMessage === null ? null : redact(errorMessage),
       resetAtMs,
+      // A JSON-lines agent's own text reads better than its raw stream lines.
+      ...(errorKind === 'none' ? {} : { lastOutput: lastLines(adapter.format === 'jsonl' && ownText.value() !== '' ? ownText.value() : exit.tail).map(redact) }),
     },
   };
 
@@ -369,8 +385,14 @@ export function noRunResult(model: string | null, errorKind: ErrorKind, errorMes
   };
 }
 
+/** The last non-empty lines of a text (at most 10, each cut at 300 characters; a JSON line read for its message). */
+function lastLines(text: string): string[] {
+  const lines = text.split('\n').map((l) => readableError(l.trimEnd())).filter((l) => l.trim() !== '').slice(-10);
+  return lines.map((l) => (l.length > 300 ? `${l.slice(0, 299)}…` : l));
+}
+
 function lastLine(text: string): string | null {
   const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
   const last = lines[lines.length - 1];
-  return last === undefined ? null : last.length > 300 ? `${last.slice(0, 300)}…` : last;
+  return last === undefined ? null : shortMessage(last, 300);
 }

@@ -42,6 +42,11 @@ export interface ProgramStep {
    * keeps the iteration in the thread that runs the loop. Prefer `completion`.
    */
   completionScanner?: (() => SignalScanner) | null;
+  /**
+   * Other markers this iteration's answer is read from (a task's `<ringmaster-result>` block): like the signals,
+   * an occurrence the agent reproduces from the prompt is blanked before anything reads it (core/echo-filter.ts).
+   */
+  echoSignals?: string[] | null;
   /** This iteration's idle timeout in ms (undefined = the run's; null = none). */
   idleTimeoutMs?: number | null;
   /** The directory the agent works in for this iteration (a task's own worktree); absent/null = the run's workspace. */

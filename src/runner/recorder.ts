@@ -95,6 +95,10 @@ export function createRecorder(options: RecorderOptions): Recorder {
   // finishRun closed our owner row: the run's last events are written after it, without the fence.
   let finished = false;
   let diskFull = false;
+  /** The exit code and agent of an iteration that ended with an error, until its `error` event is recorded. */
+  /** The loop's state after the last iteration (the snapshot of a checkpoint taken on a pause). */
+  let latestState: LoopState | null = null;
+  const errorContext = new Map<number, { exit_code: number | null; agent: string }>();
   /** Runs a store write; on a full disk, gives back the reserved space once and tries again. */
   const withRoom = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
@@ -203,10 +207,24 @@ export function createRecorder(options: RecorderOptions): Recorder {
             changes: e.changes ?? null,
           }, owner),
         );
-        if (e.error_kind !== 'none' && e.error_message) {
-          const message = e.error_message;
-          const context = { iteration: e.iteration, consecutive_failures: e.consecutive_failures, exit_code: e.exit_code, agent: e.agent };
-          enqueue('error', () => store.recordError({ run_id: runId, iteration: e.iteration, kind: e.error_kind, message, context, created_at: e.time }, owner));
+        if (e.error_kind !== 'none' && e.error_message) errorContext.set(e.iteration, { exit_code: e.exit_code, agent: e.agent });
+        break;
+      case 'error':
+        // The record of an iteration's error: its message, the agent's last output lines, the retries in a row.
+        if (e.iteration !== null && errorContext.has(e.iteration)) {
+          const at = errorContext.get(e.iteration);
+          errorContext.delete(e.iteration);
+          const iteration = e.iteration;
+          const context = { iteration, consecutive_failures: e.consecutive_failures, retry_count: e.retry_count ?? 0, exit_code: at?.exit_code ?? null, agent: at?.agent ?? null, last_output: e.last_output ?? [] };
+          enqueue('error', () => store.recordError({ run_id: runId, iteration, kind: e.kind, message: e.message, context, created_at: e.time }, owner));
+        }
+        break;
+      case 'paused':
+        // Seed 000's PAUSED state takes a checkpoint: a pause at an iteration boundary commits the workspace (no
+        // agent is working in it). `pause --now` does not: the agent is frozen mid-edit.
+        if (!e.suspended && options.checkpointInterval > 0 && latestState !== null && e.after_iteration > 0) {
+          const at = latestState;
+          enqueue('pause checkpoint', () => doCheckpoint(e.after_iteration, at, 'paused'));
         }
         break;
       case 'run_finished':
@@ -270,6 +288,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
         }
       },
       async afterIteration(_runId, iteration, state) {
+        latestState = state;
         await chain;
         if (options.checkpointInterval > 0 && iteration % options.checkpointInterval === 0) await doCheckpoint(iteration, state, status);
       },

@@ -3,7 +3,7 @@
 import { dirname } from 'node:path';
 import { getAdapter } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
-import { decide, initialState, limitReached, runtimeUsedMs } from '../core/decide.js';
+import { decide, initialState, limitReached, overloadRetried, runtimeUsedMs } from '../core/decide.js';
 import { UserError } from '../core/errors.js';
 import type { Decision, LoopState, RunStatus, StopReason } from '../core/types.js';
 import type { ResumePoint, RunDeps, RunSummary, WaitReason } from './run-deps.js';
@@ -96,7 +96,9 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     }
   };
 
-  emit({ type: 'run_started', time: deps.now(), kind: program.kind, label: spec.label, max_iterations: limits.maxIterations, workspace: spec.workspace, agent: runAgent.name, resumed: resume !== undefined });
+  // A run taken over before its first iteration (queued in a server, for a worker) starts: it resumes nothing.
+  const resumed = resume !== undefined && resume.state.iteration > 0;
+  emit({ type: 'run_started', time: deps.now(), kind: program.kind, label: spec.label, max_iterations: limits.maxIterations, workspace: spec.workspace, agent: runAgent.name, resumed });
   for (const message of deps.startWarnings ?? []) emit({ type: 'warning', time: deps.now(), message });
   if (limits.maxCostUsd !== null && runAgent.format === 'text') {
     emit({ type: 'warning', time: deps.now(), message: `agent '${runAgent.name}' reports no cost: max_cost ($${limits.maxCostUsd}) cannot be enforced` });
@@ -259,6 +261,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
         completion: step.completion ?? null,
         completionScanner: step.completionScanner ?? null,
         failureSignal: spec.failureSignal,
+        ...(step.echoSignals ? { echoSignals: step.echoSignals } : {}),
         idleTimeoutMs: step.idleTimeoutMs !== undefined ? step.idleTimeoutMs : spec.idleTimeoutMs,
         hardTimeoutMs: spec.iterationTimeoutMs,
         deadlineMs: limits.maxRuntimeMs === null ? null : deps.now() + Math.max(0, limits.maxRuntimeMs - runtimeUsedMs(state, deps.now())),
@@ -332,10 +335,11 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     suspendedAccounted = suspendedMs;
     // An interrupted iteration is not the program's to judge: the run ends as interrupted.
     const changes = await snapshotAfter(deps.changes, ran.before, warn);
+    const result = overloadRetried(outcome.result, state, limits);
     const settled: ProgramSettlement =
-      outcome.result.errorKind === 'interrupted'
-        ? { result: outcome.result, completionEnds: 'run', stop: null, events: [] }
-        : await program.settle(context(), { iteration, step, result: outcome.result, text: outcome.text, logPath, changes });
+      result.errorKind === 'interrupted'
+        ? { result, completionEnds: 'run', stop: null, events: [] }
+        : await program.settle(context(), { iteration, step, result, text: outcome.text, logPath, changes });
     publishMetadata();
     const decided = decide({ state: { ...state, consecutiveFailures: failuresOf(lane) }, result: settled.result, limits, nowMs: deps.now(), stopRequested: stopRequested(), completionEnds: settled.completionEnds, unitEnded: settled.unitEnded ?? false });
     state = decided.state;

@@ -18,7 +18,7 @@ import { storedEvent } from '../manager/event-rows.js';
 import { ManagerError } from '../manager/errors.js';
 import type { LoopManager } from '../manager/manager.js';
 import { runRequestSchema } from '../manager/run-request.js';
-import { checkpointView, iterationView, runView } from '../manager/views.js';
+import { checkpointView, errorView, iterationView, runView } from '../manager/views.js';
 import type { RunStatus } from '../core/types.js';
 import { RUN_STATUSES } from '../core/types.js';
 import { displayStatus, type LivenessProbe } from '../store/liveness.js';
@@ -175,12 +175,13 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     createRoute({ method: 'get', path: '/api/runs/{id}', summary: 'One run with its iterations and checkpoints', request: { params: runIdParamSchema }, responses: { 200: json(runDetailSchema, 'the run'), 404: json(errorSchema, 'no such run'), ...errors } }),
     async (c) => {
       const run = await findRun(c.req.valid('param').id);
-      const [totals, iterations, checkpoints] = await Promise.all([deps.store.runTotals(run.id), deps.store.listIterations(run.id), deps.store.listCheckpoints(run.id)]);
+      const [totals, iterations, checkpoints, errors] = await Promise.all([deps.store.runTotals(run.id), deps.store.listIterations(run.id), deps.store.listCheckpoints(run.id), deps.store.listErrors(run.id)]);
       return c.json(
         {
           run: { ...(await view({ ...run, totals })), spec: run.spec, last_iteration: totals.last_iteration, duration_ms: totals.duration_ms },
           iterations: iterations.map(iterationView),
           checkpoints: checkpoints.map(checkpointView),
+          errors: errors.map(errorView),
           units: unitsOf(run, iterations),
         },
         200,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { RUN_STATUSES } from '../core/types.js';
 import { CONTROL_ACTIONS } from '../store/rows.js';
 import { agentActivitySchema, runEventSchema } from '../runner/events.js';
-import { checkpointViewSchema, iterationViewSchema, runViewSchema } from '../manager/views.js';
+import { checkpointViewSchema, errorViewSchema, iterationViewSchema, runViewSchema } from '../manager/views.js';
 
 /** Every error response: `{error: {code, message}}`. */
 export const errorSchema = z
@@ -49,6 +49,8 @@ export const runDetailSchema = z
     run: runItemSchema.extend({ spec: z.unknown(), last_iteration: z.number().int().nonnegative(), duration_ms: z.number().int().nonnegative() }),
     iterations: z.array(iterationViewSchema),
     checkpoints: z.array(checkpointViewSchema),
+    /** The run's error records, oldest first (kind, message, context: retry_count, last_output, exit_code, agent). */
+    errors: z.array(errorViewSchema),
     units: z.array(unitSchema),
   })
   .meta({ id: 'RunDetail' });

@@ -7,7 +7,7 @@ import { quoteArgv } from '../agents/command.js';
 import { TaskCommandError, TaskFileError, fieldName } from './errors.js';
 import { execBounded, failureText } from './exec.js';
 import { parseTasksJsonl } from './jsonl-source.js';
-import { checkUniqueIds, type StatusChange, type TaskSource } from './source.js';
+import { checkTaskList, splitBom, type StatusChange, type TaskSource } from './source.js';
 import { taskFromObject, type Task } from './task.js';
 
 /** The commands of a command source and how to run them. */
@@ -24,7 +24,8 @@ export interface CommandSourceOptions {
 const MAX_LIST_BYTES = 16 * 1024 * 1024;
 
 /** Parses what a list command printed. */
-export function parseTaskListOutput(text: string, name: string): Task[] {
+export function parseTaskListOutput(output: string, name: string): Task[] {
+  const text = splitBom(output).body;
   const trimmed = text.trim();
   if (trimmed === '') return [];
   let data: unknown;
@@ -44,7 +45,7 @@ export function parseTaskListOutput(text: string, name: string): Task[] {
     if (!result.ok) throw new TaskFileError(name, null, fieldName([index, ...result.problem.path]), result.problem.problem);
     return result.task;
   });
-  checkUniqueIds(tasks, name);
+  checkTaskList(tasks, name);
   return tasks;
 }
 

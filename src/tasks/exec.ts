@@ -1,8 +1,11 @@
 // Runs a short helper process for the task loop (a completion check, a hook, a task command): argv only
-// (never a shell unless the argv says so), its own process group killed at the end whatever happened,
-// bounded by a timeout and an AbortSignal, output kept within a fixed number of bytes.
+// (never a shell unless the argv says so), bounded by a timeout and an AbortSignal, output kept within a fixed
+// number of bytes. Contained as an agent is: its own process group killed at the end whatever happened, and what
+// left the group (a `setsid` daemon) found by its RINGMASTER_AGENT_TAG and ended too (docs/processes.md).
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { killGroup } from '../os/process-group.js';
+import { AGENT_TAG_VARIABLE, killTagged, treeRoot } from '../os/process-tag.js';
 
 /** What to run and how long to let it. */
 export interface ExecOptions {
@@ -47,7 +50,11 @@ export async function execBounded(options: ExecOptions): Promise<ExecResult> {
 
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.env ?? process.env)) if (v !== undefined) env[k] = v;
+  // Its own tag (an agent's check would otherwise carry the agent's, and the agent's own sweep is not ours).
+  const tag = `helper/${randomUUID()}`;
+  env[AGENT_TAG_VARIABLE] = tag;
   const child = spawn(command, args, { cwd: options.cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const root = child.pid === undefined ? null : treeRoot(child.pid, started);
 
   let reason: ExecResult['reason'] = 'exited';
   let spawnError: string | null = null;
@@ -101,6 +108,8 @@ export async function execBounded(options: ExecOptions): Promise<ExecResult> {
     // wait: a process that left the group could hold them open).
     if (child.pid !== undefined && (reason as ExecResult['reason']) !== 'spawn_failed' && !killing) killing = killGroup(child.pid, options.killGraceMs ?? 2000);
     await killing;
+    // Whatever left the group (`setsid daemon &`) still carries the tag.
+    if (root !== null) await killTagged((t) => t === tag, options.killGraceMs ?? 2000, root).catch(() => []);
     let drain: NodeJS.Timeout | undefined;
     await Promise.race([closed, new Promise((r) => (drain = setTimeout(r, 2000)))]);
     clearTimeout(drain);

@@ -94,7 +94,7 @@ export async function readEntries<T>(path: string, schema: z.ZodType<T>): Promis
   }
   const entries: T[] = [];
   let skipped = 0;
-  for (const line of text.split('\n')) {
+  for (const line of text.replace(/^\uFEFF/, '').split('\n')) {
     if (line.trim() === '') continue;
     try {
       const parsed = schema.safeParse(JSON.parse(line));

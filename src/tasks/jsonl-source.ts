@@ -2,7 +2,7 @@
 // the `status` (and `blocker`) value of the task's own line.
 import { TaskFileError, fieldName } from './errors.js';
 import { columnAt, parseJson, removeJsonProperty, setJsonProperty } from './json-edit.js';
-import { checkUniqueIds, fileSource, splitLines, type StatusChange, type TaskSource, type TrackerFormat } from './source.js';
+import { checkTaskList, fileSource, splitLines, type StatusChange, type TaskSource, type TrackerFormat } from './source.js';
 import { taskFromObject, type Task } from './task.js';
 
 /** Parses the text of a tasks.jsonl file; `name` is used in error messages. */
@@ -18,7 +18,7 @@ export function parseTasksJsonl(text: string, name: string): Task[] {
     if (!result.ok) throw new TaskFileError(name, line, fieldName(result.problem.path), result.problem.problem);
     tasks.push(result.task);
   });
-  checkUniqueIds(tasks, name);
+  checkTaskList(tasks, name);
   return tasks;
 }
 

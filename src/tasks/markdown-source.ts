@@ -4,7 +4,7 @@
 // otherwise the id is made from the title. A blocked item carries its reason in an HTML comment at the end
 // of its line, which renderers hide. A status change rewrites the mark (and that comment) and nothing else.
 import { TaskFileError } from './errors.js';
-import { checkUniqueIds, fileSource, splitLines, type StatusChange, type TaskSource, type TrackerFormat } from './source.js';
+import { checkTaskList, fileSource, splitLines, type StatusChange, type TaskSource, type TrackerFormat } from './source.js';
 import type { Task, TaskStatus } from './task.js';
 
 const ITEM = /^(\s*)([-*+]|\d+[.)])(\s+)\[([ xX/!])\](\s+)(.*)$/;
@@ -105,7 +105,7 @@ export function parseChecklist(text: string, name: string): Task[] {
       line: index + 1,
     };
   });
-  checkUniqueIds(tasks, name);
+  checkTaskList(tasks, name);
   return tasks;
 }
 

@@ -5,7 +5,7 @@ import { TaskFileError } from './errors.js';
 import { jsonlSource } from './jsonl-source.js';
 import { checklistSource } from './markdown-source.js';
 import { prdSource } from './prd-source.js';
-import { readTracker, type TaskSource, type TaskSourceKind } from './source.js';
+import { readTracker, splitBom, type TaskSource, type TaskSourceKind } from './source.js';
 
 /** The files `tasks run` looks for, in this order, when none is named. */
 export const DEFAULT_TASK_FILES: readonly string[] = ['tasks.jsonl', 'prd.json', 'TODO.md'];
@@ -47,7 +47,7 @@ export async function openTaskFile(path: string, base: string): Promise<TaskSour
   const abs = isAbsolute(path) ? path : resolve(base, path);
   const rel = relative(base, abs);
   const name = rel !== '' && !rel.startsWith('..') ? rel : abs;
-  const text = await readTracker(abs, name);
+  const { body: text } = splitBom(await readTracker(abs, name));
   switch (detectFormat(abs, text)) {
     case 'jsonl':
       return jsonlSource(abs, name);

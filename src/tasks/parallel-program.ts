@@ -16,6 +16,7 @@ import type { ProgressEntry } from './journal.js';
 import { mergeLane, recordLaneBlocked } from './lane-end.js';
 import { effectiveLimits } from './limits.js';
 import { explainSelection } from './pick.js';
+import { TASK_ECHO_SIGNALS } from './result.js';
 import { asUserError, isoNow, loadWithVerdicts, maxTasksStop, noTaskStop, onFailureStop, queueToolCall, taskHookRunner, taskRunSetup } from './program-parts.js';
 import type { StoredSetup } from './run-settings.js';
 import { EMPTY_TASK_RUN_STATE, loadAttempt, storeAttempt, taskRunMeta, type StoredLane, type TaskRunState } from './run-state.js';
@@ -237,6 +238,7 @@ export class ParallelTaskProgram implements LoopProgram {
       prompt,
       unit: { id: task.id, title: task.title, iteration, maxIterations: limits.maxIterations },
       freshSession: iteration === 1 || spec.freshContext,
+      echoSignals: [...TASK_ECHO_SIGNALS],
       cwd: lane.worktree.workdir,
       lane: task.id,
     };

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { TaskFileError, fieldName } from './errors.js';
 import { columnAt, lineAt, nearestNode, parseJson, removeJsonProperty, setJsonProperty } from './json-edit.js';
-import { checkUniqueIds, fileSource, type StatusChange, type TaskSource, type TrackerFormat } from './source.js';
+import { checkTaskList, fileSource, type StatusChange, type TaskSource, type TrackerFormat } from './source.js';
 import { TASK_STATUSES, completionSchema, normaliseCompletion, normaliseLimits, taskLimitsSchema, type Task } from './task.js';
 
 const idSchema = z.union([z.string().trim().min(1, 'expected a non-empty id'), z.number().int()]).transform(String);
@@ -68,7 +68,7 @@ export function parsePrd(text: string, name: string): Task[] {
       line: lineAt(text, nearestNode(parsed.root, ['userStories', index]).offset),
     };
   });
-  checkUniqueIds(tasks, name);
+  checkTaskList(tasks, name);
   return tasks;
 }
 

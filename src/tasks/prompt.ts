@@ -121,7 +121,7 @@ export function renderTaskPrompt(template: string, input: TaskPromptInput, name 
 /** Reads a template file; a missing one is the user's error. */
 export async function readTemplate(path: string): Promise<string> {
   try {
-    return await readFile(path, 'utf8');
+    return (await readFile(path, 'utf8')).replace(/^\uFEFF/, ''); // an editor's byte order mark is not the template's
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UserError(code === 'ENOENT' ? `task prompt template not found: ${path}` : `cannot read task prompt template ${path}: ${(error as Error).message}`);

@@ -20,6 +20,9 @@ export type ParsedTaskResult =
 /** The tag name, for prompts and docs. */
 export const RESULT_TAG = 'ringmaster-result';
 
+/** What a task's answer is read from, for the echo rule: the block's opening tag (echoed from the prompt, it is blanked). */
+export const TASK_ECHO_SIGNALS: readonly string[] = [`<${RESULT_TAG}>`];
+
 /** Only this much of the end of the agent's text is searched. */
 const SCAN_CHARS = 256 * 1024;
 /** A block longer than this is not read. */

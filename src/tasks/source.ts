@@ -1,5 +1,6 @@
 // Where a task loop's tasks come from and where their status changes go back to.
 import { chmod, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { findDependencyCycle } from './dependency-cycle.js';
 import { TaskFileError } from './errors.js';
 import type { Task, TaskStatus } from './task.js';
 
@@ -46,15 +47,31 @@ export function fileSource(format: TrackerFormat, path: string, name: string): T
     path,
     priorityOrder: format.priorityOrder,
     async load() {
-      return format.parse(await readTracker(path, name), name);
+      return format.parse(splitBom(await readTracker(path, name)).body, name);
     },
     async setStatus(change) {
-      const text = await readTracker(path, name);
+      // A byte order mark (an editor's UTF-8 BOM) is not the format's: read past it, and keep it.
+      const { bom, body } = splitBom(await readTracker(path, name));
       // A file the agent broke is reported as such, not edited.
-      format.parse(text, name);
-      await writeTracker(path, format.apply(text, change, name));
+      format.parse(body, name);
+      await writeTracker(path, bom + format.apply(body, change, name));
     },
   };
+}
+
+/** A text's leading UTF-8 byte order mark (some editors write one) apart from the rest. */
+export function splitBom(text: string): { bom: string; body: string } {
+  return text.startsWith('\uFEFF') ? { bom: '\uFEFF', body: text.slice(1) } : { bom: '', body: text };
+}
+
+/** Throws a TaskFileError for what makes a list unusable as a whole: an id used twice, a dependency cycle. */
+export function checkTaskList(tasks: readonly Task[], name: string): void {
+  checkUniqueIds(tasks, name);
+  const cycle = findDependencyCycle(tasks);
+  if (cycle === null) return;
+  const first = tasks.find((t) => t.id === cycle[0]);
+  const field = first?.line === null || first?.line === undefined ? `[${first?.order ?? 0}].dependsOn` : 'dependsOn';
+  throw new TaskFileError(name, first?.line ?? null, field, `dependency cycle: ${cycle.join(' → ')} (${cycle.length === 2 ? 'a task cannot depend on itself' : 'none of them can ever start: remove one of these dependencies'})`);
 }
 
 /** Throws a TaskFileError for the first id used twice. */

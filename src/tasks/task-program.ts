@@ -10,6 +10,7 @@ import type { LoopProgram, ProgramContext, ProgramSettlement, ProgramStep, Progr
 import { attemptLimitReached, startAttempt } from './attempt.js';
 import { taskRef, type HookRunner } from './hooks.js';
 import type { TaskProgramOptions } from './program-options.js';
+import { TASK_ECHO_SIGNALS } from './result.js';
 import { asUserError, isoNow, loadWithVerdicts, maxTasksStop, noTaskStop, onFailureStop, queueToolCall, taskHookRunner, taskRunSetup } from './program-parts.js';
 import { PROGRESS_FILE, appendEntries } from './journal.js';
 import { effectiveLimits } from './limits.js';
@@ -171,6 +172,7 @@ export class TaskProgram implements LoopProgram {
       prompt,
       unit: { id: task.id, title: task.title, iteration, maxIterations: limits.maxIterations },
       freshSession: iteration === 1 || spec.freshContext,
+      echoSignals: [...TASK_ECHO_SIGNALS],
     };
   }
 

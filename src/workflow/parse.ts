@@ -2,6 +2,7 @@
 // (known agents, command files), then the normalised Workflow. Every problem is reported, never only the first.
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { parseDuration } from '../core/duration.js';
+import { yamlData } from '../config/yaml-data.js';
 import { issuesToProblems, keyOf, lineOf, sortProblems } from './lines.js';
 import { commandArgv, stepName, structureIssues, workflowSchema, type LoopFile, type StepFile, type WorkflowFile } from './schema.js';
 import type { LoopSpec, PromptRef, Workflow, WorkflowProblem, WorkflowStep } from './types.js';
@@ -105,7 +106,9 @@ export function parseWorkflow(text: string, file: string, source: Workflow['sour
     const problems = doc.errors.map((e) => ({ file, line: counter.linePos(e.pos[0]).line, key: '', message: `invalid YAML: ${e.message.split('\n')[0] ?? ''}` }));
     return { workflow: null, problems: sortProblems(problems) };
   }
-  const data: unknown = doc.toJS();
+  const resolved = yamlData(doc, counter);
+  if (!resolved.ok) return { workflow: null, problems: [{ file, line: resolved.line, key: '', message: resolved.message }] };
+  const data = resolved.data;
   if (data === null || data === undefined) {
     return { workflow: null, problems: [{ file, line: 1, key: '', message: "the file is empty: a workflow needs a 'name' and 'steps' or a 'loop' with a 'prompt'" }] };
   }

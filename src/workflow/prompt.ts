@@ -10,7 +10,7 @@ export function promptTemplate(prompt: PromptRef): string {
   if (prompt.kind === 'text') return prompt.text;
   let text: string;
   try {
-    text = readFileSync(prompt.path, 'utf8');
+    text = readFileSync(prompt.path, 'utf8').replace(/^\uFEFF/, ''); // an editor's byte order mark is not the prompt's
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UserError(code === 'ENOENT' ? `command '${prompt.name}': prompt file not found: ${prompt.path}` : `command '${prompt.name}': cannot read ${prompt.path}: ${(error as Error).message}`);

@@ -32,6 +32,7 @@ const name = (what: string) => text(what).regex(NAME_PATTERN, { error: (issue) =
 const duration = z
   .union([z.string(), z.number()], { error: expected("a duration like 90s, 5m or 4h") })
   .refine((v) => (typeof v === 'number' ? Number.isFinite(v) && v >= 0 : parseDuration(v) !== null), { error: (issue) => `expected a duration like 90s, 5m or 4h, got ${shown(issue.input)}` })
+  .refine((v) => (typeof v === 'number' ? v !== 0 : parseDuration(v) !== 0), { error: (issue) => `a zero duration is no time at all (leave the key out for no limit), got ${shown(issue.input)}` })
   .describe("a duration: '90s', '5m', '4h', '1h30m', or a number of seconds");
 
 const money = z

@@ -34,7 +34,9 @@ describe('claude adapter', () => {
     });
     expect(adapter.buildInvocation(options).env).toEqual({ A: '1' });
     expect(root.buildInvocation({ ...options, permissionMode: 'default' }).env).toEqual({ A: '1' });
-    expect(root.buildInvocation({ ...options, env: { IS_SANDBOX: '0' } }).env).toEqual({ IS_SANDBOX: '0' });
+    // Whatever the agent inherited: IS_SANDBOX=yes would make claude refuse every iteration as root.
+    expect(root.buildInvocation({ ...options, env: { IS_SANDBOX: 'yes' } }).env).toEqual({ IS_SANDBOX: '1' });
+    expect(root.buildInvocation({ ...options, permissionMode: 'default', env: { IS_SANDBOX: 'yes' } }).env).toEqual({ IS_SANDBOX: 'yes' });
   });
 
   it('takes the CLI cost and the result totals as cumulative', async () => {

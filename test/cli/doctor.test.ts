@@ -77,10 +77,12 @@ describe('doctor', () => {
     expect(codex.auth).toBe(`login/config in ${join(home, '.codex', 'auth.json')}`);
   });
 
-  it('notes IS_SANDBOX for claude as root', async () => {
+  it('notes IS_SANDBOX for claude as root, and that an inherited value is replaced', async () => {
     const root = await diagnoseAgent(findAgentCli('claude')!, { env: { PATH: bin, HOME: home }, isRoot: true, extraBinDirs: [] });
-    expect(root.notes).toEqual([
-      'running as root: claude refuses --dangerously-skip-permissions unless IS_SANDBOX=1 (ringmaster sets it for the agent in bypass mode)',
+    expect(root.notes).toEqual(['running as root: claude refuses --dangerously-skip-permissions unless IS_SANDBOX=1; ringmaster gives the agent IS_SANDBOX=1 in bypass mode']);
+    const inherited = await diagnoseAgent(findAgentCli('claude')!, { env: { PATH: bin, HOME: home, IS_SANDBOX: 'yes' }, isRoot: true, extraBinDirs: [] });
+    expect(inherited.notes).toEqual([
+      "running as root: claude refuses --dangerously-skip-permissions unless IS_SANDBOX=1; ringmaster gives the agent IS_SANDBOX=1 in bypass mode (your IS_SANDBOX=yes is replaced in the agent's environment only)",
     ]);
     const user = await diagnoseAgent(findAgentCli('claude')!, { env: { PATH: bin, HOME: home }, isRoot: false, extraBinDirs: [] });
     expect(user.notes).toEqual([]);

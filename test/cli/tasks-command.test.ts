@@ -144,3 +144,17 @@ build-it  pending         -     0     -  Build it
     expect([nothing.code, nothing.stderr]).toEqual([64, 'ringmaster tasks: no task to run: every task is done\n']);
   });
 });
+
+describe('a dependency cycle', () => {
+  it('is named, with the file and line, by tasks, tasks next and tasks run (exit 64); a task depending on itself too', async () => {
+    writeFileSync(join(ws.dir, 'tasks.jsonl'), '{"id":"Z","title":"z"}\n{"id":"A","title":"a","dependsOn":["C"]}\n{"id":"B","title":"b","dependsOn":["A"]}\n{"id":"C","title":"c","dependsOn":["B"]}\n');
+    const said = 'tasks.jsonl: line 2: dependsOn: dependency cycle: A → C → B → A (none of them can ever start: remove one of these dependencies)\n';
+    for (const [args, command] of [[['tasks'], 'tasks'], [['tasks', 'next'], 'tasks'], [['tasks', 'run', '--agent-command', 'true'], 'tasks']] as const) {
+      const r = await run([...args]);
+      expect([r.code, r.stdout, r.stderr]).toEqual([64, '', `ringmaster ${command}: ${said}`]);
+    }
+    writeFileSync(join(ws.dir, 'prd.json'), JSON.stringify({ userStories: [{ id: 'US-1', title: 'one', passes: false, dependsOn: ['US-1'] }] }));
+    const self = await run(['tasks', 'next', '--file', 'prd.json']);
+    expect([self.code, self.stderr]).toEqual([64, 'ringmaster tasks: prd.json: line 1: dependsOn: dependency cycle: US-1 → US-1 (a task cannot depend on itself)\n']);
+  });
+});

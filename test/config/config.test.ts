@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveRun } from '../../src/config/resolve.js';
+import { backoffMs } from '../../src/core/decide.js';
 import { cleanEnv, ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 let dir: string;
@@ -72,22 +73,25 @@ describe('precedence', () => {
 describe('manager and server settings', () => {
   it('nested manager.defaults from a file, env and flags; server-created runs take them where only a built-in default applies', () => {
     const file = join(dir, 'ringmaster.yml');
-    writeFileSync(file, 'manager:\n  max_concurrent: 2\n  defaults:\n    max_cost: 40\n    cooldown: 2s\nloop:\n  failure_threshold: 9\nserver:\n  port: 8000\n');
+    writeFileSync(file, 'manager:\n  max_concurrent: 2\n  defaults:\n    max_cost: 40\n    cooldown: 2s\n    backoff: 3s\nloop:\n  failure_threshold: 9\nserver:\n  port: 8000\n');
     const e = env({ RINGMASTER_MANAGER_DEFAULTS_MAX_ITERATIONS: '30', RINGMASTER_SERVER_HOST: '0.0.0.0' });
     const cli = resolveRun(dir, e, { settings: [] });
     expect(cli.config.settings.manager).toEqual({
       max_concurrent: 2,
       iteration_threads: 2,
       resume_on_start: true,
-      defaults: { max_iterations: 30, max_runtime: 14_400_000, max_cost: 40, checkpoint_interval: 5, cooldown: 2000, failure_threshold: 5 },
+      defaults: { max_iterations: 30, max_runtime: 14_400_000, max_cost: 40, checkpoint_interval: 5, cooldown: 2000, failure_threshold: 5, backoff: 3000 },
     });
     expect(cli.config.settings.server).toEqual({ host: '0.0.0.0', port: 8000, public_url: null });
     expect(cli.config.sources.get('manager.defaults.max_cost')).toBe(file);
     expect(cli.config.sources.get('manager.defaults.max_iterations')).toBe('env RINGMASTER_MANAGER_DEFAULTS_MAX_ITERATIONS');
     // `ringmaster run` keeps seed 001's defaults.
     expect([cli.spec.limits.maxCostUsd, cli.spec.limits.cooldownMs, cli.spec.limits.maxIterations, cli.spec.limits.failureThreshold]).toEqual([null, 0, 5, 9]);
+    // Seed 000's backoff after consecutive failures: 2^n seconds (2, 4, 8, 16), capped at backoff_max.
+    expect([1, 2, 3, 4, 7].map((n) => backoffMs(n, cli.spec.limits))).toEqual([2000, 4000, 8000, 16_000, 60_000]);
     const server = resolveRun(dir, e, { settings: [{ key: 'loop.cooldown', flag: '--cooldown', raw: '7s' }] }, { defaults: 'manager' });
-    expect(server.spec.limits).toMatchObject({ maxCostUsd: 40, cooldownMs: 7000, maxIterations: 30, failureThreshold: 9, maxRuntimeMs: 14_400_000 });
+    expect(server.spec.limits).toMatchObject({ maxCostUsd: 40, cooldownMs: 7000, maxIterations: 30, failureThreshold: 9, maxRuntimeMs: 14_400_000, backoffBaseMs: 3000 });
+    expect(server.config.sources.get('loop.backoff')).toBe(`manager.defaults.backoff (${file})`);
     expect(server.spec.checkpointInterval).toBe(5);
     expect(server.config.sources.get('loop.max_cost')).toBe(`manager.defaults.max_cost (${file})`);
     expect(server.config.sources.get('loop.max_runtime')).toBe('manager.defaults.max_runtime (built-in)');
@@ -97,7 +101,7 @@ describe('manager and server settings', () => {
 
   const cases: Array<[string, string, string]> = [
     ['unknown nested key', 'manager:\n  defaults:\n    max_cots: 3\n', ':3: manager.defaults.max_cots: unknown key (did you mean manager.defaults.max_cost?) (see README.md#configuration for the list)'],
-    ['a group that is not a mapping', 'manager:\n  defaults: 5\n', ':2: manager.defaults: expected a mapping (of manager.defaults.max_iterations, manager.defaults.max_runtime, manager.defaults.max_cost, manager.defaults.checkpoint_interval, manager.defaults.cooldown, manager.defaults.failure_threshold)'],
+    ['a group that is not a mapping', 'manager:\n  defaults: 5\n', ':2: manager.defaults: expected a mapping (of manager.defaults.max_iterations, manager.defaults.max_runtime, manager.defaults.max_cost, manager.defaults.checkpoint_interval, manager.defaults.cooldown, manager.defaults.failure_threshold, manager.defaults.backoff)'],
     ['bad nested value', 'manager:\n  defaults:\n    max_runtime: soon\n', `:3: manager.defaults.max_runtime: expected a duration like 90s, 5m or 4h (or 'none'), got "soon"`],
     ['unknown manager key', 'manager:\n  max_concurent: 3\n', ':2: manager.max_concurent: unknown key (did you mean manager.max_concurrent?)'],
     ['bad port', 'server:\n  port: http\n', ':2: server.port: expected a whole number, got "http"'],
@@ -133,7 +137,9 @@ describe('errors name the file and line, the key, what was expected and what was
     ['bad boolean', 'loop:\n  fresh_context: maybe\n', ':2: loop.fresh_context: expected true or false, got "maybe"'],
     ['bad choice', 'agent:\n  permission_mode: yolo\n', ':2: agent.permission_mode: expected one of bypass, default, got "yolo"'],
     ['invalid YAML', 'loop: [\n', ':2: invalid YAML:'],
-    ['an alias to no anchor (found by the property suite)', 'loop: *nowhere\n', ': invalid YAML: Unresolved alias'],
+    ['an alias to no anchor (found by the property suite)', 'loop: *nowhere\n', ':1: invalid YAML: Unresolved alias'],
+    ['a zero max_runtime (it once meant no limit, silently)', 'loop:\n  max_runtime: 0s\n', ":2: loop.max_runtime: a zero duration is no time at all: write 'none' for no limit\n"],
+    ['an alias bomb', 'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n', ':2: invalid YAML: its aliases expand too much (more than 100 expansions): write the values out, or use fewer aliases\n'],
   ];
   it.each(cases)('%s', async (_name, yaml, message) => {
     writeFileSync(join(dir, 'ringmaster.yml'), yaml);
@@ -141,6 +147,11 @@ describe('errors name the file and line, the key, what was expected and what was
     expect(r.stderr.startsWith(`ringmaster run: ${join(dir, 'ringmaster.yml')}${message}`), r.stderr).toBe(true);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.code).toBe(64);
+  });
+
+  it('a zero --max-runtime is a usage error that names none', async () => {
+    const r = await runCli(['run', '--agent-command', 'true', '--max-runtime', '0s'], { cwd: dir, env: cleanEnv(env()) });
+    expect([r.code, r.stdout, r.stderr]).toEqual([64, '', "ringmaster run: flag --max-runtime: loop.max_runtime: a zero duration is no time at all: write 'none' for no limit\n"]);
   });
 
   it('a bad env value names the variable', async () => {

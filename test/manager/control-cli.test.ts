@@ -58,7 +58,7 @@ async function events(dir: string, id: string): Promise<RunEvent[]> {
 describe('pause and resume from another process', () => {
   it('pauses after the current iteration, runs no agent while paused, resumes where it stopped', async () => {
     const dir = repo();
-    const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('gate,gate,complete'), '--max-iterations', '5', '--checkpoint-interval', '0'], { cwd: dir, env: env() });
+    const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('gate,gate,complete'), '--max-iterations', '5', '--checkpoint-interval', '5'], { cwd: dir, env: env() });
     const run = await until('the run', () => onlyRun(dir));
     await until('iteration 1', () => (agentCount(dir) === 1 ? true : null));
 
@@ -71,6 +71,10 @@ describe('pause and resume from another process', () => {
     expect(agentCount(dir)).toBe(1);
     expect(existsSync(agentPidPath(testHome(), run.id))).toBe(true);
     expect((await runCli(['pause', run.id], { cwd: dir, env: env() })).stdout).toBe(`run ${run.id} is already paused\n`);
+    // Seed 000's PAUSED state takes a checkpoint (checkpoints are on; the interval alone would not make one here).
+    const checkpoints = async (): Promise<Array<{ iteration: number; state: string }>> =>
+      (JSON.parse((await runCli(['show', run.id, '--json'], { cwd: dir, env: env() })).stdout) as { checkpoints: Array<{ iteration: number; state: string }> }).checkpoints;
+    expect(await until('the pause checkpoint', async () => ((await checkpoints()).length > 0 ? checkpoints() : null))).toMatchObject([{ iteration: 1, state: 'committed' }]);
 
     expect(await runCli(['resume', run.id], { cwd: dir, env: env() })).toMatchObject({ code: 0, stdout: `resumed run ${run.id}\n` });
     await until('iteration 2', () => (agentCount(dir) === 2 ? true : null));
@@ -89,7 +93,7 @@ describe('pause and resume from another process', () => {
     );
     const types = (await events(dir, run.id)).map((e) => e.type);
     // No iteration started while the run was paused: the order of the stored events says so.
-    expect(types.slice(types.indexOf('paused'), types.indexOf('paused') + 3)).toEqual(['paused', 'resumed', 'iteration_started']);
+    expect(types.slice(types.indexOf('paused'), types.indexOf('paused') + 4)).toEqual(['paused', 'checkpoint_created', 'resumed', 'iteration_started']);
     expect(await onlyRun(dir)).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 3 });
   }, 60_000);
 
@@ -116,7 +120,7 @@ const tickerPid = (dir: string): number | null => {
 describe('pause --now', () => {
   it('suspends the agent mid-iteration (SIGSTOP) with its idle timeout held; resume continues the same iteration', async () => {
     const dir = repo();
-    const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('ticker,complete'), '--max-iterations', '3', '--checkpoint-interval', '0', '--idle-timeout', '2s'], { cwd: dir, env: env() });
+    const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('ticker,complete'), '--max-iterations', '3', '--checkpoint-interval', '1', '--idle-timeout', '2s'], { cwd: dir, env: env() });
     const run = await until('the run', () => onlyRun(dir));
     const pid = await until('the agent', () => tickerPid(dir));
     await until('ticks', () => (ticks(dir, 1) >= 3 ? true : null));
@@ -153,6 +157,10 @@ describe('pause --now', () => {
     expect(paused).toMatchObject({ after_iteration: 0, suspended: true, by: 'user' });
     expect(stored.find((e) => e.type === 'pause_requested')).toMatchObject({ now: true });
     expect(stored.find((e) => e.type === 'resumed')).toMatchObject({ type: 'resumed' });
+    // The agent was frozen mid-edit: no checkpoint while paused; the first is iteration 1's, after it ended.
+    const types = stored.map((e) => e.type);
+    expect(types.slice(types.indexOf('paused'), types.indexOf('resumed') + 1)).toEqual(['paused', 'resumed']);
+    expect(stored.filter((e) => e.type === 'checkpoint_created').map((e) => e.iteration)).toEqual([1, 2]);
     expect(await onlyRun(dir)).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 2 });
   }, 60_000);
 

@@ -52,6 +52,12 @@ describe('POST /api/runs', () => {
     expect(await bad({ workspace: dir, prompt: 'x', max_runtime: 'soon' })).toEqual({
       error: { code: 'invalid_request', message: `flag max_runtime: loop.max_runtime: expected a duration like 90s, 5m or 4h (or 'none'), got "soon"` },
     });
+    // A zero budget once meant "no limit" and dropped the server's 4h default: refused, naming 'none'.
+    for (const zero of [0, '0s']) {
+      expect(await bad({ workspace: dir, prompt: 'x', max_runtime: zero })).toEqual({
+        error: { code: 'invalid_request', message: "flag max_runtime: loop.max_runtime: a zero duration is no time at all: write 'none' for no limit" },
+      });
+    }
     // Checked with the config (agent.fallback too), before anything starts: named like the other request fields.
     expect(await bad({ workspace: dir, prompt: 'x', agent: 'nobody' })).toMatchObject({ error: { code: 'invalid_request', message: expect.stringMatching(/^flag agent: agent\.name: unknown agent 'nobody' \(known: /) as string } });
     expect(await bad({ workspace: dir, prompt_file: 'MISSING.md' })).toEqual({ error: { code: 'invalid_request', message: `prompt file not found: ${join(dir, 'MISSING.md')}` } });
@@ -76,6 +82,8 @@ describe('POST /api/runs', () => {
     const parsed = events.events.map((e) => runEventSchema.parse(e));
     expect(parsed.map((e) => e.seq)).toEqual(parsed.map((_, i) => i + 1));
     expect(parsed[0]).toMatchObject({ type: 'run_queued', run_id: id });
+    // A new run starts: it is not resumed (it once said resumed: true, being taken from the queue).
+    expect(parsed.filter((e) => e.type === 'run_started').map((e) => e.resumed)).toEqual([false]);
     expect(parsed.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed' });
     expect(events.last_seq).toBe(parsed.length);
     expect(end.last_seq).toBe(parsed.length);

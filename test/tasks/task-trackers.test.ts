@@ -81,3 +81,21 @@ it('a command source: the status command is told every change; tasks done by the
   );
   expect(ws.subjects()).toEqual(['[ringmaster] GH-2: write docs', '[ringmaster] GH-1: fix the bug', '[ringmaster] GH-1: changes made before the task started', 'initial']);
 });
+
+it('a UTF-8 byte order mark at the start of tasks.jsonl, prd.json or a checklist is read past and kept on write-back', { timeout: 60_000 }, async () => {
+  const BOM = '\uFEFF';
+  const files = {
+    'tasks.jsonl': `${BOM}{"id":"T-1","title":"one"}\n`,
+    'prd.json': `${BOM}{"userStories": [{"id": "US-1", "title": "one", "passes": false}]}\n`,
+    'TODO.md': `${BOM}- [ ] M-1: one\n`,
+  };
+  const ws = workspace(files);
+  ws.script({ 'T-1': [{ say: COMPLETE }], 'US-1': [{ say: COMPLETE }], 'M-1': [{ say: COMPLETE }] });
+  for (const file of Object.keys(files)) {
+    const r = await ws.cli(['tasks', 'run', file, '--agent-command', ws.agentCommand, '--json']);
+    expect([file, r.code, r.stderr]).toEqual([file, 0, '']);
+  }
+  expect(ws.read('tasks.jsonl')).toBe(`${BOM}{"id":"T-1","title":"one","status":"done"}\n`);
+  expect(ws.read('prd.json')).toBe(`${BOM}{"userStories": [{"id": "US-1", "title": "one", "passes": true}]}\n`);
+  expect(ws.read('TODO.md')).toBe(`${BOM}- [x] M-1: one\n`);
+});

@@ -46,7 +46,11 @@ it('the API shows a workflow run with its metadata, and POST /resume continues i
 it('POST /api/runs starts a workflow by name with its message; a prompt with it is refused', async () => {
   t = await startTestServer();
   const server = t;
-  const dir = workspace({ fix: 'name: fix\nloop:\n  until: COMPLETE\n  max_iterations: 3\nprompt: "fix $USER_MESSAGE"\n' }, [{ say: 'one\n' }, { say: '<promise>COMPLETE</promise>\n' }]);
+  // A YAML alias bomb in another file is that file's problem only (each line's alias expands the one above 9 times).
+  const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefg'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefg'[i] ?? ''}`).join(', ')}]`), ''].join('\n');
+  const dir = workspace({ fix: 'name: fix\nloop:\n  until: COMPLETE\n  max_iterations: 3\nprompt: "fix $USER_MESSAGE"\n', bomb }, [{ say: 'one\n' }, { say: '<promise>COMPLETE</promise>\n' }]);
+  const bombed = await server.request('/api/runs', { body: { workspace: dir, workflow: 'bomb', agent_command: SCRIPT_AGENT } });
+  expect(bombed).toMatchObject({ status: 400, body: { error: { code: 'invalid_request', message: `${dir}/.ringmaster/workflows/bomb.yaml:2: invalid YAML: its aliases expand too much (more than 100 expansions): write the values out, or use fewer aliases` } } });
   const refused = await server.request('/api/runs', { body: { workspace: dir, workflow: 'fix', prompt: 'x' } });
   expect(refused).toMatchObject({ status: 400, body: { error: { code: 'invalid_request', message: 'workflow: a workflow brings its own prompts (no prompt, prompt_file or procedure with it)' } } });
   expect((await server.request('/api/runs', { body: { workspace: dir, workflow: 'nope', agent_command: SCRIPT_AGENT } })).status).toBe(400);

@@ -85,6 +85,27 @@ describe('workflow list', () => {
   });
 });
 
+/** A YAML alias bomb: each line's alias expands the one above nine times (9^7 nodes). */
+const ALIAS_BOMB = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefg'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefg'[i] ?? ''}`).join(', ')}]`), ''].join('\n');
+
+describe('a YAML alias bomb in one workflow file (and a byte order mark in another)', () => {
+  it('is that file\'s problem, with its line: list, validate and run of the others still work', async () => {
+    write('workflows/bomb.yaml', ALIAS_BOMB);
+    // (ok.yaml starts with a UTF-8 byte order mark, as some editors write it: that is fine.)
+    write('workflows/ok.yaml', '\uFEFFname: ok\nloop: { until: COMPLETE, max_iterations: 1 }\nprompt: go\n');
+    const problem = '.ringmaster/workflows/bomb.yaml:2: invalid YAML: its aliases expand too much (more than 100 expansions): write the values out, or use fewer aliases';
+    const validate = await cli('workflow', 'validate');
+    expect([validate.code, validate.stdout, validate.stderr]).toEqual([64, `${problem}\nok  .ringmaster/workflows/ok.yaml: ok (loop until "COMPLETE", max 1 iterations)\n1 problem in 1 file\n`, '']);
+    const list = await cli('workflow', 'list');
+    expect([list.code, list.stderr]).toEqual([0, '']);
+    expect(list.stdout.split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).slice(1, 3)).toEqual(['- invalid 1 problem(s): ringmaster workflow validate .ringmaster/workflows/bomb.yaml', 'ok loop .ringmaster/workflows/ok.yaml']);
+    const run = await cli('workflow', 'run', 'ok', '--dry-run');
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const bomb = await cli('workflow', 'run', 'bomb', '--dry-run');
+    expect([bomb.code, bomb.stderr]).toEqual([64, `ringmaster workflow: ${problem}\n`]);
+  });
+});
+
 describe('workflow schema', () => {
   it('prints the JSON Schema that docs/workflow.schema.json holds (editors point at it)', async () => {
     const r = await cli('workflow', 'schema');

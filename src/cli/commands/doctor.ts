@@ -131,7 +131,7 @@ For each agent CLI (${AGENT_CLIS.map((a) => a.name).join(', ')}): found or missi
 'ringmaster run' looks; a copy only in this package's node_modules/.bin, or one agent.auto_install put in
 the data directory, is noted, not counted), its version, and the credentials it would use (environment variable
 names and login files; values are never printed). As root it notes that claude needs IS_SANDBOX=1 for
---dangerously-skip-permissions.
+--dangerously-skip-permissions, which Ringmaster gives the agent in bypass mode whatever it inherited.
 
 Then whether 'run --sandbox' works on this machine (bubblewrap, user namespaces, AppArmor, macOS), how to make it
 work if not, and whether sandbox.memory / sandbox.pids can be enforced (cgroup v2). 'doctor sandbox' prints only

@@ -58,4 +58,4 @@ export async function requireRun(store: Store, id: string, workspace: string): P
 export { localProbe } from '../../manager/local-probe.js';
 
 /** The JSON shapes of runs, iterations and checkpoints (shared with the server's API). */
-export { iso, runView as runJson, iterationView as iterationJson, checkpointView as checkpointJson } from '../../manager/views.js';
+export { iso, runView as runJson, iterationView as iterationJson, checkpointView as checkpointJson, errorView as errorJson } from '../../manager/views.js';

@@ -5,6 +5,7 @@ import type { CliIO, Command } from '../command.js';
 import {
   HISTORY_OPTIONS,
   checkpointJson,
+  errorJson,
   iterationJson,
   localProbe,
   openWorkspaceStore,
@@ -23,10 +24,11 @@ async function show(args: string[], io: CliIO): Promise<number> {
   const { workspace, store } = await openWorkspaceStore(values.cwd, io);
   try {
     const run = await requireRun(store, id, workspace);
-    const [totals, iterations, checkpoints, events] = await Promise.all([
+    const [totals, iterations, checkpoints, errors, events] = await Promise.all([
       store.runTotals(run.id),
       store.listIterations(run.id),
       store.listCheckpoints(run.id),
+      store.listErrors(run.id),
       values.events ? store.listEvents(run.id, { limit: 1_000_000 }) : Promise.resolve([]),
     ]);
     const status = displayStatus(run, localProbe());
@@ -35,6 +37,7 @@ async function show(args: string[], io: CliIO): Promise<number> {
         run: { ...runJson(run, totals, status), spec: run.spec, last_iteration: totals.last_iteration, duration_ms: totals.duration_ms },
         iterations: iterations.map(iterationJson),
         checkpoints: checkpoints.map(checkpointJson),
+        errors: errors.map(errorJson),
         ...(values.events ? { events: events.map((e) => ({ seq: e.seq, at: new Date(e.at).toISOString(), type: e.type, iteration: e.iteration, payload: e.payload })) } : {}),
       };
       io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
