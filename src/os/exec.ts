@@ -1,8 +1,8 @@
-// Runs a short helper process for the task loop (a completion check, a hook, a task command): argv only
+// Runs a short helper process for the task loop and the run's verify gate (a completion check, a hook, a task command): argv only
 // (never a shell unless the argv says so), its own process group killed at the end whatever happened,
 // bounded by a timeout and an AbortSignal, output kept within a fixed number of bytes.
 import { spawn } from 'node:child_process';
-import { killGroup } from '../os/process-group.js';
+import { killGroup } from './process-group.js';
 
 /** What to run and how long to let it. */
 export interface ExecOptions {
