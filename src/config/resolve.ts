@@ -116,6 +116,7 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
       autoInstall: agent.auto_install,
     },
     prices: config.prices,
+    verify: loop.verify === null ? null : { command: loop.verify, timeoutMs: loop.verify_timeout, each: loop.verify_each },
   };
   return { spec, config, maxIterations };
 }

@@ -25,6 +25,9 @@ export const loopSchema = z.strictObject({
   failure_signal: text().prefault(DEFAULT_FAILURE_SIGNAL).describe('text that marks an iteration as failed'),
   prompt_file: text().prefault('PROMPT.md').describe('prompt file when no --prompt or --procedure is given'),
   fresh_context: flag().prefault(true).describe('fresh agent session every iteration (false resumes the previous session)'),
+  verify: optionalText().prefault(null).describe("a command that must exit 0 before a claimed completion ends the run (split like agent.command, no shell)"),
+  verify_timeout: duration().prefault('10m').describe('time limit of the verify command (killed with its process group past it)'),
+  verify_each: flag().prefault(false).describe('run the verify command after every iteration, not only when the agent claims completion'),
   max_log_size: byteSize().prefault('100MiB').describe("largest iteration log: past it the log keeps its first and last bytes around a marker ('none' = no cap)"),
 });
 
@@ -188,6 +191,9 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'loop.prompt_file': { flag: '--prompt-file', format: plain },
   'loop.fresh_context': { format: plain },
   'loop.max_log_size': { format: asBytes },
+  'loop.verify': { flag: '--verify', format: (v) => (v === null ? 'none' : plain(v)) },
+  'loop.verify_timeout': { flag: '--verify-timeout', format: asDuration },
+  'loop.verify_each': { flag: '--verify-each', format: plain },
   'tasks.file': { format: (v) => (v === null ? 'first of tasks.jsonl, prd.json, TODO.md' : plain(v)) },
   'tasks.command': { format: plain },
   'tasks.status_command': { format: plain },

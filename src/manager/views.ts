@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ERROR_KINDS, RUN_STATUSES, STOP_REASONS } from '../core/types.js';
 import type { DisplayStatus } from '../store/liveness.js';
-import { CHECKPOINT_STATES, ITERATION_STATUSES, type CheckpointRow, type IterationRow, type RunRow, type RunTotals } from '../store/rows.js';
+import { CHECKPOINT_STATES, ITERATION_STATUSES, verifyRecordSchema, type CheckpointRow, type IterationRow, type RunRow, type RunTotals } from '../store/rows.js';
 
 const isoTime = z.string().describe('ISO 8601 time');
 
@@ -77,6 +77,7 @@ export const iterationViewSchema = z
     completed_at: isoTime.nullable(),
     log_path: z.string().nullable(),
     unit_id: z.string().nullable(),
+    verify: verifyRecordSchema.meta({ id: 'VerifyCheck' }).nullable().describe("the verify gate's check after this iteration (run --verify); null when none ran"),
   })
   .meta({ id: 'Iteration' });
 
@@ -195,6 +196,7 @@ export function iterationView(row: IterationRow): IterationView {
     completed_at: iso(row.completed_at),
     log_path: row.log_path,
     unit_id: row.unit_id,
+    verify: row.verify,
   };
 }
 

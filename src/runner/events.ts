@@ -3,6 +3,7 @@
 // activity (output chunks, tool calls) is live only: never stored, no seq.
 import { z } from 'zod';
 import { ERROR_KINDS, RUN_STATUSES, STOP_REASONS } from '../core/types.js';
+import { verifyRecordSchema } from '../store/rows.js';
 
 const ms = z.number().int().nonnegative();
 const count = z.number().int().nonnegative();
@@ -86,6 +87,8 @@ export const runEventSchema = z.discriminatedUnion('type', [
     malformed_lines: count,
     agent: z.string(),
     unit: eventUnitSchema.nullable(),
+    /** The verify gate's evidence when its check ran after this iteration (absent: no check ran). */
+    verify: verifyRecordSchema.optional(),
   }),
   event('tokens_used', {
     iteration: z.number().int().positive(),

@@ -3,6 +3,7 @@ import type { DecideOutput } from '../core/decide.js';
 import type { IterationResult, Limits } from '../core/types.js';
 import type { EventBodyOf, RunEventBody } from './events.js';
 import type { ProgramUnit } from './program.js';
+import type { VerifyRecord } from '../store/rows.js';
 
 /** The unit as events carry it (snake_case). */
 export function eventUnit(unit: ProgramUnit | null): EventBodyOf<'iteration_started'>['unit'] {
@@ -20,6 +21,8 @@ export interface FinishedIteration {
   malformedLines: number;
   agent: string;
   unit: ProgramUnit | null;
+  /** The verify gate's evidence when its check ran after the iteration. */
+  verify?: VerifyRecord | null;
 }
 
 /**
@@ -56,6 +59,7 @@ export function iterationEvents(f: FinishedIteration): RunEventBody[] {
     malformed_lines: f.malformedLines,
     agent: f.agent,
     unit: eventUnit(f.unit),
+    ...(f.verify ? { verify: f.verify } : {}),
   });
   if (result.usage) {
     const u = result.usage;

@@ -192,6 +192,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
             error_kind: e.error_kind,
             error_message: e.error_message,
             completed_at: e.time,
+            verify: e.verify ?? null,
           }, owner),
         );
         if (e.error_kind !== 'none' && e.error_message) {

@@ -40,7 +40,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   const runId = resume?.runId ?? deps.newRunId();
   let state: LoopState = resume ? { ...resume.state, startedAtMs: deps.now() } : initialState(deps.now());
   const limits = spec.limits;
-  const program = deps.program ?? promptProgram(spec);
+  const program = deps.program ?? promptProgram(spec, deps.env);
   const chain = [spec.agent.name, ...spec.agent.fallback.filter((n) => n !== spec.agent.name)];
   let agentIndex = 0;
   let runAgentSpec = { name: chain[0] ?? spec.agent.name, command: spec.agent.command };
@@ -330,7 +330,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     budget.end(iteration);
     laneFailures.set(lane, state.consecutiveFailures);
     programWaits = false;
-    for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit })) emit(e);
+    for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit, verify: settled.verify ?? null })) emit(e);
     for (const warning of outcome.warnings) emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${warning}` });
     if (outcome.malformedLines > 0) {
       emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${outcome.malformedLines} malformed output line(s) from ${adapter.name} skipped (see ${logPath})` });

@@ -4,6 +4,7 @@ import { redactArgv, redactDeep, redactorOf, restoreArgv, restoreDeep, type Reda
 import type { Limits } from '../core/types.js';
 import type { PriceTable } from '../agents/pricing.js';
 import type { PromptSource } from '../prompt/compose.js';
+import type { VerifySettings } from './verify-gate.js';
 
 /** The agent part of a run spec. */
 export interface AgentSettings {
@@ -38,6 +39,8 @@ export interface RunSpec {
   maxLogBytes?: number | null;
   agent: AgentSettings;
   prices: PriceTable;
+  /** The verify gate (`--verify`, docs/verify.md); absent/null = a claimed completion ends the run unchecked. */
+  verify?: VerifySettings | null;
 }
 
 /**

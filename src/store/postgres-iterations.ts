@@ -12,7 +12,7 @@ import type { Fence, IterationEnd, IterationProgress, IterationStart } from './s
 export const ITERATION_COLUMNS = `run_id, number, agent, status, started_at, completed_at, duration_ms, exit_code, exit_signal,
   tokens_in, tokens_out, cache_read, cache_write, cost_usd,
   completion_signal_found::int AS completion_signal_found, failure_signal_found::int AS failure_signal_found,
-  error_kind, error_message, session_id, model, log_path, unit_id`;
+  error_kind, error_message, session_id, model, log_path, unit_id, verify`;
 
 
 
@@ -73,7 +73,7 @@ export async function completeIteration(db: Queryable, runId: string, number: nu
        UPDATE iterations SET status = $3, completed_at = $4, duration_ms = $5, exit_code = $6, exit_signal = $7,
          tokens_in = $8, tokens_out = $9, cache_read = $10, cache_write = $11, cost_usd = $12,
          completion_signal_found = $13, failure_signal_found = $14, error_kind = $15, error_message = $16,
-         session_id = COALESCE($17, session_id), model = COALESCE($18, model)
+         session_id = COALESCE($17, session_id), model = COALESCE($18, model), verify = $21
        WHERE run_id = $1 AND number = $2 AND status = 'running' AND ($19::int IS NULL OR EXISTS (SELECT 1 FROM owner)) RETURNING ${ITERATION_COLUMNS}`,
       [
         runId,
@@ -96,6 +96,7 @@ export async function completeIteration(db: Queryable, runId: string, number: nu
         end.model ?? null,
         fence?.pid ?? null,
         fence?.host ?? null,
+        end.verify ? JSON.stringify(end.verify) : null,
       ],
     )
   ).rows[0];

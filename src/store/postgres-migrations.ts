@@ -170,4 +170,12 @@ CREATE TABLE settings (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'verify gate evidence on iterations',
+    sql: `
+-- The verify gate's evidence (run --verify): the check's command, exit code, duration and output tail as JSON text.
+ALTER TABLE iterations ADD COLUMN verify TEXT;
+`,
+  },
 ];

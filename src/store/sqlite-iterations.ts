@@ -53,7 +53,7 @@ export function completeIteration(s: SqliteDb, runId: string, number: number, en
            exit_code = :exit_code, exit_signal = :exit_signal,
            tokens_in = :tokens_in, tokens_out = :tokens_out, cache_read = :cache_read, cache_write = :cache_write,
            cost_usd = :cost_usd, completion_signal_found = :completion, failure_signal_found = :failure,
-           error_kind = :error_kind, error_message = :error_message,
+           error_kind = :error_kind, error_message = :error_message, verify = :verify,
            session_id = COALESCE(:session_id, session_id), model = COALESCE(:model, model)
          WHERE run_id = :run_id AND number = :number AND status = 'running' RETURNING *`,
       )
@@ -76,6 +76,7 @@ export function completeIteration(s: SqliteDb, runId: string, number: number, en
         error_message: end.error_message,
         session_id: end.session_id ?? null,
         model: end.model ?? null,
+        verify: end.verify ? JSON.stringify(end.verify) : null,
       });
     if (row === undefined) {
       const existing = readIteration(s, runId, number);

@@ -142,4 +142,12 @@ CREATE TABLE imports (
 ALTER TABLE run_owners ADD COLUMN renewed_at INTEGER;
 `,
   },
+  {
+    version: 4,
+    name: 'verify gate evidence on iterations',
+    sql: `
+-- The verify gate's evidence (run --verify): the check's command, exit code, duration and output tail as JSON text.
+ALTER TABLE iterations ADD COLUMN verify TEXT;
+`,
+  },
 ];

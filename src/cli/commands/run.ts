@@ -33,6 +33,9 @@ export const RUN_OPTIONS = {
   'idle-timeout': { type: 'string' },
   'iteration-timeout': { type: 'string' },
   'checkpoint-interval': { type: 'string' },
+  verify: { type: 'string' },
+  'verify-timeout': { type: 'string' },
+  'verify-each': { type: 'boolean' },
   worktree: { type: 'boolean' },
   repository: { type: 'string' },
   branch: { type: 'string' },
@@ -64,7 +67,8 @@ export function runFlagsFrom(values: RunValues): RunFlags {
   const settings: RunFlags['settings'] = [];
   for (const { key, flag } of SETTING_FLAGS) {
     const raw = (values as Record<string, unknown>)[flag.slice(2)];
-    if (typeof raw === 'string') settings.push({ key, flag, raw });
+    // A boolean flag (--verify-each) sets its key to true.
+    if (typeof raw === 'string' || raw === true) settings.push({ key, flag, raw: String(raw) });
   }
   return {
     prompt: values.prompt,

@@ -121,6 +121,7 @@ function startedRow(event: Extract<RunEvent, { type: 'iteration_started' }>): It
     completed_at: null,
     log_path: event.log_path,
     unit_id: event.unit?.id ?? null,
+    verify: null,
   };
 }
 
@@ -147,6 +148,7 @@ function completedRow(previous: Iteration | undefined, event: Extract<RunEvent, 
     completed_at: iso(event.time),
     log_path: previous?.log_path ?? null,
     unit_id: event.unit?.id ?? previous?.unit_id ?? null,
+    verify: event.verify ?? null,
   };
 }
 
