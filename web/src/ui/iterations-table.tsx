@@ -1,4 +1,4 @@
-// The iterations of a run: status, duration, tokens, cost, exit, checkpoint; a row opens its output.
+// The iterations of a run: status, duration, tokens, cost, exit, the verify gate's check, checkpoint; a row opens its output.
 import type { Checkpoint, Iteration } from '../api/api-types.js';
 import { count, elapsed, usd } from '../lib/format.js';
 
@@ -6,6 +6,8 @@ import { count, elapsed, usd } from '../lib/format.js';
 export function IterationsTable({ iterations, checkpoints, onOpen }: { iterations: Iteration[]; checkpoints: Checkpoint[]; onOpen: (iteration: number) => void }) {
   const commits = new Map(checkpoints.filter((c) => c.commit_sha !== null).map((c) => [c.iteration, c.commit_sha ?? '']));
   if (iterations.length === 0) return <p className="muted pad">No iterations yet.</p>;
+  // The verify column only for runs whose gate checked something (run --verify).
+  const verified = iterations.some((it) => it.verify !== null);
   return (
     <div className="table-scroll">
       <table className="iterations" data-testid="iterations">
@@ -18,6 +20,7 @@ export function IterationsTable({ iterations, checkpoints, onOpen }: { iteration
             <th className="num">tokens out</th>
             <th className="num">cost</th>
             <th className="num">exit</th>
+            {verified && <th>verify</th>}
             <th>checkpoint</th>
             <th>error</th>
           </tr>
@@ -39,6 +42,7 @@ export function IterationsTable({ iterations, checkpoints, onOpen }: { iteration
               <td className="num">{count(it.tokens_out)}</td>
               <td className="num">{it.status === 'running' ? '…' : usd(it.cost_usd)}</td>
               <td className="num">{it.exit_code ?? it.exit_signal ?? '-'}</td>
+              {verified && <VerifyCell check={it.verify} />}
               <td>
                 <code>{commits.get(it.number)?.slice(0, 10) ?? ''}</code>
               </td>
@@ -48,5 +52,16 @@ export function IterationsTable({ iterations, checkpoints, onOpen }: { iteration
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** The verify gate's check of an iteration: passed or failed, with the command, how it ended and its output's end on hover. */
+function VerifyCell({ check }: { check: Iteration['verify'] }) {
+  if (check === null) return <td className="muted">-</td>;
+  const tail = check.output_tail.trim().split('\n').slice(-10).join('\n');
+  return (
+    <td data-testid="verify-cell" title={`${check.command}: ${check.summary} in ${elapsed(check.duration_ms)}${tail ? `\n${tail}` : ''}`}>
+      <span className={`badge badge-${check.passed ? 'success' : 'failure'}`}>{check.passed ? 'passed' : 'failed'}</span> <span className="muted">{check.summary}</span>
+    </td>
   );
 }
