@@ -158,6 +158,13 @@ Limits (config keys in parentheses):
   --iteration-timeout DUR   kill an iteration running longer than DUR (loop.iteration_timeout; default none)
   --checkpoint-interval N   git checkpoint every N iterations, 0 = off (loop.checkpoint_interval; default 5)
 
+Verify gate:
+  --verify "CMD"            a claimed completion ends the run only when CMD exits 0 in the workspace (loop.verify;
+                            split like --agent-command, run without a shell); otherwise the iteration fails with
+                            verify_failed and the next prompt carries CMD's output
+  --verify-timeout DUR      kill the verify command after DUR, a failed check (loop.verify_timeout; default 10m)
+  --verify-each             run the verify command after every iteration, not only on a claim (loop.verify_each)
+
 Output:
   --cwd DIR                 workspace directory (default: the current directory)
   --worktree                run in a fresh git worktree on branch ringmaster/<run-id>; your checkout is untouched
