@@ -39,7 +39,7 @@ export interface RunSpec {
   maxLogBytes?: number | null;
   agent: AgentSettings;
   prices: PriceTable;
-  /** The verify gate (`--verify`, docs/verify.md); absent/null = a claimed completion ends the run unchecked. */
+  /** The verify gate (`--verify`, README "The verify gate"); absent/null = a claimed completion ends the run unchecked. */
   verify?: VerifySettings | null;
 }
 

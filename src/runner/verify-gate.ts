@@ -1,4 +1,4 @@
-// The verify gate of a run (`run --verify CMD`, docs/verify.md): when the agent claims completion (or after every
+// The verify gate of a run (`run --verify CMD`, README "The verify gate"): when the agent claims completion (or after every
 // iteration with verify_each) CMD runs in the workspace as task loops run their `test` check: split like
 // agent.command and run without a shell, in its own process group killed at the end, bounded by its timeout and the
 // run's AbortSignal, the end of its output kept. A claim whose check fails becomes a `verify_failed` failure and the
