@@ -5,6 +5,7 @@
 // next prompt carries the command and its output.
 import { splitCommandLine } from '../agents/command.js';
 import { isRunLimit, isWait } from '../core/error-policy.js';
+import { redactor } from '../core/redact.js';
 import type { IterationResult } from '../core/types.js';
 import { describeExit, execBounded } from '../os/exec.js';
 import type { VerifyRecord } from '../store/rows.js';
@@ -52,7 +53,8 @@ export async function runVerify(settings: VerifySettings, ctx: VerifyContext): P
       exit_code: result.reason === 'exited' ? result.exitCode : null,
       duration_ms: Math.max(0, Math.round(result.durationMs)),
       summary: describeExit(result, settings.timeoutMs),
-      output_tail: result.tail,
+      // The output is stored and goes into the next prompt: the environment's secrets never do.
+      output_tail: redactor(ctx.env)(result.tail),
     },
     interrupted: result.reason === 'aborted',
   };

@@ -1,7 +1,7 @@
 // The verify gate of a plain run (`run --verify`), through the CLI with a scripted agent: a claim whose check fails
 // is turned down (verify_failed) and the next prompt holds the check's output, a later claim whose check passes
 // completes the run; a check that hangs is killed at its timeout with its process group; the evidence of every check
-// is in `show --json`; --verify-each checks every iteration.
+// is in `show --json` (the environment's secrets redacted); --verify-each checks every iteration.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -82,15 +82,16 @@ describe('run --verify', () => {
   it('--verify-each records a check after every iteration; a failing check without a claim is no failure', async () => {
     const script = join(ws.dir, 'agent.sh');
     writeFileSync(script, '#!/bin/sh\ncat >/dev/null\nn=$(cat .n 2>/dev/null || echo 0); n=$((n+1)); echo $n > .n\necho working $n\n', { mode: 0o755 });
-    writeFileSync(join(ws.dir, 'check.sh'), 'n=$(cat .n); echo "iteration $n"; [ "$n" -ge 2 ]\n');
-    const r = await runCli(['run', '--agent-command', script, '--verify', 'sh check.sh', '--verify-each', '--max-iterations', '3'], { cwd: ws.dir, env: env() });
+    writeFileSync(join(ws.dir, 'check.sh'), 'n=$(cat .n); echo "iteration $n key $DEPLOY_TOKEN"; [ "$n" -ge 2 ]\n');
+    const r = await runCli(['run', '--agent-command', script, '--verify', 'sh check.sh', '--verify-each', '--max-iterations', '3'], { cwd: ws.dir, env: { ...env(), DEPLOY_TOKEN: 'tok-9f8e7d6c5b4a' } });
     expect(r.code).toBe(2);
     const s = await shown();
     expect(s.run).toMatchObject({ status: 'completed', stop_reason: 'max_iterations' });
     expect(s.iterations.map((i) => [i.status, i.error_kind, i.verify?.passed, i.verify?.output_tail])).toEqual([
-      ['success', 'none', false, 'iteration 1\n'],
-      ['success', 'none', true, 'iteration 2\n'],
-      ['success', 'none', true, 'iteration 3\n'],
+      // The environment's secrets never reach the store (nor the next prompt).
+      ['success', 'none', false, 'iteration 1 key [REDACTED:DEPLOY_TOKEN]\n'],
+      ['success', 'none', true, 'iteration 2 key [REDACTED:DEPLOY_TOKEN]\n'],
+      ['success', 'none', true, 'iteration 3 key [REDACTED:DEPLOY_TOKEN]\n'],
     ]);
     expect(existsSync(join(ws.dir, 'fixed'))).toBe(false);
   });
