@@ -158,6 +158,7 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
         const text = `${iterationLabel(e, kind)} completed in ${formatElapsed(e.duration_ms)} (${outcomeText(e)}${options.verbose ? changesText(e) : ''})`;
         const color = e.outcome === 'failure' ? '33' : e.outcome === 'complete' ? '32' : '';
         line(e.time, color ? paint(c, color, text) : text);
+        if (e.verify) out.write(`  ${paint(c, '2', `verify ${e.verify.passed ? 'passed' : 'failed'}: ${e.verify.command} ${e.verify.summary}`)}\n`);
         if (e.outcome !== 'success' && e.outcome !== 'complete' && e.error_message) {
           out.write(`  ${paint(c, '2', `reason: ${e.error_message}`)}\n`);
         }

@@ -132,6 +132,7 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
     prices: config.prices,
     notify: notifySettings(config),
     sandbox: sandboxPolicy(config.settings.sandbox),
+    verify: loop.verify === null ? null : { command: loop.verify, timeoutMs: loop.verify_timeout, each: loop.verify_each },
   };
   if (spec.sandbox && options.check !== false) assertSandboxUsable(spec.sandbox);
   return { spec, config, maxIterations };

@@ -31,6 +31,9 @@ export const loopSchema = z.strictObject({
   fresh_context: flag().prefault(true).describe('fresh agent session every iteration (false resumes the previous session)'),
   track_changes: flag().prefault(true).describe('in a git workspace, record the files each iteration added, modified and deleted (files_changed)'),
   discard_failed: flag().prefault(false).describe("discard a failed iteration's file changes (kept under refs/ringmaster/discarded/<run>/<n>) before the next iteration"),
+  verify: optionalText().prefault(null).describe("a command that must exit 0 before a claimed completion ends the run (split like agent.command, no shell)"),
+  verify_timeout: duration().prefault('10m').describe('time limit of the verify command (killed with its process group past it)'),
+  verify_each: flag().prefault(false).describe('run the verify command after every iteration, not only when the agent claims completion'),
   max_log_size: byteSize().prefault('100MiB').describe("largest iteration log: past it the log keeps its first and last bytes around a marker ('none' = no cap)"),
 });
 
@@ -223,6 +226,9 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'loop.track_changes': { format: plain },
   'loop.discard_failed': { format: plain },
   'loop.max_log_size': { format: asBytes },
+  'loop.verify': { flag: '--verify', format: (v) => (v === null ? 'none' : plain(v)) },
+  'loop.verify_timeout': { flag: '--verify-timeout', format: asDuration },
+  'loop.verify_each': { flag: '--verify-each', format: plain },
   'tasks.file': { format: (v) => (v === null ? 'first of tasks.jsonl, prd.json, TODO.md' : plain(v)) },
   'tasks.command': { format: plain },
   'tasks.status_command': { format: plain },

@@ -50,7 +50,7 @@ export const ERROR_KINDS = [
   'rate_limit',
   'overloaded',
   'agent_error',
-  /** A claimed completion that the task's check (tests, validation script) rejected. */
+  /** A claimed completion that a check rejected: a task's (tests, validation script) or the run's verify command. */
   'verify_failed',
   /** Ringmaster could not write what the iteration produced (its log: disk full, read-only...): the run ends. */
   'write_failed',

@@ -32,6 +32,9 @@ export function resolveNewRun(request: RunRequest, env: Readonly<Record<string, 
   if (request.workflow !== undefined && (flags.prompt !== undefined || flags.promptFile !== undefined || flags.procedure !== undefined)) {
     throw new ManagerError('invalid_request', 'workflow: a workflow brings its own prompts (no prompt, prompt_file or procedure with it)');
   }
+  if (request.workflow !== undefined && (request.verify !== undefined || request.verify_each !== undefined)) {
+    throw new ManagerError('invalid_request', 'verify: the verify gate is for plain runs (a workflow loop ends on its own until)');
+  }
   if (request.workflow === undefined && request.message !== undefined) throw new ManagerError('invalid_request', 'message: only a workflow takes a message');
   const prepared =
     request.workflow === undefined ? null : asRequestError(() => prepareWorkflowRun({ workspace: dir, env, workflow: request.workflow ?? '', message: request.message ?? '', flags }));

@@ -8,7 +8,7 @@ import type { RunRequest } from './run-request.js';
 function rawOf(request: RunRequest, field: string): string | undefined {
   const value = (request as Record<string, unknown>)[field];
   if (value === undefined) return undefined;
-  if (typeof value === 'number') return ['max_runtime', 'cooldown', 'idle_timeout', 'iteration_timeout'].includes(field) ? `${value}s` : String(value);
+  if (typeof value === 'number') return ['max_runtime', 'cooldown', 'idle_timeout', 'iteration_timeout', 'verify_timeout'].includes(field) ? `${value}s` : String(value);
   if (Array.isArray(value)) return quoteArgv(value.map(String));
   return typeof value === 'string' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
 }

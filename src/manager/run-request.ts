@@ -54,6 +54,9 @@ export const runRequestSchema = z
     idle_timeout: durationOrSeconds.optional(),
     iteration_timeout: durationOrSeconds.optional(),
     checkpoint_interval: z.number().int().nonnegative().optional(),
+    verify: z.string().min(1).optional().describe('a command that must exit 0 before a claimed completion ends the run (split like agent_command, never run by a shell)'),
+    verify_timeout: durationOrSeconds.optional(),
+    verify_each: z.boolean().optional().describe('run the verify command after every iteration'),
     worktree: z.boolean().optional(),
     sandbox: sandboxRequestSchema.optional().describe("run every agent in an OS sandbox: true, or an object with the config's sandbox keys"),
   })

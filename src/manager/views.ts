@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ERROR_KINDS, RUN_STATUSES, STOP_REASONS } from '../core/types.js';
 import type { DisplayStatus } from '../store/liveness.js';
-import { CHECKPOINT_STATES, ITERATION_STATUSES, fileChangeRowSchema, type CheckpointRow, type ErrorRow, type IterationRow, type RunRow, type RunTotals } from '../store/rows.js';
+import { CHECKPOINT_STATES, ITERATION_STATUSES, fileChangeRowSchema, verifyRecordSchema, type CheckpointRow, type ErrorRow, type IterationRow, type RunRow, type RunTotals } from '../store/rows.js';
 
 const isoTime = z.string().describe('ISO 8601 time');
 
@@ -85,6 +85,7 @@ export const iterationViewSchema = z
     tree_after: z.string().nullable(),
     /** The ref keeping the attempt whose changes were discarded (loop.discard_failed), e.g. refs/ringmaster/discarded/<run>/<n>. */
     discarded_ref: z.string().nullable(),
+    verify: verifyRecordSchema.meta({ id: 'VerifyCheck' }).nullable().describe("the verify gate's check after this iteration (run --verify); null when none ran"),
   })
   .meta({ id: 'Iteration' });
 
@@ -222,6 +223,7 @@ export function iterationView(row: IterationRow): IterationView {
     tree_before: row.tree_before,
     tree_after: row.tree_after,
     discarded_ref: row.discarded_ref,
+    verify: row.verify,
   };
 }
 

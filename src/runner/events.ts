@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { ERROR_KINDS, RUN_STATUSES, STOP_REASONS } from '../core/types.js';
 import { NOTIFY_EVENTS } from '../core/notify-events.js';
+import { verifyRecordSchema } from '../store/rows.js';
 
 const ms = z.number().int().nonnegative();
 const count = z.number().int().nonnegative();
@@ -104,6 +105,8 @@ export const runEventSchema = z.discriminatedUnion('type', [
     unit: eventUnitSchema.nullable(),
     /** Absent or null: not tracked (no git workspace, loop.track_changes off, or the snapshot failed). */
     changes: iterationChangesSchema.nullable().optional(),
+    /** The verify gate's evidence when its check ran after this iteration (absent: no check ran). */
+    verify: verifyRecordSchema.optional(),
   }),
   event('tokens_used', {
     iteration: z.number().int().positive(),

@@ -3,6 +3,7 @@ import type { DecideOutput } from '../core/decide.js';
 import type { IterationResult, Limits } from '../core/types.js';
 import type { EventBodyOf, RunEventBody } from './events.js';
 import type { ProgramUnit } from './program.js';
+import type { VerifyRecord } from '../store/rows.js';
 
 /** The unit as events carry it (snake_case). */
 export function eventUnit(unit: ProgramUnit | null): EventBodyOf<'iteration_started'>['unit'] {
@@ -22,6 +23,8 @@ export interface FinishedIteration {
   unit: ProgramUnit | null;
   /** What the iteration changed, when tracked. */
   changes?: EventBodyOf<'iteration_completed'>['changes'];
+  /** The verify gate's evidence when its check ran after the iteration. */
+  verify?: VerifyRecord | null;
 }
 
 /**
@@ -59,6 +62,7 @@ export function iterationEvents(f: FinishedIteration): RunEventBody[] {
     agent: f.agent,
     unit: eventUnit(f.unit),
     ...(f.changes ? { changes: f.changes } : {}),
+    ...(f.verify ? { verify: f.verify } : {}),
   });
   if (result.usage) {
     const u = result.usage;

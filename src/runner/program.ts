@@ -8,6 +8,8 @@ import { composePrompt } from '../prompt/compose.js';
 import type { TrackedIteration } from './change-tracking.js';
 import type { AgentActivity, RunEventBody } from './events.js';
 import type { RunSpec } from './spec.js';
+import type { VerifyRecord } from '../store/rows.js';
+import { verifyGate } from './verify-gate.js';
 
 /** The unit of work an iteration belongs to (a task, a workflow step): stored on the iteration row. */
 export interface ProgramUnit {
@@ -101,6 +103,8 @@ export interface ProgramSettlement {
   stop?: ProgramStop | null;
   /** The program's own events about this iteration (a step ended), emitted after the iteration's events. */
   events?: RunEventBody[];
+  /** The verify gate's evidence when its check ran after this iteration (stored on the iteration row). */
+  verify?: VerifyRecord | null;
 }
 
 /** What a program may use; everything with side effects comes from the runner. */
@@ -145,15 +149,23 @@ export interface LoopProgram {
   readonly discardsFailed?: boolean;
 }
 
-/** The plain loop: the spec's prompt (files re-read every iteration); a completion ends the run. */
-export function promptProgram(spec: Pick<RunSpec, 'prompt' | 'context' | 'freshContext'>): LoopProgram {
+/**
+ * The plain loop: the spec's prompt (files re-read every iteration); a completion ends the run. With `verify` a
+ * claimed completion ends it only when the verify command passes (verify-gate.ts), run with `env`.
+ */
+export function promptProgram(spec: Pick<RunSpec, 'prompt' | 'context' | 'freshContext' | 'verify'>, env: Readonly<Record<string, string | undefined>> = process.env): LoopProgram {
+  const gate = spec.verify ? verifyGate(spec.verify) : null;
   return {
     kind: 'prompt',
     next() {
-      return Promise.resolve({ kind: 'step', prompt: composePrompt(spec.prompt, spec.context), unit: null, freshSession: spec.freshContext });
+      const prompt = composePrompt(spec.prompt, spec.context);
+      const feedback = gate?.feedback() ?? null;
+      return Promise.resolve({ kind: 'step', prompt: feedback === null ? prompt : `${prompt.trimEnd()}\n\n## The verify command\n\n${feedback}\n`, unit: null, freshSession: spec.freshContext });
     },
-    settle(_ctx, settled) {
-      return Promise.resolve({ result: settled.result, completionEnds: 'run' });
+    async settle(ctx, settled) {
+      if (!gate) return { result: settled.result, completionEnds: 'run' };
+      const gated = await gate.settle(settled.result, { workspace: ctx.workspace, env, signal: ctx.signal });
+      return { result: gated.result, completionEnds: 'run', verify: gated.record };
     },
     metadata() {
       return {};

@@ -205,6 +205,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
             error_message: e.error_message,
             completed_at: e.time,
             changes: e.changes ?? null,
+            verify: e.verify ?? null,
           }, owner),
         );
         if (e.error_kind !== 'none' && e.error_message) errorContext.set(e.iteration, { exit_code: e.exit_code, agent: e.agent });

@@ -45,7 +45,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   const runId = resume?.runId ?? deps.newRunId();
   let state: LoopState = resume ? { ...resume.state, startedAtMs: deps.now() } : initialState(deps.now());
   const limits = spec.limits;
-  const program = deps.program ?? promptProgram(spec);
+  const program = deps.program ?? promptProgram(spec, deps.env);
   const chain = [spec.agent.name, ...spec.agent.fallback.filter((n) => n !== spec.agent.name)];
   let agentIndex = 0;
   let runAgentSpec = { name: chain[0] ?? spec.agent.name, command: spec.agent.command };
@@ -348,7 +348,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     programWaits = false;
     if (changes && deps.changes?.discardFailed && !program.discardsFailed && isDiscardable(decided.outcome, settled.result)) await discardFailed(changes, runId, iteration, warn);
     await changes?.dispose();
-    for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit, changes: changes?.record() ?? null })) emit(e);
+    for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit, changes: changes?.record() ?? null, verify: settled.verify ?? null })) emit(e);
     for (const warning of outcome.warnings) emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${warning}` });
     for (const to of outcome.blocked ?? []) emit({ type: 'sandbox_blocked', time: deps.now(), iteration, host: to.host, port: to.port });
     if (outcome.malformedLines > 0) {

@@ -6,6 +6,7 @@ import type { PriceTable } from '../agents/pricing.js';
 import type { PromptSource } from '../prompt/compose.js';
 import type { NotifyEvent } from '../core/notify-events.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
+import type { VerifySettings } from './verify-gate.js';
 
 /** The agent part of a run spec. */
 export interface AgentSettings {
@@ -60,6 +61,8 @@ export interface RunSpec {
   trackChanges?: boolean;
   /** loop.discard_failed (or its alias tasks.rollback_failed_iterations). Absent in older specs (off). */
   discardFailed?: boolean;
+  /** The verify gate (`--verify`, README "The verify gate"); absent/null = a claimed completion ends the run unchecked. */
+  verify?: VerifySettings | null;
 }
 
 /**

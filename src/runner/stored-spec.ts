@@ -59,6 +59,8 @@ const storedSpecSchema = z.looseObject({
   maxLogBytes: nullableNumber.optional(),
   agent: agentSchema,
   prices: z.record(z.string(), z.looseObject({})).default({}),
+  /** The verify gate came later: older runs had none. */
+  verify: z.object({ command: z.string(), timeoutMs: z.number(), each: z.boolean() }).nullable().default(null),
 });
 
 /** Thrown when a stored spec is not one any version of Ringmaster wrote (a damaged or hand-edited row). */

@@ -14,7 +14,7 @@ export const ITERATION_COLUMNS = `run_id, number, agent, status, started_at, com
   tokens_in, tokens_out, cache_read, cache_write, cost_usd,
   completion_signal_found::int AS completion_signal_found, failure_signal_found::int AS failure_signal_found,
   error_kind, error_message, session_id, model, log_path, unit_id,
-  tree_before, tree_after, files_changed, files_changed_total, discarded_ref`;
+  tree_before, tree_after, files_changed, files_changed_total, discarded_ref, verify`;
 
 
 
@@ -76,7 +76,7 @@ export async function completeIteration(db: Queryable, runId: string, number: nu
          tokens_in = $8, tokens_out = $9, cache_read = $10, cache_write = $11, cost_usd = $12,
          completion_signal_found = $13, failure_signal_found = $14, error_kind = $15, error_message = $16,
          session_id = COALESCE($17, session_id), model = COALESCE($18, model),
-         tree_before = $21, tree_after = $22, files_changed = $23, files_changed_total = $24, discarded_ref = $25
+         tree_before = $21, tree_after = $22, files_changed = $23, files_changed_total = $24, discarded_ref = $25, verify = $26
        WHERE run_id = $1 AND number = $2 AND status = 'running' AND ($19::int IS NULL OR EXISTS (SELECT 1 FROM owner)) RETURNING ${ITERATION_COLUMNS}`,
       [
         runId,
@@ -100,6 +100,7 @@ export async function completeIteration(db: Queryable, runId: string, number: nu
         fence?.pid ?? null,
         fence?.host ?? null,
         ...Object.values(changeColumns(end)),
+        end.verify ? JSON.stringify(end.verify) : null,
       ],
     )
   ).rows[0];

@@ -49,6 +49,23 @@ const json = z.string().transform((text, ctx) => {
   }
 });
 
+/**
+ * The verify gate's evidence on an iteration (`run --verify`): the command as written, how it ended (exit_code
+ * null: killed at its timeout or never started; `summary` says which), how long it ran, the end of its output.
+ */
+export const verifyRecordSchema = z.object({
+  command: z.string(),
+  passed: z.boolean(),
+  exit_code: int.nullable(),
+  duration_ms: ms,
+  /** 'exited 1', 'timed out after 10s (killed)', 'could not start: command not found: x'. */
+  summary: z.string(),
+  output_tail: z.string(),
+});
+
+/** The verify gate's evidence on an iteration. */
+export type VerifyRecord = z.infer<typeof verifyRecordSchema>;
+
 /** A run as stored, plus its current owner (the open owner row, if any). */
 export const runRowSchema = z.object({
   id: z.string().min(1),
@@ -121,6 +138,8 @@ export const iterationRowSchema = z.object({
   files_changed_total: int.nonnegative().nullable().default(null),
   /** The ref keeping the attempt when its changes were discarded (loop.discard_failed). */
   discarded_ref: z.string().nullable().default(null),
+  /** The verify gate's evidence when its check ran after this iteration (JSON text in the column); null = no check ran. */
+  verify: json.pipe(verifyRecordSchema).nullable(),
 });
 
 /** One iteration row. Null tokens/cost = unknown (never silently 0). */

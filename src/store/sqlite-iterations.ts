@@ -57,7 +57,7 @@ export function completeIteration(s: SqliteDb, runId: string, number: number, en
            error_kind = :error_kind, error_message = :error_message,
            session_id = COALESCE(:session_id, session_id), model = COALESCE(:model, model),
            tree_before = :tree_before, tree_after = :tree_after, files_changed = :files_changed,
-           files_changed_total = :files_changed_total, discarded_ref = :discarded_ref
+           files_changed_total = :files_changed_total, discarded_ref = :discarded_ref, verify = :verify
          WHERE run_id = :run_id AND number = :number AND status = 'running' RETURNING *`,
       )
       .get({
@@ -80,6 +80,7 @@ export function completeIteration(s: SqliteDb, runId: string, number: number, en
         session_id: end.session_id ?? null,
         model: end.model ?? null,
         ...changeColumns(end),
+        verify: end.verify ? JSON.stringify(end.verify) : null,
       });
     if (row === undefined) {
       const existing = readIteration(s, runId, number);

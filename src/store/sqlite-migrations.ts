@@ -154,4 +154,12 @@ ALTER TABLE iterations ADD COLUMN files_changed_total INTEGER;
 ALTER TABLE iterations ADD COLUMN discarded_ref TEXT;
 `,
   },
+  {
+    version: 5,
+    name: 'verify gate evidence on iterations',
+    sql: `
+-- The verify gate's evidence (run --verify): the check's command, exit code, duration and output tail as JSON text.
+ALTER TABLE iterations ADD COLUMN verify TEXT;
+`,
+  },
 ];

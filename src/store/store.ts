@@ -16,6 +16,7 @@ import type {
   RunTotals,
   RunWithTotals,
   StoreStats,
+  VerifyRecord,
 } from './rows.js';
 
 /** The process that drives a run: pid + hostname (pids only mean something on their own host). */
@@ -87,6 +88,8 @@ export interface IterationEnd extends IterationProgress {
   error_kind: ErrorKind | null;
   error_message: string | null;
   completed_at: number;
+  /** The verify gate's evidence (`run --verify`), when its check ran after this iteration. */
+  verify?: VerifyRecord | null;
   /** What the iteration changed (loop.track_changes); absent or null when not tracked. */
   changes?: IterationChanges | null;
 }

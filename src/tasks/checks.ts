@@ -5,7 +5,7 @@
 import { access } from 'node:fs/promises';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { quoteArgv, splitCommandLine } from '../agents/command.js';
-import { describeExit, execBounded } from './exec.js';
+import { describeExit, execBounded } from '../os/exec.js';
 import type { Completion, Task } from './task.js';
 
 /** How checks run. */

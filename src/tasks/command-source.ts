@@ -5,7 +5,7 @@
 // backslash escapes, nothing is expanded); no shell runs unless the command itself is `sh -c '...'`.
 import { quoteArgv } from '../agents/command.js';
 import { TaskCommandError, TaskFileError, fieldName } from './errors.js';
-import { execBounded, failureText } from './exec.js';
+import { execBounded, failureText } from '../os/exec.js';
 import { parseTasksJsonl } from './jsonl-source.js';
 import { checkTaskList, splitBom, type StatusChange, type TaskSource } from './source.js';
 import { taskFromObject, type Task } from './task.js';

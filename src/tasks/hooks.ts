@@ -3,7 +3,7 @@
 // RINGMASTER_RUN_ID, RINGMASTER_TASK_ID in its env); nothing is ever substituted into its text. A hook that
 // fails, throws or outlives its timeout is reported (and killed), never stops the loop.
 import type { HookCommands, HookEventName } from '../config/hooks.js';
-import { execBounded, failureText } from './exec.js';
+import { execBounded, failureText } from '../os/exec.js';
 import type { TaskResult } from './result.js';
 import type { Task } from './task.js';
 

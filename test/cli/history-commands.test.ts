@@ -107,7 +107,7 @@ describe('ringmaster show', () => {
         number: 1, status: 'failure', exit_code: 1, exit_signal: null, duration_ms: 1000, tokens_in: null, tokens_out: null, cache_read: 0, cache_write: 0,
         cost_usd: null, completion_signal_found: false, failure_signal_found: false, error_kind: 'exit_nonzero', error_message: 'exit code 1',
         session_id: null, model: null, agent: 'codex', started_at: '2025-01-02T11:15:00.000Z', completed_at: '2025-01-02T11:15:01.000Z', log_path: null,
-        unit_id: null, files_changed: null, files_changed_total: null, tree_before: null, tree_after: null, discarded_ref: null,
+        unit_id: null, files_changed: null, files_changed_total: null, tree_before: null, tree_after: null, discarded_ref: null, verify: null,
       },
     ]);
     expect(shown.checkpoints).toEqual([]);

@@ -9,7 +9,7 @@ function row(number: number, status: IterationRow['status'], unit: string | null
     run_id: 'r', number, agent: 'claude', status, started_at: 1000 * number, completed_at: 1000 * number + 500, duration_ms: 500, exit_code: status === 'failure' ? 1 : 0,
     exit_signal: null, tokens_in: 10, tokens_out: 1, cache_read: 0, cache_write: 0, cost_usd: cost, completion_signal_found: status === 'complete',
     failure_signal_found: false, error_kind: status === 'failure' ? 'exit_nonzero' : 'none', error_message: null, session_id: `s${number}`, model: null, log_path: null, unit_id: unit,
-    tree_before: null, tree_after: null, files_changed: null, files_changed_total: null, discarded_ref: null,
+    tree_before: null, tree_after: null, files_changed: null, files_changed_total: null, discarded_ref: null, verify: null,
   };
 }
 

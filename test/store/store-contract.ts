@@ -117,7 +117,7 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
         exit_code: 0, exit_signal: null, tokens_in: 100, tokens_out: 20, cache_read: 5, cache_write: 1, cost_usd: 0.25,
         completion_signal_found: true, failure_signal_found: false, error_kind: 'none', error_message: null,
         session_id: 'sess-1', model: 'm1', log_path: '/w/.ringmaster/logs/r1/iteration-1.log', unit_id: null,
-        tree_before: null, tree_after: null, files_changed: null, files_changed_total: null, discarded_ref: null,
+        tree_before: null, tree_after: null, files_changed: null, files_changed_total: null, discarded_ref: null, verify: null,
       });
       expect(await store.listIterations('r1')).toEqual([done]);
       expect(await store.getIteration('r1', 1)).toEqual(done);
@@ -137,6 +137,15 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
       const done = await store.completeIteration('r1', 1, { ...end({ status: 'failure' }), changes });
       expect(done).toMatchObject(changes);
       expect(await store.getIteration('r1', 1)).toMatchObject(changes);
+    });
+
+    it("keeps the verify gate's evidence on the iteration row", async () => {
+      await newRun('r1');
+      await store.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: T0, log_path: null });
+      const verify = { command: "npm test -- --grep 'a b'", passed: false, exit_code: 1, duration_ms: 812, summary: 'exited 1', output_tail: '1 failing\n  é ✗\n' };
+      const done = await store.completeIteration('r1', 1, end({ status: 'failure', error_kind: 'verify_failed', verify }));
+      expect(done.verify).toEqual(verify);
+      expect((await store.getIteration('r1', 1))?.verify).toEqual(verify);
     });
 
     it('rejects a duplicate iteration number and completing a row twice or a missing row', async () => {

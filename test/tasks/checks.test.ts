@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { groupAlive } from '../../src/os/process-group.js';
 import { checkFeedback, interpreterFor, runCheck, type CheckOptions } from '../../src/tasks/checks.js';
-import { execBounded } from '../../src/tasks/exec.js';
+import { execBounded } from '../../src/os/exec.js';
 import type { Completion, Task } from '../../src/tasks/task.js';
 import { useWorkspace } from '../helpers/cli.js';
 import { makeTask } from './task-fixture.js';

@@ -52,6 +52,17 @@ describe('validateNewRun', () => {
     expect(validateNewRun({ ...EMPTY_FORM, workspace: '/w', promptKind: 'workflow', workflow: 'ralph', message: 'Build the todo app' })).toEqual({ ok: true, body: { workspace: '/w', workflow: 'ralph', message: 'Build the todo app' } });
   });
 
+  it('sends the verify gate: command and timeout as typed, each only with a command', () => {
+    expect(validateNewRun({ ...EMPTY_FORM, workspace: '/w', prompt: 'p', verify: " npm test -- --grep 'a b' ", verifyTimeout: '90s', verifyEach: true })).toEqual({
+      ok: true,
+      body: { workspace: '/w', prompt: 'p', verify: "npm test -- --grep 'a b'", verify_timeout: '90s', verify_each: true },
+    });
+    expect(validateNewRun({ ...EMPTY_FORM, workspace: '/w', prompt: 'p', verifyTimeout: 'soon', verifyEach: true })).toEqual({
+      ok: false,
+      errors: { verifyTimeout: 'flag --verify-timeout: loop.verify_timeout: expected a duration like 90s, 5m or 4h, got "soon"', verifyEach: '--verify-each: give the verify command too' },
+    });
+  });
+
   it('maps a server error to the field it names', () => {
     expect(fieldOfServerError('workspace: not a directory: /w/nope')).toBe('workspace');
     expect(fieldOfServerError('flag max_runtime: loop.max_runtime: expected a duration')).toBe('maxRuntime');

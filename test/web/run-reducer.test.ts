@@ -116,6 +116,17 @@ describe('applyToDetail', () => {
     expect(detail.iterations[0]).toMatchObject(changes);
   });
 
+  it("puts the verify gate's check of a completed iteration in its row (none before it ends, none without a check)", () => {
+    seq = 80;
+    const verify = { command: 'npm test', passed: false, exit_code: 1, duration_ms: 812, summary: 'exited 1', output_tail: '1 failing\n' };
+    let detail = applyToDetail(runDetail({ id: 'r' }), e({ type: 'iteration_started', iteration: 1 }));
+    expect(detail.iterations[0]?.verify).toBeNull();
+    detail = applyToDetail(detail, e({ type: 'iteration_completed', iteration: 1, outcome: 'failure', duration_ms: 900, exit_code: 0, error_kind: 'verify_failed', verify }));
+    expect(detail.iterations[0]).toMatchObject({ status: 'failure', error_kind: 'verify_failed', verify });
+    detail = applyToDetail(detail, completed(2, 0.1));
+    expect(detail.iterations[1]?.verify).toBeNull();
+  });
+
   it("shows what a running iteration has spent so far, in its row, its task and the run, counted once when it ends", () => {
     seq = 55;
     const unit = { id: 't1', title: 'Write the README', iteration: 1, max_iterations: null };

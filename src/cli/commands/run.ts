@@ -33,6 +33,9 @@ export const RUN_OPTIONS = {
   'idle-timeout': { type: 'string' },
   'iteration-timeout': { type: 'string' },
   'checkpoint-interval': { type: 'string' },
+  verify: { type: 'string' },
+  'verify-timeout': { type: 'string' },
+  'verify-each': { type: 'boolean' },
   worktree: { type: 'boolean' },
   sandbox: { type: 'boolean' },
   'sandbox-network': { type: 'string' },
@@ -66,6 +69,7 @@ export function runFlagsFrom(values: RunValues): RunFlags {
   const settings: RunFlags['settings'] = [];
   for (const { key, flag } of SETTING_FLAGS) {
     const raw = (values as Record<string, unknown>)[flag.slice(2)];
+    // A boolean flag (--verify-each) sets its key to true.
     if (typeof raw === 'string' || raw === true) settings.push({ key, flag, raw: String(raw) });
   }
   return {
@@ -160,6 +164,12 @@ Sandbox (Linux, bubblewrap; README "Sandbox"):
   --sandbox                 run every agent in an OS sandbox: workspace writable, host read-only, secrets hidden
                             (sandbox.enabled; exit 64 where it cannot work: see 'ringmaster doctor')
   --sandbox-network NET     agent (default: its model API and base URLs), packages, none or all (sandbox.network)
+Verify gate:
+  --verify "CMD"            a claimed completion ends the run only when CMD exits 0 in the workspace (loop.verify;
+                            split like --agent-command, run without a shell); otherwise the iteration fails with
+                            verify_failed and the next prompt carries CMD's output
+  --verify-timeout DUR      kill the verify command after DUR, a failed check (loop.verify_timeout; default 10m)
+  --verify-each             run the verify command after every iteration, not only on a claim (loop.verify_each)
 
 Output:
   --cwd DIR                 workspace directory (default: the current directory)

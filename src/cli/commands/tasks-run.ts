@@ -12,6 +12,7 @@ import { dryRun, parseRunArgs, runFlagsFrom, workspaceFrom } from './run.js';
 export async function tasksRun(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseRunArgs(args, 'tasks', true);
   if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}' (see 'ringmaster tasks --help')`);
+  if (values.verify !== undefined || values['verify-each'] === true) throw new UsageError("--verify is for 'ringmaster run': a task's own completion check is its verify gate (docs/tasks.md)");
   const workspace = workspaceFrom(values, io);
   let prepared = await prepareTaskRun({ workspace, env: io.env, file: positionals[0], flags: runFlagsFrom(values) });
   if (values['dry-run']) return dryRun(prepared.spec, io, await firstTaskPrompt(prepared));

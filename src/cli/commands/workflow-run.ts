@@ -16,8 +16,17 @@ import { runInTerminal } from '../run-session.js';
 import { displayArgv, RUN_OPTIONS, startWorktree, workspaceFrom } from './run.js';
 import { flagProblem } from '../flag-problem.js';
 
-// `run`'s options without the prompt ones: the workflow is the prompt.
-const { prompt: _prompt, 'prompt-file': _promptFile, procedure: _procedure, context: _context, ...OPTIONS } = RUN_OPTIONS;
+// `run`'s options without the prompt ones (the workflow is the prompt) and the verify gate (a workflow loop ends on its `until`).
+const {
+  prompt: _prompt,
+  'prompt-file': _promptFile,
+  procedure: _procedure,
+  context: _context,
+  verify: _verify,
+  'verify-timeout': _verifyTimeout,
+  'verify-each': _verifyEach,
+  ...OPTIONS
+} = RUN_OPTIONS;
 
 function parse(args: string[]) {
   try {

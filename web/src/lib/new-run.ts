@@ -28,6 +28,10 @@ export interface NewRunForm {
   idleTimeout: string;
   iterationTimeout: string;
   checkpointInterval: string;
+  /** The verify gate (--verify, --verify-timeout, --verify-each). */
+  verify: string;
+  verifyTimeout: string;
+  verifyEach: boolean;
   worktree: boolean;
   /** Run every agent in an OS sandbox (`sandbox: true`). */
   sandbox: boolean;
@@ -55,6 +59,9 @@ export const EMPTY_FORM: NewRunForm = {
   idleTimeout: '',
   iterationTimeout: '',
   checkpointInterval: '',
+  verify: '',
+  verifyTimeout: '',
+  verifyEach: false,
   worktree: false,
   sandbox: false,
 };
@@ -111,6 +118,8 @@ export function validateNewRun(form: NewRunForm): Validated {
     ['iterationTimeout', '--iteration-timeout', 'iteration_timeout', 'text'],
     ['failureThreshold', '--failure-threshold', 'failure_threshold', 'number'],
     ['checkpointInterval', '--checkpoint-interval', 'checkpoint_interval', 'number'],
+    ['verify', '--verify', 'verify', 'text'],
+    ['verifyTimeout', '--verify-timeout', 'verify_timeout', 'text'],
   ];
   const values: Record<string, string | number> = {};
   for (const [field, flag, key, type] of flags) {
@@ -130,6 +139,10 @@ export function validateNewRun(form: NewRunForm): Validated {
     const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isInteger(n) || n < 1) errors.maxIterations = `--max-iterations: expected a whole number of at least 1, got "${form.maxIterations}"`;
     else body.max_iterations = n;
+  }
+  if (form.verifyEach) {
+    if (body.verify === undefined) errors.verifyEach = '--verify-each: give the verify command too';
+    else body.verify_each = true;
   }
   if (form.worktree) body.worktree = true;
   if (form.sandbox) body.sandbox = true;

@@ -125,7 +125,7 @@ function startedRow(event: Extract<RunEvent, { type: 'iteration_started' }>): It
     files_changed_total: null,
     tree_before: null,
     tree_after: null,
-    discarded_ref: null,
+    discarded_ref: null, verify: null,
   };
 }
 
@@ -157,6 +157,7 @@ function completedRow(previous: Iteration | undefined, event: Extract<RunEvent, 
     tree_before: event.changes?.tree_before ?? null,
     tree_after: event.changes?.tree_after ?? null,
     discarded_ref: event.changes?.discarded_ref ?? null,
+    verify: event.verify ?? null,
   };
 }
 

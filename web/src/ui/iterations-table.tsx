@@ -1,4 +1,5 @@
-// The iterations of a run: status, duration, tokens, cost, exit, files changed, checkpoint; a row opens its output.
+// The iterations of a run: status, duration, tokens, cost, exit, the verify gate's check, files changed, checkpoint;
+// a row opens its output.
 import type { Checkpoint, Iteration } from '../api/api-types.js';
 import { count, elapsed, usd } from '../lib/format.js';
 
@@ -6,6 +7,8 @@ import { count, elapsed, usd } from '../lib/format.js';
 export function IterationsTable({ iterations, checkpoints, onOpen }: { iterations: Iteration[]; checkpoints: Checkpoint[]; onOpen: (iteration: number) => void }) {
   const commits = new Map(checkpoints.filter((c) => c.commit_sha !== null).map((c) => [c.iteration, c.commit_sha ?? '']));
   if (iterations.length === 0) return <p className="muted pad">No iterations yet.</p>;
+  // The verify column only for runs whose gate checked something (run --verify).
+  const verified = iterations.some((it) => it.verify !== null);
   return (
     <div className="table-scroll">
       <table className="iterations" data-testid="iterations">
@@ -18,6 +21,7 @@ export function IterationsTable({ iterations, checkpoints, onOpen }: { iteration
             <th className="num">tokens out</th>
             <th className="num">cost</th>
             <th className="num">exit</th>
+            {verified && <th>verify</th>}
             <th>files</th>
             <th>checkpoint</th>
             <th>error</th>
@@ -40,6 +44,7 @@ export function IterationsTable({ iterations, checkpoints, onOpen }: { iteration
               <td className="num">{count(it.tokens_out)}</td>
               <td className="num">{it.status === 'running' ? '…' : usd(it.cost_usd)}</td>
               <td className="num">{it.exit_code ?? it.exit_signal ?? '-'}</td>
+              {verified && <VerifyCell check={it.verify} />}
               <td>
                 <FilesChanged iteration={it} />
               </td>
@@ -80,5 +85,16 @@ function FilesChanged({ iteration }: { iteration: Iteration }) {
         {total > files.length && <li className="muted">and {total - files.length} more</li>}
       </ul>
     </details>
+  );
+}
+
+/** The verify gate's check of an iteration: passed or failed, with the command, how it ended and its output's end on hover. */
+function VerifyCell({ check }: { check: Iteration['verify'] }) {
+  if (check === null) return <td className="muted">-</td>;
+  const tail = check.output_tail.trim().split('\n').slice(-10).join('\n');
+  return (
+    <td data-testid="verify-cell" title={`${check.command}: ${check.summary} in ${elapsed(check.duration_ms)}${tail ? `\n${tail}` : ''}`}>
+      <span className={`badge badge-${check.passed ? 'success' : 'failure'}`}>{check.passed ? 'passed' : 'failed'}</span> <span className="muted">{check.summary}</span>
+    </td>
   );
 }

@@ -161,6 +161,18 @@ export default function NewRunPage() {
           </Field>
         ))}
       </fieldset>
+      <fieldset>
+        <legend>Verify gate</legend>
+        <Field label="Verify command (--verify)" name="verify" errors={errors} hint="must exit 0 in the workspace before a claimed completion ends the run (split like a shell line, run without a shell)">
+          {text('verify', { placeholder: 'npm test' })}
+        </Field>
+        <Field label="Verify timeout" name="verifyTimeout" errors={errors} hint="default 10m">
+          {text('verifyTimeout', { placeholder: '10m' })}
+        </Field>
+        <Field label="Check after every iteration (--verify-each)" name="verifyEach" errors={errors} hint="not only when the agent claims completion">
+          <input id="f-verifyEach" name="verifyEach" type="checkbox" checked={form.verifyEach} onChange={(e) => set('verifyEach', e.target.checked)} />
+        </Field>
+      </fieldset>
       <label className="inline">
         <input type="checkbox" checked={form.worktree} onChange={(e) => set('worktree', e.target.checked)} /> run in a fresh git worktree (--worktree)
       </label>

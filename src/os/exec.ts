@@ -1,11 +1,12 @@
-// Runs a short helper process for the task loop (a completion check, a hook, a task command): argv only
+// Runs a short helper process for the task loop and the run's verify gate (a completion check, a hook, a task
+// command): argv only
 // (never a shell unless the argv says so), bounded by a timeout and an AbortSignal, output kept within a fixed
 // number of bytes. Contained as an agent is: its own process group killed at the end whatever happened, and what
 // left the group (a `setsid` daemon) found by its RINGMASTER_AGENT_TAG and ended too (docs/processes.md).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { killGroup } from '../os/process-group.js';
-import { AGENT_TAG_VARIABLE, killTagged, treeRoot } from '../os/process-tag.js';
+import { killGroup } from './process-group.js';
+import { AGENT_TAG_VARIABLE, killTagged, treeRoot } from './process-tag.js';
 
 /** What to run and how long to let it. */
 export interface ExecOptions {
