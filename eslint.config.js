@@ -3,12 +3,14 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
+import { readdirSync } from 'node:fs';
 
 // The layers of src/, lowest first (docs/architecture.md "Layers"). A folder may import its own files and the
 // folders of lower layers, never a folder of its own layer or above: `npm run lint` refuses the import.
 const LAYERS = [
   ['core', 'os'],
   ['agents', 'git', 'store'],
+  ['sandbox'],
   ['config'],
   ['prompt'],
   ['runner'],
@@ -21,6 +23,11 @@ const LAYERS = [
 const KNOWN_EXCEPTIONS = {
   config: ['prompt', 'runner'],
 };
+// A new folder of src/ must take its place in the order: lint refuses to run until it has one.
+const unplaced = readdirSync(new URL('./src/', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && !LAYERS.flat().includes(entry.name))
+  .map((entry) => entry.name);
+if (unplaced.length > 0) throw new Error(`eslint.config.js: src/${unplaced.join(', src/')} has no place in LAYERS: add it to the layer it belongs to`);
 const layerRules = LAYERS.flatMap((layer, rank) =>
   layer.map((folder) => {
     const allowed = new Set([folder, ...LAYERS.slice(0, rank).flat(), ...(KNOWN_EXCEPTIONS[folder] ?? [])]);

@@ -136,7 +136,7 @@ export interface DoctorEnv {
   isRoot: boolean;
   /** Directories where a copy `run` does not use may be (this package's node_modules/.bin): reported in a note. */
   extraBinDirs: readonly string[];
-  /** The copy Ringmaster installed in its data directory for agent.auto_install, or null. */
+  /** The copy Ringmaster installed in its data directory (doctor --install, agent.auto_install), or null. */
   installedBinary?: (name: string) => string | null;
 }
 
@@ -189,9 +189,12 @@ function authPathsPresent(cli: AgentCli, env: Readonly<Record<string, string | u
 
 /** Diagnoses one agent CLI. */
 export async function diagnoseAgent(cli: AgentCli, world: DoctorEnv): Promise<AgentReport> {
-  // Found means what `ringmaster run` finds: the agent is started by name, from PATH. A copy in this package's
-  // own node_modules/.bin (its development dependencies) is reported, not counted.
-  const path = findBinary(cli.binary, world.env, []);
+  // Found means what `ringmaster run` finds: the agent is started by name, from PATH, or else the copy Ringmaster
+  // installed in its data directory (doctor --install, agent.auto_install). A copy in this package's own
+  // node_modules/.bin (its development dependencies) is reported, not counted.
+  const onPath = findBinary(cli.binary, world.env, []);
+  const installed = onPath === null ? (world.installedBinary?.(cli.name) ?? null) : null;
+  const path = onPath ?? installed;
   const unused = path === null ? findBinary(cli.binary, {}, world.extraBinDirs) : null;
   const version = path === null ? null : await readVersion(path, world.env);
   const authEnv = cli.authEnv.filter((name) => (world.env[name] ?? '') !== '');
@@ -203,9 +206,8 @@ export async function diagnoseAgent(cli: AgentCli, world: DoctorEnv): Promise<Ag
         ? `login/config in ${authFiles.join(', ')}`
         : `none found: ${cli.loginHint}`;
   const notes: string[] = [];
-  const installed = path === null ? (world.installedBinary?.(cli.name) ?? null) : null;
   if (installed !== null) {
-    notes.push(`not on PATH; Ringmaster installed a copy in ${installed} (agent.auto_install): 'ringmaster run' uses it while agent.auto_install is on`);
+    notes.push(`not on PATH; Ringmaster installed it in its data directory (doctor --install or agent.auto_install): 'ringmaster run' uses that copy`);
   }
   if (unused !== null) {
     notes.push(`not on PATH, so 'ringmaster run' will not find it; a copy is in ${unused} (Ringmaster's own dependencies): put ${dirname(unused)} on PATH to use it, or install it`);
@@ -215,7 +217,7 @@ export async function diagnoseAgent(cli: AgentCli, world: DoctorEnv): Promise<Ag
     const replaced = inherited === undefined || inherited === '1' ? '' : ` (your IS_SANDBOX=${inherited} is replaced in the agent's environment only)`;
     notes.push(`running as root: claude refuses --dangerously-skip-permissions unless IS_SANDBOX=1; ringmaster gives the agent IS_SANDBOX=1 in bypass mode${replaced}`);
   }
-  const install = cli.npmPackage !== null ? `ringmaster doctor --install ${cli.name}  (npm install -g ${cli.npmPackage})` : cli.installHint;
+  const install = cli.npmPackage !== null ? `ringmaster doctor --install ${cli.name}  (${cli.npmPackage} with npm, into Ringmaster's data directory)` : cli.installHint;
   return { name: cli.name, displayName: cli.displayName, found: path !== null, path, version, authEnv, authFiles, auth, install, notes };
 }
 

@@ -1,5 +1,6 @@
-// `agent.auto_install`: an agent CLI that is not on PATH is installed with npm into Ringmaster's data directory
-// (agents/<name>/), never globally, and runs from there. Says what it does; one install at a time per agent.
+// Agent CLIs in Ringmaster's data directory (agents/<name>/): `ringmaster doctor --install NAME` and
+// `agent.auto_install` install one there with npm, never globally; a run whose agent is not on PATH uses the copy
+// there. Says what it does; one install at a time per agent.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
@@ -71,6 +72,28 @@ export async function ensureAgentClis(
       notify({ ...notice, phase: 'installed', duration_ms: Date.now() - started });
     });
     dirs.push(binDir);
+  }
+  return dirs;
+}
+
+/**
+ * The bin directories a run puts first on PATH for its agents `names`: with `autoInstall` (true or a package spec)
+ * those missing are installed first (ensureAgentClis); without it, the copies already installed in the data
+ * directory (by `doctor --install` or an earlier auto-install) of the agents not on PATH.
+ */
+export async function agentBinDirs(
+  names: readonly string[],
+  autoInstall: boolean | string | undefined,
+  dataDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+  notify: (notice: InstallNotice) => void,
+): Promise<string[]> {
+  if (autoInstall !== undefined && autoInstall !== false) return ensureAgentClis(names, autoInstall, dataDir, env, notify);
+  const dirs: string[] = [];
+  for (const name of new Set(names)) {
+    const cli = findAgentCli(name);
+    const binary = cli && findBinary(cli.binary, env, []) === null ? installedAgentBinary(dataDir, cli.name) : null;
+    if (binary !== null) dirs.push(dirname(binary));
   }
   return dirs;
 }

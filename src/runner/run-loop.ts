@@ -16,7 +16,7 @@ import { discardFailed, isDiscardable, snapshotAfter, snapshotBefore, type Befor
 import { runSpendGuard } from './spend-guard.js';
 import { runIteration, type IterationOutcomeData } from './iteration.js';
 import { sandboxProblem } from './sandboxed.js';
-import { ensureAgentClis, withBinDirs } from './agent-install.js';
+import { agentBinDirs, withBinDirs } from './agent-install.js';
 import { promptProgram, type ProgramContext, type ProgramSettlement, type ProgramStep, type ProgramStop, type ProgramWait } from './program.js';
 import type { RunSpec } from './spec.js';
 
@@ -106,10 +106,10 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
 
   let final: Stop | ProgramStop | null = null;
   let message: string | null = null;
-  // agent.auto_install: the run's agents missing from PATH are installed in the data directory first.
-  if (spec.agent.autoInstall !== undefined && spec.agent.autoInstall !== false && spec.agent.command === null) {
+  // The run's agents missing from PATH run from the data directory (doctor --install), installed there first with agent.auto_install.
+  if (spec.agent.command === null) {
     try {
-      const binDirs = await ensureAgentClis(chain, spec.agent.autoInstall, dataDir(env), env, (notice) => emit({ type: 'agent_install', time: deps.now(), ...notice }));
+      const binDirs = await agentBinDirs(chain, spec.agent.autoInstall, dataDir(env), env, (notice) => emit({ type: 'agent_install', time: deps.now(), ...notice }));
       Object.assign(env, withBinDirs(env, binDirs));
     } catch (error) {
       if (!(error instanceof UserError)) throw error;

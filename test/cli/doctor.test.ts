@@ -21,7 +21,11 @@ beforeEach(async () => {
   await mkdir(join(home, '.codex'), { recursive: true });
   await writeFile(join(home, '.codex', 'auth.json'), '{}');
   await fakeBinary('amp', 'echo "0.0.1790000000-gabc"');
-  await fakeBinary('npm', `echo "$@" > ${join(dir, 'npm-args')}; echo installed`);
+  // A fake npm: `install --prefix DIR ... SPEC` records its arguments and leaves the agents' commands in DIR.
+  await fakeBinary(
+    'npm',
+    `echo "$@" > ${join(dir, 'npm-args')}; /bin/mkdir -p "$3/node_modules/.bin"; for b in claude codex; do printf '#!/bin/sh\\necho 9.9.9\\n' > "$3/node_modules/.bin/$b"; /bin/chmod +x "$3/node_modules/.bin/$b"; done; echo installed`,
+  );
 });
 
 afterEach(async () => {
@@ -67,7 +71,7 @@ describe('doctor', () => {
       authEnv: ['AMP_API_KEY'],
       authFiles: [],
       auth: 'env AMP_API_KEY',
-      install: 'ringmaster doctor --install amp  (npm install -g @ampcode/cli)',
+      install: "ringmaster doctor --install amp  (@ampcode/cli with npm, into Ringmaster's data directory)",
       notes: [],
     });
     const cursor = await diagnoseAgent(findAgentCli('cursor')!, world);
@@ -113,18 +117,26 @@ describe('doctor', () => {
       "ringmaster doctor: installing @anthropic-ai/claude-code needs your consent: run 'ringmaster doctor --install claude --yes'\n",
     );
 
+    const agents = join(home, '.local', 'share', 'ringmaster', 'agents');
     const declined = io({ PATH: bin, HOME: home }, true, 'n\n');
     expect(await main(['doctor', '--install', 'claude'], declined.io)).toBe(1);
-    expect(declined.err()).toBe("Install Claude Code with 'npm install -g @anthropic-ai/claude-code'? [y/N] Not installed.\n");
+    expect(declined.err()).toBe(`Install Claude Code (@anthropic-ai/claude-code) with npm into ${join(agents, 'claude')}? [y/N] Not installed.\n`);
 
+    // Into the data directory, never globally (no -g).
     const accepted = io({ PATH: bin, HOME: home }, true, 'y\n');
-    expect(await main(['doctor', '--install', 'claude'], accepted.io)).toBe(0);
-    expect(await readFile(join(dir, 'npm-args'), 'utf8')).toBe('install -g @anthropic-ai/claude-code\n');
+    expect(await main(['doctor', '--install', 'claude'], accepted.io), accepted.err()).toBe(0);
+    expect(await readFile(join(dir, 'npm-args'), 'utf8')).toBe(`install --prefix ${join(agents, 'claude')} --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code\n`);
 
     const yes = io({ PATH: bin, HOME: home });
     expect(await main(['doctor', '--install', 'codex', '--yes'], yes.io)).toBe(0);
-    expect(yes.err()).toBe('Running: npm install -g @openai/codex\ninstalled\nInstalled Codex.\n');
-    expect(await readFile(join(dir, 'npm-args'), 'utf8')).toBe('install -g @openai/codex\n');
+    expect(yes.err()).toBe(`Running: npm install --prefix ${join(agents, 'codex')} @openai/codex\nInstalled Codex in ${join(agents, 'codex')}: 'ringmaster run' uses it.\n`);
+
+    // What run uses: the installed copy counts as found.
+    const report = await diagnoseAgent(findAgentCli('codex')!, { env: { PATH: bin, HOME: home }, isRoot: false, extraBinDirs: [], installedBinary: () => join(agents, 'codex', 'node_modules', '.bin', 'codex') });
+    expect(report).toMatchObject({ found: true, path: join(agents, 'codex', 'node_modules', '.bin', 'codex'), version: '9.9.9' });
+    const listed = io({ PATH: bin, HOME: home });
+    expect(await main(['doctor', 'codex'], listed.io)).toBe(0);
+    expect(listed.out()).toContain(`codex  found    9.9.9  ${join(agents, 'codex', 'node_modules', '.bin', 'codex')}`);
 
     const cursor = io({ PATH: bin, HOME: home });
     expect(await main(['doctor', '--install', 'cursor', '--yes'], cursor.io)).toBe(64);

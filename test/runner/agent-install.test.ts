@@ -64,7 +64,7 @@ function workspace(config: string): string {
 }
 
 describe('agent.auto_install', () => {
-  it('installs a missing claude with npm into the data directory, says so, and the run uses it; the next run finds it installed', async () => {
+  it('installs a missing claude with npm into the data directory, says so, and the run uses it; the next runs find it installed, with agent.auto_install off too', async () => {
     const home = temp('rm-home-');
     const env = userEnv(home);
     const dir = workspace(`agent:\n  auto_install: ${tarball}\n`);
@@ -85,8 +85,16 @@ describe('agent.auto_install', () => {
     expect(second.stdout).not.toContain('installing');
     expect(second.stdout).toContain('Success signal received: job complete after 1 iteration');
 
+    // With agent.auto_install off the copy in the data directory still runs (as one `doctor --install` put there).
+    writeFileSync(join(dir, 'ringmaster.yml'), 'agent:\n  auto_install: false\n');
+    const third = await runCli(['run', '--max-iterations', '2', '--checkpoint-interval', '0'], { cwd: dir, env });
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stdout).toContain('Success signal received: job complete after 1 iteration');
+
     const doctor = await runCli(['doctor', 'claude'], { cwd: dir, env });
-    expect(doctor.stdout).toContain(`note: not on PATH; Ringmaster installed a copy in ${join(installDir, 'node_modules', '.bin', 'claude')} (agent.auto_install): 'ringmaster run' uses it while agent.auto_install is on`);
+    expect(doctor.stdout).toContain(`claude  found`);
+    expect(doctor.stdout).toContain(join(installDir, 'node_modules', '.bin', 'claude'));
+    expect(doctor.stdout).toContain("note: not on PATH; Ringmaster installed it in its data directory (doctor --install or agent.auto_install): 'ringmaster run' uses that copy");
   }, 180_000);
 
   it('an install that fails ends the run failed with npm’s reason, before any iteration', async () => {

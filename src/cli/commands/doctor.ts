@@ -1,11 +1,11 @@
 // `ringmaster doctor`: which agent CLIs are installed, their versions and credentials (names only), and
-// `--install NAME` to install a missing one from npm, only with the user's consent (--yes or a y/N on a TTY).
-import { spawn } from 'node:child_process';
+// `--install NAME` to install a missing one from npm into Ringmaster's data directory (never globally), only with
+// the user's consent (--yes or a y/N on a TTY).
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { AGENT_CLIS, PACKAGE_BIN_DIR, diagnoseAgents, findAgentCli, type AgentCli, type AgentReport } from '../../agents/doctor.js';
-import { EXIT, UsageError } from '../../core/errors.js';
-import { installedAgentBinary } from '../../runner/agent-install.js';
+import { AGENT_CLIS, PACKAGE_BIN_DIR, diagnoseAgents, findAgentCli, findBinary, type AgentCli, type AgentReport } from '../../agents/doctor.js';
+import { EXIT, UsageError, UserError } from '../../core/errors.js';
+import { agentInstallDir, ensureAgentClis, installedAgentBinary } from '../../runner/agent-install.js';
 import { dataDir } from '../../store/paths.js';
 import { sandboxSupport, type SandboxSupport } from '../../sandbox/probe.js';
 import type { CliIO, Command } from '../command.js';
@@ -42,38 +42,40 @@ function ask(io: CliIO, question: string): Promise<string> {
   });
 }
 
-function runNpm(io: CliIO, pkg: string): Promise<number> {
-  return new Promise((resolve) => {
-    const child = spawn('npm', ['install', '-g', pkg], { env: { ...io.env }, cwd: io.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.setEncoding('utf8').on('data', (c: string) => io.stderr.write(c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => io.stderr.write(c));
-    child.on('error', (error) => {
-      io.stderr.write(`ringmaster doctor: could not run npm: ${error.message}\n`);
-      resolve(EXIT.failure);
-    });
-    child.on('close', (code) => resolve(code === 0 ? EXIT.success : EXIT.failure));
-  });
-}
-
 async function install(cli: AgentCli, yes: boolean, io: CliIO): Promise<number> {
   if (cli.npmPackage === null) {
     throw new UsageError(`${cli.name} is not installed from npm; install it by hand: ${cli.installHint}`);
   }
+  const onPath = findBinary(cli.binary, io.env, []);
+  if (onPath !== null) {
+    io.stderr.write(`${cli.displayName} is already on PATH: ${onPath}\n`);
+    return EXIT.success;
+  }
+  const home = dataDir(io.env);
+  const dir = agentInstallDir(home, cli.name);
   const interactive = (io.stdin as { isTTY?: boolean }).isTTY === true && io.stderr.isTTY === true;
   if (!yes) {
     if (!interactive) {
       throw new UsageError(`installing ${cli.npmPackage} needs your consent: run 'ringmaster doctor --install ${cli.name} --yes'`);
     }
-    const answer = await ask(io, `Install ${cli.displayName} with 'npm install -g ${cli.npmPackage}'? [y/N] `);
+    const answer = await ask(io, `Install ${cli.displayName} (${cli.npmPackage}) with npm into ${dir}? [y/N] `);
     if (!/^y(es)?$/i.test(answer)) {
       io.stderr.write('Not installed.\n');
       return EXIT.failure;
     }
   }
-  io.stderr.write(`Running: npm install -g ${cli.npmPackage}\n`);
-  const code = await runNpm(io, cli.npmPackage);
-  io.stderr.write(code === EXIT.success ? `Installed ${cli.displayName}.\n` : `npm install -g ${cli.npmPackage} failed.\n`);
-  return code;
+  // Into the data directory, never globally: the copy every run uses when the agent is not on PATH.
+  try {
+    await ensureAgentClis([cli.name], true, home, io.env, (notice) => {
+      io.stderr.write(notice.phase === 'installing' ? `Running: npm install --prefix ${notice.dir} ${notice.package}\n` : '');
+    });
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    io.stderr.write(`ringmaster doctor: ${error.message}\n`);
+    return EXIT.failure;
+  }
+  io.stderr.write(`Installed ${cli.displayName} in ${dir}: 'ringmaster run' uses it.\n`);
+  return EXIT.success;
 }
 
 /** The sandbox's lines of `doctor`: whether --sandbox works here, why not and how to fix it, and the caps. */
@@ -127,9 +129,9 @@ export const doctorCommand: Command = {
        ringmaster doctor sandbox [--json]
        ringmaster doctor --install AGENT [--yes]
 
-For each agent CLI (${AGENT_CLIS.map((a) => a.name).join(', ')}): found or missing on PATH (where
-'ringmaster run' looks; a copy only in this package's node_modules/.bin, or one agent.auto_install put in
-the data directory, is noted, not counted), its version, and the credentials it would use (environment variable
+For each agent CLI (${AGENT_CLIS.map((a) => a.name).join(', ')}): found or missing where 'ringmaster run'
+looks (PATH, then the copy 'doctor --install' or agent.auto_install put in Ringmaster's data directory; a copy
+only in this package's node_modules/.bin is noted, not counted), its version, and the credentials it would use (environment variable
 names and login files; values are never printed). As root it notes that claude needs IS_SANDBOX=1 for
 --dangerously-skip-permissions, which Ringmaster gives the agent in bypass mode whatever it inherited.
 
@@ -137,8 +139,9 @@ Then whether 'run --sandbox' works on this machine (bubblewrap, user namespaces,
 work if not, and whether sandbox.memory / sandbox.pids can be enforced (cgroup v2). 'doctor sandbox' prints only
 that ('--json': { ok, version, problem, fix, caps }).
 
---install AGENT  runs 'npm install -g <package>' after asking y/N on a terminal; without a terminal
-                 it refuses unless --yes is given.
+--install AGENT  installs the agent's npm package into Ringmaster's data directory (agents/AGENT, never
+                 globally: every run uses it when the agent is not on PATH) after asking y/N on a
+                 terminal; without a terminal it refuses unless --yes is given.
 --json           prints an array of reports.
 `,
   run: doctor,
