@@ -6,7 +6,15 @@ import type { PriceTable } from '../agents/pricing.js';
 import type { PromptSource } from '../prompt/compose.js';
 import type { NotifyEvent } from '../core/notify-events.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
-import type { VerifySettings } from './verify-gate.js';
+
+/** The gate's settings (RunSpec.verify). */
+export interface VerifySettings {
+  /** The command line as the user wrote it (split without a shell). */
+  command: string;
+  timeoutMs: number;
+  /** Run the check after every iteration, not only when the agent claims completion. */
+  each: boolean;
+}
 
 /** The agent part of a run spec. */
 export interface AgentSettings {

@@ -9,15 +9,7 @@ import { redactor } from '../core/redact.js';
 import type { IterationResult } from '../core/types.js';
 import { describeExit, execBounded } from '../os/exec.js';
 import type { VerifyRecord } from '../store/rows.js';
-
-/** The gate's settings (RunSpec.verify). */
-export interface VerifySettings {
-  /** The command line as the user wrote it (split without a shell). */
-  command: string;
-  timeoutMs: number;
-  /** Run the check after every iteration, not only when the agent claims completion. */
-  each: boolean;
-}
+import type { VerifySettings } from './spec.js';
 
 /** Bytes of the end of the check's output kept (in the record and the next prompt). */
 const OUTPUT_TAIL_BYTES = 8 * 1024;
