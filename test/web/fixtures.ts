@@ -43,7 +43,7 @@ export function runItem(fields: Partial<RunItem> & { id: string }): RunItem {
 
 /** A run's detail as GET /api/runs/:id answers, parsed by the server's schema. */
 export function runDetail(fields: Partial<RunItem> & { id: string }, rest: Partial<Omit<RunDetail, 'run'>> = {}): RunDetail {
-  return runDetailSchema.parse({ run: { ...runItem(fields), spec: {}, last_iteration: fields.iterations ?? 0, duration_ms: 0 }, iterations: [], checkpoints: [], units: [], ...rest });
+  return runDetailSchema.parse({ run: { ...runItem(fields), spec: {}, last_iteration: fields.iterations ?? 0, duration_ms: 0 }, iterations: [], checkpoints: [], errors: [], units: [], ...rest });
 }
 
 /** Fields an event type needs that a test does not care about. */
