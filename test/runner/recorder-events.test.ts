@@ -80,7 +80,7 @@ describe('recorder: a failed event append leaves no gap', () => {
   });
 
   describe('PostgreSQL', () => {
-    const pg = usePostgres();
+    const pg = usePostgres({ own: true });
     it('a batch refused while the server is down is written with the next one once it is back', async () => {
       const store = await PostgresStore.open(pg.url);
       const { recorder, errors, event } = await recorderOf(store);

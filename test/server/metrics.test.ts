@@ -44,7 +44,7 @@ it('answers only with the token, and its figures during a run are those of show 
   t = await startTestServer({ token: TOKEN });
   const s = t;
   const dir = repo();
-  expect((await s.request('/metrics')).status).toBe(401);
+  expect((await s.request('/metrics', { anonymous: true })).status).toBe(401);
   expect((await s.request('/metrics', { headers: { authorization: 'Bearer wrong-token-0000000' } })).status).toBe(401);
 
   const created = await s.request('/api/runs', { body: { workspace: dir, prompt: 'work', agent_command: planAgent('ok,ok,gate,complete'), cooldown: 0, checkpoint_interval: 0 }, headers: auth });
