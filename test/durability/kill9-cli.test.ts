@@ -190,7 +190,9 @@ describe('kill -9 of the real CLI, then resume', () => {
     expect(await crashable(probe, RUN_ARGS)).toMatchObject({ code: 2 });
     const points = Object.fromEntries(KINDS.map((kind) => [kind, passed(probe, kind)])) as Points;
     expect(points).toMatchObject({ 'agent-start': MAX_ITERATIONS, 'agent-mid': MAX_ITERATIONS, 'agent-end': MAX_ITERATIONS });
-    expect(points.git).toBeGreaterThan(6);
+    // At least the three checkpoints' git commands; how many more (change tracking's snapshots, some written while
+    // the agent runs) depends on timing, and a kill drawn past the last one simply lets that attempt finish.
+    expect(points.git).toBeGreaterThanOrEqual(3);
     const places: string[] = [];
     for (let start = 0; start < TRIALS; start += PARALLEL) {
       const batch = [];

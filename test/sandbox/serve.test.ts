@@ -33,7 +33,7 @@ type EventMessage = Extract<ServerMessage, { type: 'event' }>;
 it.skipIf(NO_BWRAP)(`POST /api/runs with a sandbox: the agent is confined, its refusal an event, the policy in the spec${SKIP_REASON}`, { timeout: 60_000 }, async () => {
   t = await startTestServer();
   const dir = repo();
-  const client = await connect(t.base);
+  const client = await connect(t.base, t.auth);
   client.send({ type: 'subscribe', runs: '*', activity: 'none' });
   const body = { workspace: dir, prompt: 'escape', agent_command: [process.execPath, AGENT, String(port), `ringmaster-serve-${process.pid}`], max_iterations: 1, checkpoint_interval: 0, cooldown: 0, sandbox: { network: 'agent', allow_hosts: ['api.example.com'] } };
   const created = await t.request('/api/runs', { body });

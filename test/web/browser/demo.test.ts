@@ -41,7 +41,7 @@ describe('ringmaster serve --demo', () => {
     const paused = column(page, 'paused').getByTestId('run-card');
     await paused.filter({ hasText: 'Refactor the core module' }).filter({ hasText: 'iteration 1/10' }).waitFor();
     await column(page, 'waiting').getByTestId('countdown').filter({ hasText: /^resets in \d+s$/ }).waitFor();
-    await column(page, 'failed').getByTestId('run-card').filter({ hasText: 'failure threshold' }).waitFor();
+    await column(page, 'failed').getByTestId('run-card').filter({ hasText: 'failed: too many failures in a row' }).waitFor();
     await column(page, 'completed').getByTestId('run-card').filter({ hasText: 'Build the todo app' }).waitFor({ timeout: 60_000 });
     await shot(page, 'board');
 
