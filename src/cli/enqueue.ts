@@ -3,7 +3,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { EXIT, UsageError } from '../core/errors.js';
 import { configuredDatabaseUrl } from '../config/database.js';
-import type { RunSpec } from '../runner/spec.js';
+import type { RunSpec } from '../spec/run-spec.js';
 import { recordQueuedRun } from '../manager/repository-run.js';
 import { ACTIVE_STATUSES, openStore } from '../store/index.js';
 import type { RunRow, Store } from '../store/index.js';

@@ -2,7 +2,7 @@
 // stop from other terminals), process signals (INT/TERM/HUP interrupt the run), and the renderer.
 import type { LoopProgram } from '../runner/program.js';
 import type { RunSummary } from '../runner/run-loop.js';
-import type { RunSpec } from '../runner/spec.js';
+import type { RunSpec } from '../spec/run-spec.js';
 import { ControlPoller } from '../manager/control-poller.js';
 import { RunController, type ClaimInfo } from '../manager/run-controller.js';
 import { configuredDatabaseUrl } from '../config/database.js';

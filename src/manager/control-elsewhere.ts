@@ -2,7 +2,7 @@
 // that another process (a terminal, another server, a worker) drives, reached through a control request in the
 // store that its owner picks up (control-poller.ts) and answers.
 import type { RunEvent } from '../runner/events.js';
-import { parseStoredSpec } from '../runner/stored-spec.js';
+import { parseStoredSpec } from '../spec/stored-spec.js';
 import type { ControlAction, Owner, RunRow, Store } from '../store/index.js';
 import { closeOrphanedRun } from './orphans.js';
 

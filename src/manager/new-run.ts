@@ -1,11 +1,11 @@
 // A new run asked of the manager (POST /api/runs, the dashboard's form): validated and resolved as `ringmaster run`
 // would do it, its problems reported as invalid requests with the same messages.
 import { getAdapter } from '../agents/registry.js';
-import { resolveRun } from '../config/resolve.js';
+import { resolveRun } from '../spec/resolve.js';
 import { UserError } from '../core/errors.js';
 import { composePrompt } from '../prompt/compose.js';
 import type { LoopProgram } from '../runner/program.js';
-import type { RunSpec } from '../runner/spec.js';
+import type { RunSpec } from '../spec/run-spec.js';
 import { prepareWorkflowRun } from '../workflow/start.js';
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';

@@ -2,7 +2,7 @@
 // registers how its program is recreated from the run's spec and metadata.
 import { UserError } from '../core/errors.js';
 import type { LoopProgram } from '../runner/program.js';
-import type { RunSpec } from '../runner/spec.js';
+import type { RunSpec } from '../spec/run-spec.js';
 import type { RunRow } from '../store/index.js';
 
 /** Recreates a program from a stored run. */

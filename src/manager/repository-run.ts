@@ -2,10 +2,10 @@
 // `serve --workers external`): validated and resolved like any run, with no workspace on this machine.
 import { getAdapter } from '../agents/registry.js';
 import { UserError } from '../core/errors.js';
-import { resolveRun } from '../config/resolve.js';
+import { resolveRun } from '../spec/resolve.js';
 import { composePrompt } from '../prompt/compose.js';
 import type { RunEvent } from '../runner/events.js';
-import { specForStorage, type RunSpec } from '../runner/spec.js';
+import { specForStorage, type RunSpec } from '../spec/run-spec.js';
 import { redactDeep, redactor } from '../core/redact.js';
 import { appendEventBodies } from '../runner/standalone-events.js';
 import type { Store } from '../store/index.js';

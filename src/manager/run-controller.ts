@@ -20,7 +20,7 @@ import { createChangeTracker } from '../runner/change-tracking.js';
 import { createRecorder, type Recorder } from '../runner/recorder.js';
 import { stateFromRows } from '../runner/resume-state.js';
 import { abortableSleep, runLoop, type ResumePoint, type RunSummary } from '../runner/run-loop.js';
-import { metaForStorage, specForStorage, type RunSpec } from '../runner/spec.js';
+import { metaForStorage, specForStorage, type RunSpec } from '../spec/run-spec.js';
 import { redactDeep, redactor, redactorOf, secretsOfProcess, type Redactor } from '../core/redact.js';
 import { dataDir, iterationLogPath, workspaceKey, workspaceLockPath } from '../store/paths.js';
 import { HEARTBEAT_INTERVAL_MS } from '../store/index.js';

@@ -1,7 +1,7 @@
 // A run request (POST /api/runs) turned into the RunFlags `ringmaster run` builds from its options, so that
 // validation and messages are the CLI's.
 import { quoteArgv } from '../agents/command.js';
-import { SETTING_FLAGS, type RunFlags } from '../config/resolve.js';
+import { SETTING_FLAGS, type RunFlags } from '../spec/resolve.js';
 import type { RunRequest } from './run-request.js';
 
 /** The request's value for a run flag (by the flag's name without dashes, snake_case), as the CLI would get it. */

@@ -4,7 +4,7 @@ import { DEFAULT_NOTIFY_ON } from '../core/notify-events.js';
 import { Notifier } from '../notify/notifier.js';
 import { commandTarget, processWebhooks, webhookTarget, type Target } from '../notify/targets.js';
 import type { RunEventBody } from '../runner/events.js';
-import type { RunSpec } from '../runner/spec.js';
+import type { RunSpec } from '../spec/run-spec.js';
 import type { DeliveryPolicy } from '../notify/deliver.js';
 import { runTitle } from './views.js';
 

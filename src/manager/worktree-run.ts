@@ -2,7 +2,7 @@
 // is moved into it (the agent works there; a prompt file is read from the worktree's copy).
 import { join, relative } from 'node:path';
 import { createWorktree } from '../git/index.js';
-import type { RunSpec } from '../runner/spec.js';
+import type { RunSpec } from '../spec/run-spec.js';
 
 /** The worktree of a run, and whether the user's checkout had changes the worktree does not have. */
 export interface PlacedWorktree {

@@ -2,7 +2,7 @@
 // URLs are secrets, never stored with a run) and the run's notify.command. Each has a name safe to show.
 import { basename } from 'node:path';
 import { loadConfig } from '../config/load.js';
-import { localServerUrl, notifySettings } from '../config/resolve.js';
+import { localServerUrl, notifySettings } from '../spec/resolve.js';
 import type { Webhook } from '../config/value-schemas.js';
 import { redactWebhookUrl } from '../core/url.js';
 

@@ -7,7 +7,7 @@ import type { IterationResult, LoopState, RunStatus, StopReason } from '../core/
 import { composePrompt } from '../prompt/compose.js';
 import type { TrackedIteration } from './change-tracking.js';
 import type { AgentActivity, RunEventBody } from './events.js';
-import type { RunSpec } from './spec.js';
+import type { RunSpec } from '../spec/run-spec.js';
 import type { VerifyRecord } from '../store/rows.js';
 import { verifyGate } from './verify-gate.js';
 

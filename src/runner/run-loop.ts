@@ -18,7 +18,7 @@ import { runIteration, type IterationOutcomeData } from './iteration.js';
 import { sandboxProblem } from './sandboxed.js';
 import { agentBinDirs, withBinDirs } from './agent-install.js';
 import { promptProgram, type ProgramContext, type ProgramSettlement, type ProgramStep, type ProgramStop, type ProgramWait } from './program.js';
-import type { RunSpec } from './spec.js';
+import type { RunSpec } from '../spec/run-spec.js';
 
 export type { PauseControl, RunDeps, ResumePoint, RunSummary, WaitReason } from './run-deps.js';
 

@@ -9,7 +9,7 @@ import { redactor } from '../core/redact.js';
 import type { IterationResult } from '../core/types.js';
 import { describeExit, execBounded } from '../os/exec.js';
 import type { VerifyRecord } from '../store/rows.js';
-import type { VerifySettings } from './spec.js';
+import type { VerifySettings } from '../spec/run-spec.js';
 
 /** Bytes of the end of the check's output kept (in the record and the next prompt). */
 const OUTPUT_TAIL_BYTES = 8 * 1024;

@@ -4,10 +4,10 @@ export type * from './rows.js';
 export { ITERATION_STATUSES, CHECKPOINT_STATES, CONTROL_ACTIONS, RUN_STATUSES } from './rows.js';
 export type { StoreMetrics, IterationFigures, DurationFigures } from './metrics-sql.js';
 export { DURATION_BUCKETS_S } from './metrics-sql.js';
-export { SqliteStore } from './sqlite-store.js';
+export { SqliteStore } from './sqlite/store.js';
 // The PostgreSQL store is loaded on demand (openStore with a database URL; or import
-// 'src/store/postgres-store.js'), so SQLite users never load the driver.
-export type { PostgresStore, PostgresStoreOptions } from './postgres-store.js';
+// 'src/store/postgres/store.js'), so SQLite users never load the driver.
+export type { PostgresStore, PostgresStoreOptions } from './postgres/store.js';
 export { StoreUnavailableError } from './unavailable.js';
 export { isWatchable, CHANNELS } from './watchable.js';
 export type { Channel, Subscription, WatchableStore } from './watchable.js';

@@ -5,8 +5,8 @@ import { existsSync } from 'node:fs';
 import { retryingBusy, type BusyNotice } from './busy-retry.js';
 import { NoStoreError } from './errors.js';
 import { dataDir, databasePath, ensurePrivateDir, legacyDatabasePath, sqliteLockFiles, workspaceKey, type PathEnv } from './paths.js';
-import { SqliteStore } from './sqlite-store.js';
-import { openWorkerStore } from './sqlite-worker-store.js';
+import { SqliteStore } from './sqlite/store.js';
+import { openWorkerStore } from './sqlite/worker-store.js';
 import type { Store } from './store.js';
 
 /** How to open the store. */
@@ -22,7 +22,7 @@ export interface OpenStoreOptions {
   /** Move WAL checkpoints to a worker thread (for a process that writes hundreds of times a second). */
   backgroundCheckpoints?: boolean;
   /**
-   * Run the SQLite store in a worker thread (sqlite-worker-store.ts): the caller's event loop never waits for the
+   * Run the SQLite store in a worker thread (sqlite/worker-store.ts): the caller's event loop never waits for the
    * disk or a locked database. For long-lived processes (serve, worker); a one-run CLI keeps it in-thread.
    */
   inWorker?: boolean;
@@ -42,7 +42,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   ensurePrivateDir(dir);
   const now = options.now ?? Date.now;
   // Loaded only when used: the driver costs every other command ~20 ms of start-up.
-  const store = url !== null ? await (await import('./postgres-store.js')).PostgresStore.open(url, { now }) : await openSqlite(path, options);
+  const store = url !== null ? await (await import('./postgres/store.js')).PostgresStore.open(url, { now }) : await openSqlite(path, options);
   if (hasLegacy && options.workspace !== undefined) {
     try {
       await store.importDatabase(legacy, now(), workspaceKey(options.workspace));

@@ -1,4 +1,4 @@
-// The Store contract: everything a run persists. SQLite (sqlite-store.ts) and PostgreSQL (postgres-store.ts)
+// The Store contract: everything a run persists. SQLite (sqlite/store.ts) and PostgreSQL (postgres/store.ts)
 // implement it and pass the same contract suite (test/store/store-contract.ts).
 import type { ErrorKind, RunStatus, StopReason } from '../core/types.js';
 import type { StoreMetrics } from './metrics-sql.js';

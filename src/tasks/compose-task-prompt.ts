@@ -2,7 +2,7 @@
 // tasks.prompt_template), the run's instructions, the task's progress notes and the learnings so far.
 import { join, resolve } from 'node:path';
 import { composePrompt } from '../prompt/compose.js';
-import type { RunSpec } from '../runner/spec.js';
+import type { RunSpec } from '../spec/run-spec.js';
 import { LEARNING_FILE, PROGRESS_FILE, learningEntrySchema, learningNotes, progressEntrySchema, progressNotes, readEntries, type ProgressEntry } from './journal.js';
 import { DEFAULT_TASK_TEMPLATE, readTemplate, renderTaskPrompt } from './prompt.js';
 import type { Task } from './task.js';

@@ -1,9 +1,9 @@
 // Task runs as a kind of run: how a stored run of kind 'tasks' gets its program back (resume, a server
 // restart), from the setup and state stored in its metadata (registered in manager/program-kinds.ts).
 import { UserError } from '../core/errors.js';
-import type { RunSpec } from '../runner/spec.js';
+import type { RunSpec } from '../spec/run-spec.js';
 import type { RunRow } from '../store/index.js';
-import { openTaskSourceRef } from './resolve-source.js';
+import { openTaskSourceRef } from './sources/resolve.js';
 import { loadSetup } from './run-settings.js';
 import { taskRunMetaSchema, taskRunStateFrom } from './run-state.js';
 import { createTaskLoop, type TaskLoopProgram } from './task-loop.js';

@@ -1,10 +1,10 @@
 // What a task program is created with: the run's spec, the task source and its settings, callbacks and the
 // state to continue from. Its own module so that the program and its parts share it without a cycle.
-import type { RunSpec } from '../runner/spec.js';
+import type { RunSpec } from '../spec/run-spec.js';
 import type { LoopHooks } from './hooks.js';
 import type { TaskRunSettings, TaskSourceRef } from './run-settings.js';
 import type { TaskRunState } from './run-state.js';
-import type { TaskSource } from './source.js';
+import type { TaskSource } from './sources/source.js';
 
 /** What a task program is made of. */
 export interface TaskProgramOptions {

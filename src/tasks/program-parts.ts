@@ -7,7 +7,7 @@ import { createHookRunner, taskRef, type HookRunner, type LoopHooks } from './ho
 import { storeSetup, type StoredSetup, type TaskRunSettings } from './run-settings.js';
 import type { TaskProgramOptions } from './program-options.js';
 import type { TaskRunState } from './run-state.js';
-import type { TaskSource } from './source.js';
+import type { TaskSource } from './sources/source.js';
 import type { Task } from './task.js';
 
 /** The hook runner of a task run (commands of the config, library callbacks), reporting failures as warnings. */

@@ -4,8 +4,8 @@
 // --max-iterations says so (tasks have their own), and no checkpoints in between: one commit per task.
 import type { LoadedConfig } from '../config/load.js';
 import type { SettingKey } from '../config/settings.js';
-import type { RunFlags } from '../config/resolve.js';
-import type { RunSpec } from '../runner/spec.js';
+import type { RunFlags } from '../spec/resolve.js';
+import type { RunSpec } from '../spec/run-spec.js';
 
 /** Adapts a resolved run spec to a task run over the task list `sourceName`. */
 export function taskRunSpec(spec: RunSpec, config: LoadedConfig, flags: RunFlags, sourceName: string): RunSpec {

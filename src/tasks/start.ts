@@ -3,16 +3,16 @@
 import { join, relative } from 'node:path';
 import { getAdapter } from '../agents/registry.js';
 import { UsageError } from '../core/errors.js';
-import { resolveRun, type RunFlags } from '../config/resolve.js';
-import type { RunSpec } from '../runner/spec.js';
+import { resolveRun, type RunFlags } from '../spec/resolve.js';
+import type { RunSpec } from '../spec/run-spec.js';
 import { composeTaskPrompt } from './compose-task-prompt.js';
 import type { LoopHooks } from './hooks.js';
 import { effectiveLimits } from './limits.js';
 import { explainSelection } from './pick.js';
-import { openTaskSourceRef, resolveTaskSourceRef } from './resolve-source.js';
+import { openTaskSourceRef, resolveTaskSourceRef } from './sources/resolve.js';
 import { taskSettingsFromConfig, type TaskRunSettings, type TaskSourceRef } from './run-settings.js';
 import { taskRunSpec } from './run-spec.js';
-import type { TaskSource } from './source.js';
+import type { TaskSource } from './sources/source.js';
 import { createTaskLoop, type TaskLoopProgram } from './task-loop.js';
 
 /** What `prepareTaskRun` needs. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { commitWorkspace } from '../git/checkpoint.js';
 import { learningEntry, type TaskAttempt } from './attempt.js';
 import { LEARNING_FILE, PROGRESS_FILE, appendEntries, progressEntrySchema, readEntries, type ProgressEntry } from './journal.js';
-import type { TaskSource } from './source.js';
+import type { TaskSource } from './sources/source.js';
 import { abandonTask, commitTask, taskCommitMessage } from './task-git.js';
 import type { Task } from './task.js';
 

@@ -1,7 +1,7 @@
 // Which task program a task run gets: parallel tasks in worktrees (tasks.parallelism above 1, in a git repository
 // with a commit, or a stored run that has them) or one task at a time (everything else, as before).
 import { headSha, isGitRepo } from '../git/repo.js';
-import { createParallelTaskProgram, type ParallelTaskProgram } from './parallel-program.js';
+import { createParallelTaskProgram, type ParallelTaskProgram } from './parallel/program.js';
 import type { StoredLane } from './run-state.js';
 import { createTaskProgram, type TaskProgram, type TaskProgramOptions } from './task-program.js';
 

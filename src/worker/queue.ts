@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import type { Job } from 'pg-boss';
-import { IDLE_IN_TRANSACTION_MS } from '../store/postgres-pool.js';
+import { IDLE_IN_TRANSACTION_MS } from '../store/postgres/pool.js';
 import { CHANNELS } from '../store/watchable.js';
 
 /** The queue of runs to drive. */

@@ -5,7 +5,7 @@ import { getAdapter } from '../agents/registry.js';
 import { classifyOutcome } from '../core/decide.js';
 import type { RunEventBody } from '../runner/events.js';
 import type { LoopProgram, ProgramContext, ProgramSettlement, ProgramStep, ProgramStop, SettledIteration } from '../runner/program.js';
-import type { RunSpec } from '../runner/spec.js';
+import type { RunSpec } from '../spec/run-spec.js';
 import type { RunRow } from '../store/index.js';
 import { initialWorkflowState, nextIteration, settleIteration, startStep, type WorkflowState } from './machine.js';
 import { readWorkflowMeta, workflowMeta, type WorkflowRunDefinition } from './meta.js';

@@ -1,6 +1,6 @@
 // Resolves a workflow against the run's settings: command-line flags override the workflow, which overrides
 // the configuration (env, ringmaster.yml, global file, defaults). Pure: the sources come with the values.
-import type { Resolution } from '../config/resolve.js';
+import type { Resolution } from '../spec/resolve.js';
 import type { SettingKey } from '../config/settings.js';
 import { UsageError } from '../core/errors.js';
 import type { Limits } from '../core/types.js';

@@ -1,8 +1,8 @@
 // Starting a workflow run, for the CLI and the library alike: find the workflow, resolve it against the
 // configuration and the run options, and build its run spec and program.
 import { getAdapter } from '../agents/registry.js';
-import { resolveRun, type RunFlags } from '../config/resolve.js';
-import type { RunSpec } from '../runner/spec.js';
+import { resolveRun, type RunFlags } from '../spec/resolve.js';
+import type { RunSpec } from '../spec/run-spec.js';
 import { findWorkflow } from './discover.js';
 import { agentCanResume, WorkflowProgram } from './program.js';
 import { promptTemplate } from './prompt.js';

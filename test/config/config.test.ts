@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveRun } from '../../src/config/resolve.js';
+import { resolveRun } from '../../src/spec/resolve.js';
 import { backoffMs } from '../../src/core/decide.js';
 import { cleanEnv, ROOT, runCli, tempDir } from '../helpers/cli.js';
 

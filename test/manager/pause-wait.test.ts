@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { registerAgent } from '../../src/agents/registry.js';
 import type { AgentEvent } from '../../src/agents/types.js';
-import { resolveRun } from '../../src/config/resolve.js';
+import { resolveRun } from '../../src/spec/resolve.js';
 import { RunController } from '../../src/manager/run-controller.js';
 import type { RunEvent } from '../../src/runner/events.js';
 import type { Store } from '../../src/store/store.js';

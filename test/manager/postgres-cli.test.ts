@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { databasePath } from '../../src/store/paths.js';
 import { tempRepo } from '../git/git-repo.js';
 import { cleanEnv, normalise, planAgent, runCli, startCli } from '../helpers/cli.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerAgent } from '../../src/agents/registry.js';
 import type { AgentEvent } from '../../src/agents/types.js';
-import { resolveRun } from '../../src/config/resolve.js';
+import { resolveRun } from '../../src/spec/resolve.js';
 import { loadConfig } from '../../src/config/load.js';
 import { formatSetting } from '../../src/config/settings.js';
 import { ConfigError } from '../../src/core/errors.js';

@@ -1,7 +1,7 @@
 // A run's spec is parsed when it is read back from the store: older rows get the defaults of fields that came
 // later, fields the schema does not name are kept, and a damaged row is a clear error (exit 74).
 import { describe, expect, it } from 'vitest';
-import { parseStoredSpec, StoredSpecError } from '../../src/runner/stored-spec.js';
+import { parseStoredSpec, StoredSpecError } from '../../src/spec/stored-spec.js';
 
 const older = {
   workspace: '/w',

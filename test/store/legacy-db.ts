@@ -1,7 +1,7 @@
 // A legacy per-workspace SQLite database (schema 1) with one run and a row in every table, for import tests.
 import { DatabaseSync } from 'node:sqlite';
-import { migrate } from '../../src/store/sqlite-migrate.js';
-import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-migrations.js';
+import { migrate } from '../../src/store/sqlite/migrate.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 
 /** Writes the legacy database at `path`: run 'old' (completed, 1 iteration, $0.5, 2 events, 1 checkpoint, 1 error). */
 export function writeLegacyDatabase(path: string): void {

@@ -5,7 +5,7 @@
 // the fence (or, unfenced, lands once).
 import { afterEach, describe, expect, it } from 'vitest';
 import { OwnershipLostError } from '../../src/store/errors.js';
-import { PostgresStore } from '../../src/store/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { RunBusyError, type Owner } from '../../src/store/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { startTcpProxy, viaPort, type TcpProxy } from '../helpers/tcp-proxy.js';

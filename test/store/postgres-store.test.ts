@@ -4,9 +4,9 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { OwnershipLostError, StoreError, StoreVersionError } from '../../src/store/errors.js';
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres-migrations.js';
-import { StoreUnavailableError } from '../../src/store/postgres-pool.js';
-import { PostgresStore } from '../../src/store/postgres-store.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { StoreUnavailableError } from '../../src/store/postgres/pool.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import type { Owner } from '../../src/store/store.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { until } from '../helpers/until.js';

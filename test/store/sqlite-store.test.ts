@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { NoStoreError, StoreVersionError } from '../../src/store/errors.js';
 import { openStore } from '../../src/store/open-store.js';
 import { dataDir, databasePath } from '../../src/store/paths.js';
-import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-migrations.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { writeLegacyDatabase } from './legacy-db.js';
 import { storeContract } from './store-contract.js';
 

@@ -11,13 +11,13 @@ import { describe, expect, it } from 'vitest';
 import type { BusyNotice } from '../../src/store/busy-retry.js';
 import { StoreError, StoreUnusableError } from '../../src/store/errors.js';
 import { databasePath, ensurePrivateDir } from '../../src/store/paths.js';
-import { openWorkerStore } from '../../src/store/sqlite-worker-store.js';
+import { openWorkerStore } from '../../src/store/sqlite/worker-store.js';
 import type { Store } from '../../src/store/store.js';
 import { ROOT } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
 import { storeContract } from './store-contract.js';
 
-const WORKER = pathToFileURL(join(ROOT, 'dist', 'store', 'sqlite-store-worker.js'));
+const WORKER = pathToFileURL(join(ROOT, 'dist', 'store', 'sqlite', 'store-worker.js'));
 
 async function open(home: string, onBusy?: (notice: BusyNotice) => void): Promise<Store> {
   ensurePrivateDir(home);

@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandSource, parseTaskListOutput } from '../../src/tasks/command-source.js';
+import { commandSource, parseTaskListOutput } from '../../src/tasks/sources/command.js';
 import { useWorkspace } from '../helpers/cli.js';
 
 const ws = useWorkspace('unused\n');

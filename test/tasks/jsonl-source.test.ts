@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TaskFileError } from '../../src/tasks/errors.js';
-import { applyJsonlStatus, jsonlSource, parseTasksJsonl } from '../../src/tasks/jsonl-source.js';
+import { applyJsonlStatus, jsonlSource, parseTasksJsonl } from '../../src/tasks/sources/jsonl.js';
 import { useWorkspace } from '../helpers/cli.js';
 import { makeTask } from './task-fixture.js';
 

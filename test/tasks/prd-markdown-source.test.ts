@@ -3,9 +3,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyChecklistStatus, parseChecklist } from '../../src/tasks/markdown-source.js';
-import { detectFormat, findTaskFile, openTaskFile } from '../../src/tasks/open-source.js';
-import { applyPrdStatus, parsePrd } from '../../src/tasks/prd-source.js';
+import { applyChecklistStatus, parseChecklist } from '../../src/tasks/sources/markdown.js';
+import { detectFormat, findTaskFile, openTaskFile } from '../../src/tasks/sources/open.js';
+import { applyPrdStatus, parsePrd } from '../../src/tasks/sources/prd.js';
 import { useWorkspace } from '../helpers/cli.js';
 
 const ws = useWorkspace('unused\n');

@@ -4,11 +4,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { resolveRun } from '../../src/config/resolve.js';
+import { resolveRun } from '../../src/spec/resolve.js';
 import type { RunEvent, RunEventBody } from '../../src/runner/events.js';
 import { abortableSleep, runLoop } from '../../src/runner/run-loop.js';
 import { startAttempt } from '../../src/tasks/attempt.js';
-import { openTaskFile } from '../../src/tasks/open-source.js';
+import { openTaskFile } from '../../src/tasks/sources/open.js';
 import { taskSettingsFromConfig } from '../../src/tasks/run-settings.js';
 import { taskRunSpec } from '../../src/tasks/run-spec.js';
 import { createTaskProgram } from '../../src/tasks/task-program.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, sourced } from '../../src/config/load.js';
 import { SETTINGS } from '../../src/config/settings.js';
-import { resolveTaskSource } from '../../src/tasks/resolve-source.js';
+import { resolveTaskSource } from '../../src/tasks/sources/resolve.js';
 import { useWorkspace } from '../helpers/cli.js';
 
 const ws = useWorkspace('unused\n');

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { gitEnv } from '../git/git-repo.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { useScratch } from '../helpers/scratch.js';

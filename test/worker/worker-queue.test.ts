@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordQueuedRun, resolveRepositoryRun } from '../../src/manager/repository-run.js';
 import { newRunId } from '../../src/core/ids.js';
-import { PostgresStore } from '../../src/store/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { RunQueue } from '../../src/worker/queue.js';
 import { startWorker, type Worker } from '../../src/worker/worker.js';
 import { gitEnv, tempRepo } from '../git/git-repo.js';

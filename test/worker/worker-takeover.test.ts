@@ -5,7 +5,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { runCli } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { useScratch } from '../helpers/scratch.js';

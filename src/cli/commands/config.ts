@@ -1,6 +1,6 @@
 // `ringmaster config show`: every resolved setting and where its value came from; `config schema`: the JSON Schema.
 import { UsageError, EXIT } from '../../core/errors.js';
-import { resolveRun } from '../../config/resolve.js';
+import { resolveRun } from '../../spec/resolve.js';
 import { globalConfigPath, sourced } from '../../config/load.js';
 import { configJsonSchema, formatSetting, SETTINGS } from '../../config/settings.js';
 import type { CliIO, Command } from '../command.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../core/errors.js';
-import { resolveRun } from '../../config/resolve.js';
+import { resolveRun } from '../../spec/resolve.js';
 import { newRunId } from '../../core/ids.js';
 import { runInTerminal } from '../run-session.js';
 import type { CliIO, Command } from '../command.js';

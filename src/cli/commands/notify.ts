@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { loadConfig } from '../../config/load.js';
-import { notifySettings } from '../../config/resolve.js';
+import { notifySettings } from '../../spec/resolve.js';
 import { DEFAULT_POLICY, deliver } from '../../notify/deliver.js';
 import { runUrl } from '../../notify/notifier.js';
 import type { Notification } from '../../notify/payload.js';

@@ -3,14 +3,14 @@
 import { relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getAdapter } from '../../agents/registry.js';
-import { SETTING_FLAGS, type RunFlags } from '../../config/resolve.js';
+import { SETTING_FLAGS, type RunFlags } from '../../spec/resolve.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { newRunId } from '../../core/ids.js';
 import { WorkflowError } from '../../workflow/discover.js';
 import { renderDryRun } from '../../workflow/dry-run.js';
 import type { ResolvedWorkflow } from '../../workflow/resolve.js';
 import { prepareWorkflowRun, resolveWorkflowRequest, type WorkflowRunRequest } from '../../workflow/start.js';
-import type { RunSpec } from '../../runner/spec.js';
+import type { RunSpec } from '../../spec/run-spec.js';
 import type { CliIO } from '../command.js';
 import { runInTerminal } from '../run-session.js';
 import { displayArgv, RUN_OPTIONS, startWorktree, workspaceFrom } from './run.js';
