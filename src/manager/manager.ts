@@ -135,6 +135,11 @@ export class LoopManager {
   }
 
   /** Until when a run driven here waits for a usage or rate limit (epoch ms), or null. */
+  /** True while a run this process drives is paused with its agent frozen mid-iteration (pause --now). */
+  suspended(runId: string): boolean {
+    return this.active.get(runId)?.controller.suspended ?? false;
+  }
+
   waitingUntil(runId: string): number | null {
     return this.active.get(runId)?.controller.waitingUntil ?? null;
   }

@@ -129,6 +129,11 @@ export class RunController {
     return this.isPaused;
   }
 
+  /** True while its agent is frozen mid-iteration (pause --now). */
+  get suspended(): boolean {
+    return this.suspension.suspended;
+  }
+
   /** When a run waiting for a usage or rate limit goes on (epoch ms), or null when it is not waiting. */
   get waitingUntil(): number | null {
     return this.waitingUntilMs;

@@ -126,6 +126,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
       transition: deps.manager.transition(run.id),
       last_seq: await deps.store.lastEventSeq(run.id),
       waiting_until: waiting === null ? null : new Date(waiting).toISOString(),
+      suspended: deps.manager.suspended(run.id),
     };
   };
 

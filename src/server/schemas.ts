@@ -23,6 +23,7 @@ export const runItemSchema = runViewSchema
     transition: transitionSchema,
     last_seq: z.number().int().nonnegative().describe('seq of the last stored event: the snapshot reflects every event up to it'),
     waiting_until: z.string().nullable().describe('ISO time a run waiting for a usage or rate limit goes on (runs driven by this server)'),
+    suspended: z.boolean().describe("a paused run whose agent is frozen mid-iteration (pause --now), not between iterations (runs driven by this server)"),
   })
   .meta({ id: 'RunItem' });
 

@@ -32,6 +32,7 @@ const RUN_DEFAULTS: Omit<RunItem, 'id'> = {
   owner_host: 'host',
   heartbeat_at: null,
   transition: null,
+  suspended: false,
   last_seq: 0,
   waiting_until: null,
 };

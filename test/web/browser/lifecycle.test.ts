@@ -93,6 +93,7 @@ describe('runs from the dashboard', () => {
     expect(await state.textContent()).toBe('pausing');
     gate(dir, 1);
     await attribute(page.getByTestId('run-page'), 'data-state', 'paused');
+    expect(await page.getByTestId('frozen').count()).toBe(0); // between iterations: nothing is frozen
     // Paused with nothing in the way (cooldown 0): a while later still no second iteration, on the page or in the workspace.
     await new Promise((r) => setTimeout(r, 1500));
     expect(count(dir)).toBe(1);
@@ -125,10 +126,15 @@ describe('runs from the dashboard', () => {
     await page.getByRole('button', { name: 'Pause now' }).click();
     await attribute(page.getByTestId('run-page'), 'data-state', 'paused');
     expect(processState(pid)).toBe('T');
+    // Told apart from a pause between iterations, after a reload too (the server says so).
+    await page.getByTestId('frozen').waitFor();
+    await page.reload();
+    expect(await page.getByTestId('frozen').textContent()).toBe('❄ agent frozen mid-iteration');
     expect(await page.getByTestId('run-stats').textContent()).toContain('iterations 1 / 100');
     await page.getByRole('button', { name: 'Resume' }).click();
     await attribute(page.getByTestId('run-page'), 'data-state', 'running');
     expect(processState(pid)).not.toBe('T');
+    expect(await page.getByTestId('frozen').count()).toBe(0);
     gate(dir, 1);
     await attribute(page.getByTestId('run-page'), 'data-state', 'completed');
     const types = (await events(id)).map((e) => e.type);

@@ -61,9 +61,9 @@ export function applyToItem<R extends RunItem>(run: R, event: RunEvent): R {
     case 'pause_requested':
       return { ...run, ...at, transition: stopping ?? 'pausing' };
     case 'paused':
-      return { ...run, ...at, status: 'paused', transition: stopping, waiting_until: null };
+      return { ...run, ...at, status: 'paused', transition: stopping, waiting_until: null, suspended: event.suspended };
     case 'resumed':
-      return { ...run, ...at, status: run.status === 'paused' ? 'running' : run.status, transition: stopping };
+      return { ...run, ...at, status: run.status === 'paused' ? 'running' : run.status, transition: stopping, suspended: false };
     case 'stop_requested':
       return { ...run, ...at, transition: 'stopping' };
     case 'limits_changed':
@@ -71,7 +71,7 @@ export function applyToItem<R extends RunItem>(run: R, event: RunEvent): R {
     case 'completed':
     case 'stopped':
     case 'failed':
-      return { ...run, ...at, status: event.type, stop_reason: event.stop_reason, transition: null, waiting_until: null, ended_at: iso(event.time) };
+      return { ...run, ...at, status: event.type, stop_reason: event.stop_reason, transition: null, waiting_until: null, suspended: false, ended_at: iso(event.time) };
     case 'run_finished':
       return {
         ...run,
@@ -83,6 +83,7 @@ export function applyToItem<R extends RunItem>(run: R, event: RunEvent): R {
         cost_unknown: event.cost_unknown,
         transition: null,
         waiting_until: null,
+        suspended: false,
         ended_at: iso(event.time),
       };
     default:

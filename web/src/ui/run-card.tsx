@@ -52,6 +52,16 @@ function NowLine({ runId }: { runId: string }) {
   );
 }
 
+/** A pause now (the agent's processes stopped mid-iteration) told apart from a pause between iterations. */
+export function Frozen({ run }: { run: RunItem }) {
+  if (run.status !== 'paused' || !run.suspended) return null;
+  return (
+    <div className="frozen" data-testid="frozen" title="paused now: the agent's processes are stopped in the middle of an iteration; resume continues that same iteration">
+      ❄ agent frozen mid-iteration
+    </div>
+  );
+}
+
 /** Why the run ended, coloured by kind: a limit or an overspend never looks like a success. */
 export function EndReason({ run }: { run: RunItem }) {
   const end = runEnd(run);
@@ -92,6 +102,7 @@ export const RunCard = memo(function RunCard({ run, fetchedAt, selected }: { run
         {ticking ? <Elapsed run={run} fetchedAt={fetchedAt} /> : <span title="runtime">{elapsed(run.runtime_ms)}</span>}
       </div>
       {run.status === 'waiting' && until !== null && <Countdown until={until} />}
+      <Frozen run={run} />
       <Meter value={fraction(run.iterations, run.limits.max_iterations)} label="iterations used" />
       <div className="card-row">
         <span title={run.cost_unknown ? COST_UNKNOWN_WHY : 'cost so far'}>{costText(run.cost_usd, run.cost_unknown)}</span>

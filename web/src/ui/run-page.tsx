@@ -14,7 +14,7 @@ import { useLatestIteration, useRun } from './live.js';
 import { OutputView, type OutputHandle } from './output-view.js';
 import { RunControls } from './run-controls.js';
 import { Units } from './units.js';
-import { EndReason } from './run-card.js';
+import { EndReason, Frozen } from './run-card.js';
 import { useShortcuts } from './use-shortcuts.js';
 
 const TABS = ['output', 'iterations', 'cost', 'checkpoints', 'units'] as const;
@@ -148,6 +148,7 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
           </div>
         )}
         <EndReason run={r} />
+        <Frozen run={r} />
       </div>
       <RunError detail={detail} />
       <RunControls run={r} />
