@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { Hono } from 'hono';
+import { compress } from 'hono/compress';
+import { Hono, type Context } from 'hono';
 import { WebSocketServer } from 'ws';
 import { LoopManager } from '../manager/manager.js';
 import { localProbe } from '../manager/local-probe.js';
@@ -169,6 +170,13 @@ function mountDashboard(app: Hono, dir: string | null): void {
     );
     return;
   }
-  app.use('*', serveStatic({ root: dir }));
-  app.get('*', (c) => c.html(html));
+  // Built assets have content hashes in their names: cached for good. Pages are revalidated (a new build shows at
+  // once). Both are compressed (above 1 KB) for a browser that accepts it: the bundles shrink to about a third.
+  const cache = (value: string) => (_path: string, c: Context) => void c.header('Cache-Control', value);
+  app.use('/assets/*', compress(), serveStatic({ root: dir, onFound: cache('public, max-age=31536000, immutable') }));
+  app.use('*', compress(), serveStatic({ root: dir, onFound: cache('no-cache') }));
+  app.get('*', compress(), (c) => {
+    c.header('Cache-Control', 'no-cache');
+    return c.html(html);
+  });
 }

@@ -34,7 +34,7 @@ export const TEST_TOKEN = 'test-token-0123456789';
 
 /** Starts a server; `host` 0.0.0.0 makes it a non-loopback server reached through 127.0.0.1; `noAuth`: serve --no-auth. */
 export async function startTestServer(
-  options: { maxConcurrent?: number; host?: string; token?: string; noAuth?: boolean; maxBufferedBytes?: number; home?: string; env?: Record<string, string> } = {},
+  options: { maxConcurrent?: number; host?: string; token?: string; noAuth?: boolean; maxBufferedBytes?: number; home?: string; env?: Record<string, string>; dashboardDir?: string } = {},
 ): Promise<TestServer> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'ringmaster-server-'));
   const env = cleanEnv({ RINGMASTER_HOME: home, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', ...options.env });
@@ -51,7 +51,7 @@ export async function startTestServer(
     maxConcurrent: options.maxConcurrent ?? 5,
     resumeOnStart: true,
     version: 'test',
-    dashboardDir: null,
+    dashboardDir: options.dashboardDir ?? null,
     ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
   });
   const base = `http://127.0.0.1:${server.port}`;
