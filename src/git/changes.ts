@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { git } from './git-exec.js';
 import { copyIndexFile } from './index-lock-file.js';
+import { processAlive } from '../os/process-group.js';
 
 /** How a path changed between two trees. */
 export type FileChangeKind = 'added' | 'modified' | 'deleted';
@@ -33,21 +34,13 @@ export function tempIndexPath(): string {
   return join(tmpdir(), `${TEMP_PREFIX}${process.pid}-${randomUUID()}`);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Removes the temporary indexes of processes that are gone (a ringmaster killed with kill -9); returns how many. */
 export async function removeStaleTempIndexes(): Promise<number> {
   let removed = 0;
   for (const name of await readdir(tmpdir())) {
     const pid = Number(/^ringmaster-index-(\d+)-/.exec(name)?.[1] ?? NaN);
-    if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+    if (!Number.isInteger(pid) || pid === process.pid || processAlive(pid)) continue;
     await rm(join(tmpdir(), name), { force: true });
     removed++;
   }

@@ -1,6 +1,7 @@
 // A small exclusive file lock (O_EXCL lock file) that serialises concurrent Stop hooks on one tracker.
 import { open, readFile, rm, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processAlive } from '../os/process-group.js';
 
 /** Raised when the lock could not be taken in time. */
 export class LockTimeoutError extends Error {
@@ -22,14 +23,6 @@ export interface FileLockOptions {
   retryMs?: number;
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** A dead owner's lock is taken over only once it is this old: a lock that was just released and re-taken
  * by another hook is always younger, so a hook that read the previous (finished) owner's pid never removes

@@ -27,6 +27,16 @@ function groupExists(pgid: number): boolean {
   }
 }
 
+/** True while a process with this pid exists (one of another user counts: signalling it is refused, EPERM). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** True while any member of the group is alive. Cheap check first (kill 0), /proc scan only if it exists. */
 export function groupAlive(pgid: number): boolean {
   return groupExists(pgid) && groupMembers(pgid).length > 0;

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { UserError } from '../core/errors.js';
 import { ensurePrivateDir } from '../os/private-files.js';
 import { mintSignInCode } from './credentials.js';
+import { processAlive } from '../os/process-group.js';
 
 const infoSchema = z.object({ url: z.string(), pid: z.number().int(), auth: z.boolean() });
 
@@ -35,7 +36,7 @@ export function signInLinkFor(dataDir: string, url: string): string {
 /** A new sign-in link to the server running over `dataDir`; a UserError when none is. */
 export function signInLink(dataDir: string): string {
   const info = readServerInfo(dataDir);
-  if (info === null || !alive(info.pid)) throw new UserError(`no 'ringmaster serve' is running over the data directory ${dataDir} (start one; it prints a sign-in link)`);
+  if (info === null || !processAlive(info.pid)) throw new UserError(`no 'ringmaster serve' is running over the data directory ${dataDir} (start one; it prints a sign-in link)`);
   if (!info.auth) throw new UserError(`the server at ${info.url} runs with --no-auth: open ${info.url}/ without signing in`);
   return signInLinkFor(dataDir, info.url);
 }
@@ -49,11 +50,3 @@ function readServerInfo(dataDir: string): z.infer<typeof infoSchema> | null {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
