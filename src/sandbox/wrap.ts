@@ -1,9 +1,9 @@
 // One agent invocation put in its sandbox: bubblewrap around it and, for a filtered network, the host's proxy
 // started and the forwarder (forwarder.ts) as the sandbox's first process. `finish` stops the proxy and says which
 // connections it refused.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { Invocation } from '../agents/types.js';
 import { bwrapArgs, statePaths } from './bwrap-args.js';
 import { FORWARDER_SCRIPT } from './forwarder.js';
@@ -28,6 +28,29 @@ export interface Sandboxed {
 
 /** The bubblewrap binary (`RINGMASTER_BWRAP` is not read: the one on PATH, as `doctor` checks it). */
 export const BWRAP = 'bwrap';
+
+/** Where the sandbox has a private, empty directory of its own: what lives there on the host is not seen inside. */
+const PRIVATE_TMP = ['/tmp/', '/var/tmp/'];
+
+/**
+ * The host paths under a private /tmp that the agent's program needs (read-only inside): the directory of each
+ * existing file its command and arguments name there, and the Node that runs the forwarder. Never one inside, or
+ * holding, the data directory or HOME (hidden; a test's may live under /tmp too).
+ */
+function programsInTmp(invocation: Invocation, forwarder: boolean, hidden: readonly string[]): string[] {
+  const named = [invocation.command, ...invocation.args, ...(forwarder ? [process.execPath] : [])];
+  const dirs = new Set<string>();
+  for (const path of named) {
+    if (!isAbsolute(path) || !PRIVATE_TMP.some((tmp) => path.startsWith(tmp)) || hidden.some((h) => path.startsWith(`${h}/`))) continue;
+    try {
+      dirs.add(statSync(path).isDirectory() ? path : dirname(path));
+    } catch {
+      // Not a path on this machine: nothing to make visible.
+    }
+  }
+  // Never a directory holding what is hidden (the data directory, HOME and its secrets): binding it would show them.
+  return [...dirs].filter((dir) => dir !== '/tmp' && dir !== '/var/tmp' && !hidden.some((h) => `${h}/`.startsWith(`${dir}/`)));
+}
 
 /** Wraps the invocation of `agent` working in `cwd` into its sandbox. */
 export async function sandboxInvocation(invocation: Invocation, agent: string, cwd: string, context: SandboxContext): Promise<Sandboxed> {
@@ -55,8 +78,9 @@ export async function sandboxInvocation(invocation: Invocation, agent: string, c
     workspace: cwd,
     home,
     dataDir: context.dataDir,
-    // The agent's own program stays runnable even where it lives under /tmp (private inside).
-    readable: [join(context.dataDir, 'agents'), ...(isAbsolute(invocation.command) ? [invocation.command] : []), ...context.readable],
+    // The agent's own program stays runnable even where it lives under /tmp (private inside): its command, the
+    // directories of the files its arguments name there (a script and its siblings), the Node of the forwarder.
+    readable: [join(context.dataDir, 'agents'), ...(isAbsolute(invocation.command) ? [invocation.command] : []), ...programsInTmp(invocation, filtered, [context.dataDir, home]), ...context.readable],
     extraWritable: socketDir !== null ? [socketDir] : [],
     env: invocation.env,
   });
