@@ -34,12 +34,17 @@ const PRIVATE_TMP = ['/tmp/', '/var/tmp/'];
 
 /**
  * The host paths under a private /tmp that the agent's program needs (read-only inside): the directory of each
- * existing file its command and arguments name there, and the Node that runs the forwarder. Never one inside, or
+ * existing file its command and arguments name there, its PATH's directories there, and the Node that runs the
+ * forwarder. Never one inside, or
  * holding, the data directory or HOME (hidden; a test's may live under /tmp too).
  */
 function programsInTmp(invocation: Invocation, forwarder: boolean, hidden: readonly string[]): string[] {
   const named = [invocation.command, ...invocation.args, ...(forwarder ? [process.execPath] : [])];
   const dirs = new Set<string>();
+  // The agent's PATH there too (a clone's node_modules/.bin: its links point into node_modules, so that whole).
+  for (const entry of (invocation.env.PATH ?? '').split(':')) {
+    if (PRIVATE_TMP.some((tmp) => entry.startsWith(tmp)) && existsSync(entry)) dirs.add(entry.endsWith('/node_modules/.bin') ? dirname(entry) : entry);
+  }
   for (const path of named) {
     if (!isAbsolute(path) || !PRIVATE_TMP.some((tmp) => path.startsWith(tmp)) || hidden.some((h) => path.startsWith(`${h}/`))) continue;
     try {
