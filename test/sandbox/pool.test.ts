@@ -2,12 +2,11 @@
 // the policy crosses to the thread as plain data, the agent is confined there as in the main thread, and the
 // connection its sandbox refused comes back with the result. Uses the built dist/ (the worker entry is JavaScript).
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import type * as PoolModule from '../../src/runner/iteration-pool.js';
 import type * as RegistryModule from '../../src/agents/registry.js';
-import { NO_BWRAP, SKIP_REASON } from '../helpers/sandbox.js';
+import { NO_BWRAP, SKIP_REASON, useHostPort } from '../helpers/sandbox.js';
 import { ROOT } from '../helpers/cli.js';
 import { useScratch } from '../helpers/scratch.js';
 
@@ -17,24 +16,17 @@ const { getAdapter } = (await import(dist('agents/registry.js'))) as typeof Regi
 const AGENT = join(ROOT, 'test', 'fixtures', 'agents', 'escape-agent.mjs');
 const scratch = useScratch();
 const pool = new IterationPool(1);
-let server: Server;
-let port: number;
+const host = useHostPort();
 
-beforeAll(async () => {
-  server = createServer((s) => s.end());
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as { port: number }).port;
-});
 afterAll(async () => {
   await pool.close();
-  await new Promise((r) => server.close(r));
 });
 
 it.skipIf(NO_BWRAP)(`an iteration in a worker thread runs in its sandbox; the refused connection comes back with the result${SKIP_REASON}`, { timeout: 60_000 }, async () => {
   const ws = scratch.temp('ringmaster-sandbox-pool-');
   const data = scratch.temp('ringmaster-sandbox-pool-data-');
   mkdirSync(join(data, 'runs', 'r1'), { recursive: true });
-  const command = [process.execPath, AGENT, String(port), `ringmaster-pool-${process.pid}`];
+  const command = [process.execPath, AGENT, String(host.port), `ringmaster-pool-${process.pid}`];
   const outcome = await pool.run({
     adapter: getAdapter({ name: 'command', command }),
     agentSpec: { name: 'command', command },
@@ -60,7 +52,7 @@ it.skipIf(NO_BWRAP)(`an iteration in a worker thread runs in its sandbox; the re
   });
   await outcome.logClosed;
   expect(outcome.result).toMatchObject({ exitCode: 0, successSignal: false, errorKind: 'none' });
-  expect(outcome.blocked).toEqual([{ host: '127.0.0.1', port }]);
+  expect(outcome.blocked).toEqual([{ host: '127.0.0.1', port: host.port }]);
   const log = readFileSync(join(data, 'runs', 'r1', 'iteration-1.log'), 'utf8');
   expect(log).toContain('write /etc/x: blocked EROFS\n');
   expect(log).toContain('read the database: blocked ENOENT\n');

@@ -1,28 +1,18 @@
 // A run created through the API (`ringmaster serve`) with `"sandbox": {...}`: its agent runs confined, the refused
 // connection is one of its events, and the policy is in the run's spec as the API shows it.
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import type { ServerMessage } from '../../src/server/schemas.js';
-import { NO_BWRAP, SKIP_REASON } from '../helpers/sandbox.js';
+import { NO_BWRAP, SKIP_REASON, useHostPort } from '../helpers/sandbox.js';
 import { ROOT } from '../helpers/cli.js';
 import { connect, startTestServer, useRepos, type TestServer } from '../server/harness.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'agents', 'escape-agent.mjs');
 const repo = useRepos();
 let t: TestServer | null = null;
-let server: Server;
-let port: number;
+const host = useHostPort();
 
-beforeAll(async () => {
-  server = createServer((s) => s.end());
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as { port: number }).port;
-});
-afterAll(async () => {
-  await new Promise((r) => server.close(r));
-});
 afterEach(async () => {
   await t?.stop();
   t = null;
@@ -35,7 +25,7 @@ it.skipIf(NO_BWRAP)(`POST /api/runs with a sandbox: the agent is confined, its r
   const dir = repo();
   const client = await connect(t.base, t.auth);
   client.send({ type: 'subscribe', runs: '*', activity: 'none' });
-  const body = { workspace: dir, prompt: 'escape', agent_command: [process.execPath, AGENT, String(port), `ringmaster-serve-${process.pid}`], max_iterations: 1, checkpoint_interval: 0, cooldown: 0, sandbox: { network: 'agent', allow_hosts: ['api.example.com'] } };
+  const body = { workspace: dir, prompt: 'escape', agent_command: [process.execPath, AGENT, String(host.port), `ringmaster-serve-${process.pid}`], max_iterations: 1, checkpoint_interval: 0, cooldown: 0, sandbox: { network: 'agent', allow_hosts: ['api.example.com'] } };
   const created = await t.request('/api/runs', { body });
   expect(created.status).toBe(201);
   const { id } = created.body as { id: string };
@@ -44,6 +34,6 @@ it.skipIf(NO_BWRAP)(`POST /api/runs with a sandbox: the agent is confined, its r
   const detail = (await t.request(`/api/runs/${id}`)).body as { run: { spec: { sandbox: unknown } } };
   expect(detail.run.spec.sandbox).toEqual({ network: 'agent', hide: [], allowWrite: [], allowHosts: ['api.example.com'], memoryBytes: null, pids: null });
   const events = ((await t.request(`/api/runs/${id}/events`)).body as { events: Array<{ type: string; host?: string; port?: number }> }).events;
-  expect(events.filter((e) => e.type === 'sandbox_blocked').map((e) => [e.host, e.port])).toEqual([['127.0.0.1', port]]);
+  expect(events.filter((e) => e.type === 'sandbox_blocked').map((e) => [e.host, e.port])).toEqual([['127.0.0.1', host.port]]);
   expect(readFileSync(join(dir, 'result.txt'), 'utf8')).toBe('written in the workspace\n');
 });
