@@ -14,6 +14,15 @@ export interface ControlTarget {
   requestResume(by: string | null): ControlAnswer;
   requestStop(by: string | null): ControlAnswer;
   extend(iterations: number, by: string | null): ControlAnswer;
+  /** A note was written to the run (docs/notes.md): its owner records note_added. */
+  noteAdded(note: AddedNote): ControlAnswer;
+}
+
+/** A new note as its control request carries it. */
+export interface AddedNote {
+  id: number;
+  text: string;
+  by: string | null;
 }
 
 /** Default poll interval: a request is picked up well within a second. */
@@ -106,6 +115,10 @@ export function applyControl(target: ControlTarget, request: ControlRow): Contro
     case 'extend': {
       const n = request.options.iterations;
       return typeof n === 'number' && Number.isInteger(n) && n > 0 ? target.extend(n, request.requested_by) : 'invalid_request';
+    }
+    case 'note': {
+      const { note_id: id, text } = request.options;
+      return typeof id === 'number' && typeof text === 'string' ? target.noteAdded({ id, text, by: request.requested_by }) : 'invalid_request';
     }
   }
 }

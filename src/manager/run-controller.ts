@@ -7,7 +7,8 @@ import { isGitRepo } from '../git/index.js';
 import { acquireLock, type HeldLock } from '../runner/lock.js';
 import { createEventStream, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
 import { killLeftoverAgent } from '../runner/leftover.js';
-import { applyControl, type ControlAnswer } from './control-poller.js';
+import { storeInbox } from '../runner/notes.js';
+import { applyControl, type AddedNote, type ControlAnswer } from './control-poller.js';
 import { createRunNotifier, type RunNotifierOptions } from './run-notifier.js';
 import type { Notifier } from '../notify/notifier.js';
 import { claimWhenIdle, unfinishedWait, type ClaimInfo } from './claim.js';
@@ -260,6 +261,7 @@ export class RunController {
           pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed(), suspend: this.suspension },
           handOver: () => this.handOverRequested && this.stopBy === undefined && (this.pauseRequest === null || this.isPaused),
           fatalError: () => this.fatal,
+          notes: storeInbox(store, this.runId),
           ...(changes ? { changes } : {}),
           ...(program ? { program } : {}),
           logPath: (id, n) => iterationLogPath(dir, id, n),
@@ -342,6 +344,13 @@ export class RunController {
     limits.maxIterations += iterations;
     this.emit({ type: 'limits_changed', time: this.now(), max_iterations: limits.maxIterations, by });
     void this.options.store.updateRunSpec(this.runId, specForStorage(this.options.spec, redactor(this.options.env)), this.now()).catch((error: unknown) => this.options.onStoreError?.(`store: spec: ${(error as Error).message}`));
+    return 'accepted';
+  }
+
+  /** Records a note written to the run (note_added); the next iteration that starts claims it from the store. */
+  noteAdded(note: AddedNote): ControlAnswer {
+    if (this.finished) return 'not_running';
+    this.emit({ type: 'note_added', time: this.now(), note_id: note.id, text: note.text, by: note.by });
     return 'accepted';
   }
 

@@ -17,6 +17,7 @@ import { runSpendGuard } from './spend-guard.js';
 import { runIteration, type IterationOutcomeData } from './iteration.js';
 import { sandboxProblem } from './sandboxed.js';
 import { agentBinDirs, withBinDirs } from './agent-install.js';
+import { promptWithNotes } from './notes.js';
 import { promptProgram, type ProgramContext, type ProgramSettlement, type ProgramStep, type ProgramStop, type ProgramWait } from './program.js';
 import type { RunSpec } from '../spec/run-spec.js';
 
@@ -245,10 +246,11 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
               onActivity?.(activity);
             }
           : null;
+      const prompt = await promptWithNotes(deps, iteration, step.prompt);
       const outcome = (deps.runIteration ?? runIteration)({
         adapter,
         agentSpec: stepAgentSpec ?? runAgentSpec,
-        prompt: step.prompt,
+        prompt,
         cwd: step.cwd ?? spec.workspace,
         logPath,
         model: step.agent?.model !== undefined ? step.agent.model : spec.agent.model,
