@@ -16,6 +16,8 @@ import { HTTPException } from 'hono/http-exception';
 import { UserError } from '../core/errors.js';
 import { storedEvent } from '../manager/event-rows.js';
 import { ManagerError } from '../manager/errors.js';
+import { NoteTooLargeError } from '../manager/notes.js';
+import { registerNoteRoutes } from './notes-api.js';
 import type { LoopManager } from '../manager/manager.js';
 import { runRequestSchema } from '../manager/run-request.js';
 import { checkpointView, errorView, iterationView, runView } from '../manager/views.js';
@@ -140,6 +142,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
       throw error;
     }
   };
+  registerNoteRoutes(app, deps, findRun);
 
   app.openapi(createRoute({ method: 'get', path: '/api/health', summary: 'Liveness of the server', responses: { 200: json(healthSchema, 'the server is up'), ...errors } }), (c) =>
     c.json({ ok: true as const, version: deps.version, pid: process.pid, uptime_ms: Math.max(0, deps.now() - deps.startedAt), store: deps.storeKind }, 200),
@@ -379,6 +382,7 @@ function agentList(): Array<{ name: string; display_name: string; format: 'text'
 function errorResponse(c: Context, error: unknown, redact: Redactor): Response {
   const body = (code: string, message: string) => ({ error: { code, message: redact(message) } });
   if (error instanceof HttpError) return c.json(body(error.code, error.message), error.status);
+  if (error instanceof NoteTooLargeError) return c.json(body('payload_too_large', error.message), 413);
   if (error instanceof ManagerError) return c.json(body(error.code, error.message), STATUS_OF_CODE[error.code] ?? 400);
   if (error instanceof UserError) return c.json(body('invalid_request', error.message), 400);
   if (error instanceof SyntaxError) return c.json(body('invalid_request', `malformed JSON body: ${error.message}`), 400);
