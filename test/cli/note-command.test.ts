@@ -32,7 +32,7 @@ describe('ringmaster note', () => {
     expect(await cli(['note', id, 'Use tabs, not spaces.'])).toMatchObject({ code: 0, stdout: `note 1 added to run ${id}: it goes into the prompt of the next iteration that starts\n` });
     expect((await cli(['note', id, 'Forget it.'])).code).toBe(0);
     expect(await cli(['note', id, '--cancel', '2'])).toMatchObject({ code: 0, stdout: `note 2 withdrawn from run ${id}\n` });
-    expect(await cli(['note', id, '--cancel', '2'])).toMatchObject({ code: 1, stderr: expect.stringContaining('note 2 was already withdrawn') as unknown });
+    expect(await cli(['note', id, '--cancel', '2'])).toMatchObject({ code: 3, stderr: expect.stringContaining('note 2 was already withdrawn') as unknown });
     expect(await cli(['note', id, 'x'.repeat(4097)])).toMatchObject({ code: 1, stderr: expect.stringContaining('the note is 4097 bytes: a note holds at most 4096 bytes (4 KiB)') as unknown });
     const listed = await cli(['note', id, '--list']);
     expect(listed.code).toBe(0);
