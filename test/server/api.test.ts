@@ -221,6 +221,8 @@ describe('the OpenAPI document', () => {
       '/api/runs/{id}/events',
       '/api/runs/{id}/extend',
       '/api/runs/{id}/logs',
+      '/api/runs/{id}/notes',
+      '/api/runs/{id}/notes/{noteId}',
       '/api/runs/{id}/rollback',
       '/api/runs/{id}/{action}',
       '/api/sign-out',

@@ -11,6 +11,7 @@ import type { Owner } from '../../src/store/store.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { until } from '../helpers/until.js';
 import { storeContract } from './store-contract.js';
+import { notesContract } from './notes-contract.js';
 
 const fixture = usePostgres({ own: true });
 
@@ -43,6 +44,18 @@ async function sql<R extends pg.QueryResultRow>(url: string, text: string, value
 }
 
 storeContract('PostgreSQL database in a throwaway cluster', async () => {
+  const { url, drop } = await freshDatabase();
+  const store = await PostgresStore.open(url);
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await drop();
+    },
+  };
+});
+
+notesContract('PostgreSQL database in a throwaway cluster', async () => {
   const { url, drop } = await freshDatabase();
   const store = await PostgresStore.open(url);
   return {

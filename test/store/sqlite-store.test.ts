@@ -12,8 +12,21 @@ import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { writeLegacyDatabase } from './legacy-db.js';
 import { storeContract } from './store-contract.js';
+import { notesContract } from './notes-contract.js';
 
 storeContract('SQLite file in a temporary data directory', async () => {
+  const home = await mkdtemp(join(tmpdir(), 'rm-store-'));
+  const store = await openStore({ env: { RINGMASTER_HOME: home } });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+});
+
+notesContract('SQLite file in a temporary data directory', async () => {
   const home = await mkdtemp(join(tmpdir(), 'rm-store-'));
   const store = await openStore({ env: { RINGMASTER_HOME: home } });
   return {
