@@ -6,26 +6,7 @@ import { z } from 'zod';
 import type { LoopManager } from '../manager/manager.js';
 import { cancelNote, noteView } from '../manager/notes.js';
 import type { RunRow, Store } from '../store/index.js';
-import { errorSchema, runIdParamSchema } from './schemas.js';
-
-/** Body of POST /api/runs/:id/notes (the 4 KiB limit is checked after, so that it answers 413). */
-export const noteBodySchema = z.strictObject({ text: z.string() });
-
-/** A note as the API shows it. */
-export const noteSchema = z
-  .object({
-    id: z.number().int(),
-    run_id: z.string(),
-    text: z.string(),
-    by: z.string().nullable(),
-    created_at: z.string(),
-    status: z.enum(['pending', 'delivered', 'withdrawn']),
-    delivered_iteration: z.number().int().nullable(),
-  })
-  .meta({ id: 'Note' });
-
-/** GET /api/runs/:id/notes answer. */
-export const noteListSchema = z.object({ notes: z.array(noteSchema) });
+import { errorSchema, noteBodySchema, noteListSchema, noteSchema, runIdParamSchema } from './schemas.js';
 
 const noteParamSchema = runIdParamSchema.extend({ noteId: z.coerce.number().int().positive() });
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });

@@ -13,6 +13,7 @@ import { IterationsTable } from './iterations-table.js';
 import { useLatestIteration, useRun } from './live.js';
 import { OutputView, type OutputHandle } from './output-view.js';
 import { RunControls } from './run-controls.js';
+import { NoteBox } from './note-box.js';
 import { Units } from './units.js';
 import { EndReason, Frozen } from './run-card.js';
 import { useShortcuts } from './use-shortcuts.js';
@@ -152,6 +153,7 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
       </div>
       <RunError detail={detail} />
       <RunControls run={r} />
+      <NoteBox run={r} />
       <nav className="tabs" role="tablist">
         {tabs.map((t) => (
           <button key={t} type="button" role="tab" aria-selected={tab === t} onClick={() => go({ tab: t })}>
