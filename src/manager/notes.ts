@@ -4,6 +4,7 @@
 // owner records the event in its own stream; a run nobody drives (queued for workers, orphaned, stopped, a Stop-hook
 // loop) gets the event appended here. The note itself waits in the store for the next iteration that starts.
 import { redactor } from '../core/redact.js';
+import { HOOK_AGENT } from '../core/types.js';
 import { appendEventBodies } from '../runner/standalone-events.js';
 import type { RunEvent } from '../runner/events.js';
 import type { NoteRow, RunRow, Store } from '../store/index.js';
@@ -47,6 +48,8 @@ export interface NoteContext {
 
 /** True when a live process drives the run (so it records the note's event in its own stream). */
 function drivenElsewhere(run: RunRow): boolean {
+  // A Stop-hook loop has no process between hook calls: nobody would answer.
+  if (run.agent === HOOK_AGENT) return false;
   return ACTIVE_STATUSES.includes(run.status) && run.owner_pid !== null && !isOrphaned(run, localProbe());
 }
 
