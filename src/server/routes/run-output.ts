@@ -1,0 +1,101 @@
+// Routes reading what a run produced: its events, its agents' output as bytes or as activity, a checkpoint's diff.
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { checkpointDiff } from '../../git/diff.js';
+import { storedEvent } from '../../manager/event-rows.js';
+import { readLogActivity } from '../../manager/log-activity.js';
+import { HttpError, errors, json, type ApiContext } from '../api-context.js';
+import { readLogRange } from '../log-range.js';
+import { activityListSchema, activityQuerySchema, diffParamSchema, errorSchema, eventListSchema, eventsQuerySchema, logChunkSchema, logsQuerySchema, runIdParamSchema } from '../schemas.js';
+
+/** GET /api/runs/{id}/events, /logs: what a run recorded, and its agents' output as bytes. */
+export function runOutputRoutes(app: OpenAPIHono, ctx: ApiContext): void {
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/runs/{id}/events',
+      summary: "A run's events after a seq, in order",
+      request: { params: runIdParamSchema, query: eventsQuerySchema },
+      responses: { 200: json(eventListSchema, 'events in seq order'), 404: json(errorSchema, 'no such run'), ...errors },
+    }),
+    async (c) => {
+      const run = await ctx.findRun(c.req.valid('param').id);
+      const q = c.req.valid('query');
+      const stored = (await ctx.deps.store.listEvents(run.id, { afterSeq: q.after_seq, limit: q.limit })).map(storedEvent);
+      const last = stored.at(-1)?.seq ?? q.after_seq;
+      const pending = ctx.deps.manager.unstoredEvents(run.id).filter((e) => e.seq > last);
+      const events = [...stored, ...pending].slice(0, q.limit);
+      return c.json({ events, last_seq: events.at(-1)?.seq ?? q.after_seq }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/runs/{id}/logs',
+      summary: "A byte range of one iteration's agent output; follow by polling with next_offset",
+      request: { params: runIdParamSchema, query: logsQuerySchema },
+      responses: { 200: json(logChunkSchema, 'a chunk of the log'), 404: json(errorSchema, 'no such run or iteration'), ...errors },
+    }),
+    async (c) => {
+      const run = await ctx.findRun(c.req.valid('param').id);
+      const q = c.req.valid('query');
+      const row = await ctx.deps.store.getIteration(run.id, q.iteration);
+      if (!row) throw new HttpError(404, 'not_found', `run ${run.id} has no iteration ${q.iteration}`);
+      const chunk = row.log_path === null ? { text: '', nextOffset: q.offset, size: 0 } : await readLogRange(row.log_path, q.offset, q.limit);
+      const complete = row.status !== 'running' && chunk.nextOffset >= chunk.size;
+      return c.json({ iteration: q.iteration, offset: q.offset, next_offset: chunk.nextOffset, size: chunk.size, complete, text: chunk.text }, 200);
+    },
+  );
+}
+
+/** GET /api/runs/{id}/activity, /checkpoints/{sha}/diff: an iteration's log read back, a checkpoint's changes. */
+export function runHistoryRoutes(app: OpenAPIHono, ctx: ApiContext): void {
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/runs/{id}/activity',
+      summary: "One iteration's log read back as agent activity (text, tool calls, raw output), numbered like the live activity, a page (at most 1 MiB of log) at a time",
+      request: { params: runIdParamSchema, query: activityQuerySchema },
+      responses: { 200: json(activityListSchema, 'the activity, oldest first'), 404: json(errorSchema, 'no such run or iteration'), ...errors },
+    }),
+    async (c) => {
+      const run = await ctx.findRun(c.req.valid('param').id);
+      const q = c.req.valid('query');
+      const row = await ctx.deps.store.getIteration(run.id, q.iteration);
+      if (!row) throw new HttpError(404, 'not_found', `run ${run.id} has no iteration ${q.iteration}`);
+      if (row.log_path === null) return c.json({ activity: [], truncated: false, next_offset: q.offset, next_index: q.index }, 200);
+      const spec = run.spec as { agent?: { command?: string[] | null } };
+      const read = await readLogActivity({
+        agent: row.agent,
+        command: spec.agent?.command ?? null,
+        logPath: row.log_path,
+        iteration: row.number,
+        time: row.started_at,
+        cwd: run.worktree ?? run.workspace,
+        model: row.model,
+        limit: q.limit,
+        offset: q.offset,
+        index: q.index,
+      });
+      return c.json({ activity: read.activity, truncated: read.truncated, next_offset: read.nextOffset, next_index: read.nextIndex }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/runs/{id}/checkpoints/{sha}/diff',
+      summary: "The changes of one of the run's checkpoint commits, as a git unified diff (text/plain)",
+      request: { params: diffParamSchema },
+      responses: { 200: { content: { 'text/plain': { schema: z.string() } }, description: 'git show --patch of the commit' }, 404: json(errorSchema, 'no such run or checkpoint'), ...errors },
+    }),
+    async (c) => {
+      const { id, sha } = c.req.valid('param');
+      const run = await ctx.findRun(id);
+      const checkpoint = (await ctx.deps.store.listCheckpoints(run.id)).find((k) => k.commit_sha !== null && k.commit_sha.startsWith(sha));
+      if (!checkpoint?.commit_sha) throw new HttpError(404, 'not_found', `run ${run.id} has no checkpoint commit ${sha}`);
+      return c.text(await checkpointDiff(run.worktree ?? run.workspace, checkpoint.commit_sha), 200);
+    },
+  );
+}
