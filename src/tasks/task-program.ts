@@ -21,11 +21,10 @@ import { EMPTY_TASK_RUN_STATE, taskRunMeta, type TaskRunState } from './run-stat
 import { blockTask, completeTask, type TaskEndContext } from './task-end.js';
 import { beginTask, commitTask } from './task-git.js';
 import type { Task } from './task.js';
-import { failureThresholdReached, judgeTaskIteration, taskTurn, type InHand, type VerdictDeps } from './verdict.js';
+import { failureThresholdReached, judgeTaskIteration, taskTurn, type TaskInProgress, type VerdictDeps } from './verdict.js';
 
 
 /** The task in hand. */
-type Current = InHand;
 
 /** Creates the program of a task run. */
 export function createTaskProgram(options: TaskProgramOptions): TaskProgram {
@@ -40,7 +39,7 @@ export class TaskProgram implements LoopProgram {
   private readonly options: TaskProgramOptions;
   private readonly setup: StoredSetup;
   private state: TaskRunState;
-  private current: Current | null = null;
+  private current: TaskInProgress | null = null;
   private git = false;
   private hooks: HookRunner | null = null;
   private started = false;
@@ -177,7 +176,7 @@ export class TaskProgram implements LoopProgram {
   }
 
   /** The verdict on one iteration: structured result, check, verify gate, limits; then complete or block. */
-  private async judge(ctx: ProgramContext, current: Current, settled: SettledIteration): Promise<ProgramSettlement> {
+  private async judge(ctx: ProgramContext, current: TaskInProgress, settled: SettledIteration): Promise<ProgramSettlement> {
     const deps: VerdictDeps = { workdir: ctx.workspace, git: this.git, env: this.options.env, settings: this.options.settings, hooks: this.hooks, record: (entry) => appendEntries(join(ctx.workspace, PROGRESS_FILE), [entry]) };
     const judged = await judgeTaskIteration(ctx, deps, current, settled);
     const settlement = (extra: Partial<ProgramSettlement> = {}): ProgramSettlement => ({ result: judged.result, completionEnds: 'unit', ...extra });
@@ -194,7 +193,7 @@ export class TaskProgram implements LoopProgram {
     return { workspace: ctx.workspace, git: this.git, source: this.options.source, signal: ctx.signal, time: isoNow(ctx) };
   }
 
-  private async complete(ctx: ProgramContext, current: Current): Promise<void> {
+  private async complete(ctx: ProgramContext, current: TaskInProgress): Promise<void> {
     const { task, attempt } = current;
     const commit = await completeTask(this.endContext(ctx), task, attempt);
     this.current = null;
@@ -204,7 +203,7 @@ export class TaskProgram implements LoopProgram {
   }
 
   /** Blocks the task in hand; returns the stop of the run when tasks.on_failure is stop. */
-  private async block(ctx: ProgramContext, current: Current, reason: string): Promise<ProgramStop | null> {
+  private async block(ctx: ProgramContext, current: TaskInProgress, reason: string): Promise<ProgramStop | null> {
     const { task, attempt } = current;
     const blocked = await blockTask(this.endContext(ctx), task, attempt, reason);
     this.current = null;

@@ -24,10 +24,10 @@ import type { TaskEndContext } from '../task-end.js';
 import { branchExists, branchTip, createTaskWorktree, deleteBranch, isAncestor, keepFailedWorktree, reopenTaskWorktree, removeTaskWorktree, taskCommitMessage, taskWorktreeBranch } from '../task-git.js';
 import type { TaskProgramOptions } from '../task-program.js';
 import type { Task } from '../task.js';
-import { failureThresholdReached, judgeTaskIteration, taskTurn, type InHand } from '../verdict.js';
+import { failureThresholdReached, judgeTaskIteration, taskTurn, type TaskInProgress } from '../verdict.js';
 
 /** A task in its own worktree. */
-interface Lane extends InHand {
+interface Lane extends TaskInProgress {
   worktree: { path: string; branch: string; workdir: string };
   /** running: the agent works on it; complete: its commit waits for the tasks started before it to merge. */
   phase: 'running' | 'complete';
