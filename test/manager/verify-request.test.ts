@@ -30,6 +30,7 @@ it("refuses a bad timeout with the CLI's message", () => {
 it('puts no_progress_after into the spec (0 = off), and refuses it without change tracking', () => {
   expect(resolveNewRun(runRequestSchema.parse({ workspace: ws.dir, no_progress_after: 4 }), cleanEnv()).spec.noProgressAfter).toBe(4);
   expect(resolveNewRun(runRequestSchema.parse({ workspace: ws.dir }), cleanEnv()).spec.noProgressAfter).toBe(0);
+  expect(resolveNewRun(runRequestSchema.parse({ workspace: ws.dir }), cleanEnv({ RINGMASTER_LOOP_NO_PROGRESS_AFTER: '5' })).spec.noProgressAfter).toBe(5);
   expect(() => resolveNewRun(runRequestSchema.parse({ workspace: ws.dir, no_progress_after: 2 }), cleanEnv({ RINGMASTER_LOOP_TRACK_CHANGES: 'false' }))).toThrow(
     'loop.no_progress_after (flag no_progress_after) counts the files each iteration changed: it needs loop.track_changes, which is off',
   );
