@@ -25,6 +25,10 @@ export const trackerFrontmatterSchema = z.looseObject({
   stop_reason: z.string().nullable().default(null),
   /** The loop's run in the project's store (null when the project has no store). */
   run_id: z.string().min(1).nullable().default(null),
+  /** The check a claimed completion must pass (`loop start --verify`, split like agent.command); null = none. */
+  verify: z.string().min(1).nullable().default(null),
+  /** Its time limit in milliseconds (loop.verify_timeout). */
+  verify_timeout_ms: z.number().int().min(1).default(600_000),
 });
 
 /** Frontmatter of a tracker. */

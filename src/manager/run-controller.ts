@@ -254,7 +254,7 @@ export class RunController {
           onEvent: (body) => this.emit(body),
           onActivity: this.options.onActivity ?? null,
           signal: this.interruptController.signal,
-          startWarnings: !gitEnabled && spec.checkpointInterval > 0 ? [`${spec.workspace} is not a git repository: checkpoints are off`] : [],
+          startWarnings: gitWarnings(spec, gitEnabled),
           stopRequested: () => this.stopBy !== undefined,
           wakeSignal: () => this.waker(),
           pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed(), suspend: this.suspension },
@@ -430,4 +430,11 @@ export class RunController {
     this.resumeWaiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+/** What a workspace outside git turns off: checkpoints, and the no-progress guard (it counts changed files). */
+function gitWarnings(spec: RunSpec, gitEnabled: boolean): string[] {
+  if (gitEnabled) return [];
+  const off = [spec.checkpointInterval > 0 ? 'checkpoints are off' : null, (spec.noProgressAfter ?? 0) > 0 ? '--no-progress-after is ignored (it counts the files each iteration changed)' : null];
+  return off.filter((w) => w !== null).map((w) => `${spec.workspace} is not a git repository: ${w}`);
 }

@@ -14,6 +14,7 @@ import { eventUnit, iterationEvents } from './iteration-events.js';
 import { InFlight } from './in-flight.js';
 import { discardFailed, isDiscardable, snapshotAfter, snapshotBefore, type BeforeSnapshot } from './change-tracking.js';
 import { runSpendGuard } from './spend-guard.js';
+import { progressGuard } from './progress-guard.js';
 import { runIteration, type IterationOutcomeData } from './iteration.js';
 import { sandboxProblem } from './sandboxed.js';
 import { agentBinDirs, withBinDirs } from './agent-install.js';
@@ -72,6 +73,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
   const running = new InFlight<Ran>();
   // What agents spend while they work: reported (cost_so_far), and max_cost enforced on it (spend-guard.ts).
   const budget = runSpendGuard(limits.maxCostUsd, () => state.totalCostUsd, emit, () => deps.now());
+  const progress = progressGuard(spec.noProgressAfter ?? 0);
   /** Iteration numbers handed out (started iterations); state.iteration counts finished ones. */
   let numbered = state.iteration;
   const laneFailures = new Map<string, number>();
@@ -390,6 +392,9 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
       waitReason = decision.reason;
       return;
     }
+    // --no-progress-after (progress-guard.ts): the last N iterations that went on changed no file.
+    final = progress.observe(decided.outcome, changes);
+    if (final !== null) return;
     notBefore = deps.now() + decision.delayMs;
   }
 

@@ -28,6 +28,8 @@ export interface NewRunForm {
   idleTimeout: string;
   iterationTimeout: string;
   checkpointInterval: string;
+  /** --no-progress-after: stop after N iterations in a row that changed no file. */
+  noProgressAfter: string;
   /** The verify gate (--verify, --verify-timeout, --verify-each). */
   verify: string;
   verifyTimeout: string;
@@ -59,6 +61,7 @@ export const EMPTY_FORM: NewRunForm = {
   idleTimeout: '',
   iterationTimeout: '',
   checkpointInterval: '',
+  noProgressAfter: '',
   verify: '',
   verifyTimeout: '',
   verifyEach: false,
@@ -118,6 +121,7 @@ export function validateNewRun(form: NewRunForm): Validated {
     ['iterationTimeout', '--iteration-timeout', 'iteration_timeout', 'text'],
     ['failureThreshold', '--failure-threshold', 'failure_threshold', 'number'],
     ['checkpointInterval', '--checkpoint-interval', 'checkpoint_interval', 'number'],
+    ['noProgressAfter', '--no-progress-after', 'no_progress_after', 'number'],
     ['verify', '--verify', 'verify', 'text'],
     ['verifyTimeout', '--verify-timeout', 'verify_timeout', 'text'],
   ];

@@ -24,6 +24,7 @@ const LIMIT_FIELDS: ReadonlyArray<[keyof NewRunForm, string, string, string | un
   ['idleTimeout', 'Idle timeout', '30m', undefined],
   ['iterationTimeout', 'Iteration timeout', 'none', undefined],
   ['checkpointInterval', 'Checkpoint interval', '5', 'git checkpoint every N iterations, 0 = off'],
+  ['noProgressAfter', 'Stop on no progress after', '0', 'iterations in a row that changed no file (git workspace), 0 = off'],
 ];
 
 function Field({ label, name, errors, hint, children }: { label: string; name: keyof NewRunForm; errors: FormErrors; hint?: string; children: ReactNode }) {

@@ -9,6 +9,7 @@ import { epoch, fraction, liveRuntime, stateLabel } from '../lib/runtime.js';
 import { Checkpoints } from './checkpoints.js';
 import { useNow } from './clock.js';
 import { CostChart } from './cost-chart.js';
+import { VerifyStrip } from './verify-strip.js';
 import { IterationsTable } from './iterations-table.js';
 import { useLatestIteration, useRun } from './live.js';
 import { OutputView, type OutputHandle } from './output-view.js';
@@ -182,7 +183,12 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
           </>
         )}
         {tab === 'iterations' && <IterationsTable iterations={detail.iterations} checkpoints={detail.checkpoints} onOpen={(n) => go({ tab: 'output', iteration: n })} />}
-        {tab === 'cost' && <CostChart detail={detail} runtimeMs={Math.floor(runtime / 60_000) * 60_000} theme={theme} />}
+        {tab === 'cost' && (
+          <>
+            <CostChart detail={detail} runtimeMs={Math.floor(runtime / 60_000) * 60_000} theme={theme} />
+            <VerifyStrip iterations={detail.iterations} />
+          </>
+        )}
         {tab === 'checkpoints' && <Checkpoints runId={r.id} workspace={r.worktree ?? r.workspace} checkpoints={detail.checkpoints} active={r.status === 'running' || r.status === 'waiting' || r.status === 'pending'} />}
         {tab === 'units' && <Units units={detail.units} kind={r.kind} />}
       </div>
