@@ -38,6 +38,7 @@ export async function checkpointSettled(index: WorkIndex, message: string): Prom
   const lock = await lockIndex(index.real);
   try {
     if ((await indexStamp(index.real)) !== index.realStamp) {
+      index.stale = true;
       await lock.release();
       return null;
     }

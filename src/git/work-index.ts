@@ -45,12 +45,19 @@ export interface WorkIndex {
   readonly prefix: string;
   /** The real index's stamp when the private one was last seeded from it or installed over it (null: unknown). */
   realStamp: string | null;
+  /**
+   * The real index changed since (a git of the user's or the agent's, a `git status` refreshing it): a checkpoint
+   * found it so; `reseed` before the next snapshot makes the next checkpoint fast again.
+   */
+  stale: boolean;
   /** The tree the private index holds since the last snapshot, until it is staged again (null: none). */
   settled: SettledTree | null;
   /** HEAD and its tree as the last checkpoint through this index left them (null: to be read). */
   head: { commit: string; tree: string } | null;
   /** The committer identity env for checkpoints (read once). */
   identity: Record<string, string> | null;
+  /** Seeds the private index from the real one again (the tree it held is gone: the next snapshot stages). */
+  reseed(): Promise<void>;
   /** Stages the files under the directory (tracked, untracked, .gitignore respected). */
   stage(): Promise<void>;
   /** The tree of the private index. */
@@ -82,20 +89,25 @@ export async function openWorkIndex(dir: string): Promise<WorkIndex> {
   const [prefix = '', indexOut = ''] = (await git(dir, ['rev-parse', '--show-prefix', '--git-path', 'index'])).stdout.split('\n');
   const real = isAbsolute(indexOut) ? indexOut : resolve(dir, indexOut);
   const work = tempIndexPath();
-  const stampBefore = await indexStamp(real);
-  await copyIndexFile(real, work).catch(() => undefined);
-  // Written meanwhile (a git of the user's): the copy may be torn between two states, so never installed back.
-  const stamp = stampBefore !== null && stampBefore === (await indexStamp(real)) ? stampBefore : null;
   const env = { GIT_INDEX_FILE: work };
   const index: WorkIndex = {
     dir,
     real,
     work,
     prefix,
-    realStamp: stamp,
+    realStamp: null,
+    stale: false,
     settled: null,
     head: null,
     identity: null,
+    async reseed() {
+      index.settled = null;
+      index.stale = false;
+      const stampBefore = await indexStamp(real);
+      await copyIndexFile(real, work).catch(() => undefined);
+      // Written meanwhile (a git of the user's): the copy may be torn between two states, so never installed back.
+      index.realStamp = stampBefore !== null && stampBefore === (await indexStamp(real)) ? stampBefore : null;
+    },
     async stage() {
       index.settled = null;
       await git(dir, ['-c', 'core.untrackedCache=true', 'add', '--all', '--', '.'], { env });
@@ -109,5 +121,6 @@ export async function openWorkIndex(dir: string): Promise<WorkIndex> {
     },
     dispose: () => rm(work, { force: true }),
   };
+  await index.reseed();
   return index;
 }

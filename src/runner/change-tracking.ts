@@ -86,6 +86,7 @@ export function createChangeTracker(options: { discardFailed: boolean }): Change
         await copyIndexFile(work.real, copy).catch(() => undefined);
         const since = performance.now() - (reusable.get(dir) ?? -Infinity);
         reusable.delete(dir);
+        if (work.stale) await work.reseed();
         const carried = since <= REUSE_WITHIN_MS && (running.get(dir) ?? 0) === 0 ? work.settled : null;
         let tree: Promise<string>;
         if (carried !== null) tree = Promise.resolve(carried.tree);
