@@ -83,7 +83,8 @@ export function createChangeTracker(options: { discardFailed: boolean }): Change
       const work = await indexOf(dir);
       const copy = tempIndexPath();
       try {
-        await copyIndexFile(work.real, copy).catch(() => undefined);
+        // Put back by a discard, which only loop.discard_failed (tasks.rollback_failed_iterations) asks for.
+        if (options.discardFailed) await copyIndexFile(work.real, copy).catch(() => undefined);
         const since = performance.now() - (reusable.get(dir) ?? -Infinity);
         reusable.delete(dir);
         if (work.stale) await work.reseed();
