@@ -54,7 +54,8 @@ export interface ChangeTracker {
   after(before: BeforeSnapshot): Promise<TrackedIteration>;
   /**
    * A checkpoint of the tree the last snapshot after an iteration in `dir` wrote (work-checkpoint.ts), while no
-   * iteration runs there; null when that is not the fast case (the caller takes git/checkpoint.ts's path).
+   * iteration runs there and only if that iteration was disposed of as reusable (nothing else wrote in the worktree
+   * since); null when that is not the fast case (the caller takes git/checkpoint.ts's path).
    */
   checkpoint(dir: string, message: string): Promise<CheckpointResult | null>;
 }
@@ -162,6 +163,9 @@ function trackedIteration(before: BeforeSnapshot, beforeTree: string, after: str
     },
     async dispose(how = {}) {
       if (how.reusable === true && discarded === null) reusableAt(performance.now());
+      // Something else may write in the worktree now (the program's commands, a task's progress): its tree is not the one
+      // the private index holds any more, for the next snapshot or a checkpoint.
+      else before.work.settled = null;
       await rm(before.index.copy, { force: true });
     },
   };
