@@ -39,6 +39,7 @@ export async function checkpointSettled(index: WorkIndex, message: string): Prom
   try {
     if ((await indexStamp(index.real)) !== index.realStamp) {
       index.stale = true;
+      index.head = null;
       await lock.release();
       return null;
     }

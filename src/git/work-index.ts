@@ -7,15 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { git } from './git-exec.js';
 import { copyIndexFile } from './index-lock-file.js';
 import { tempIndexPath } from './changes.js';
-import type { FileChange, FileChangeKind } from './changes.js';
-
-/** What a staged directory changed since a tree. */
-export interface StagedDiff {
-  /** Paths under the directory, relative to it (Ringmaster's own directory excepted). */
-  changes: FileChange[];
-  /** Some path under the directory's .ringmaster/ changed too (tracked files there: a checkpoint takes the porcelain). */
-  own: boolean;
-}
+import { diffLooseTrees, parseNameStatus, type StagedDiff } from './tree-diff.js';
 
 /** The tree the index holds after a snapshot, with what changed since the tree before it. */
 export interface SettledTree {
@@ -62,32 +54,16 @@ export interface WorkIndex {
   stage(): Promise<void>;
   /** The tree of the private index. */
   writeTree(): Promise<string>;
-  /** What the staged state changed since `before` (no rename detection). */
-  diffStaged(before: string): Promise<StagedDiff>;
+  /** What changed between two trees under the directory (no rename detection): in process, else by git. */
+  diffTrees(before: string, after: string): Promise<StagedDiff>;
   dispose(): Promise<void>;
-}
-
-const KIND: Record<string, FileChangeKind> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted' };
-
-/** Parses `--name-status -z` output relative to the directory; .ringmaster/ is reported apart. */
-export function parseNameStatus(stdout: string): StagedDiff {
-  const fields = stdout.split('\0');
-  const changes: FileChange[] = [];
-  let own = false;
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const status = fields[i] ?? '';
-    const path = fields[i + 1] ?? '';
-    if (path === '') continue;
-    if (path === '.ringmaster' || path.startsWith('.ringmaster/')) own = true;
-    else changes.push({ path, change: KIND[status[0] ?? ''] ?? 'modified' });
-  }
-  return { changes, own };
 }
 
 /** Creates the private index of `dir`, seeded from its real index (none yet: an empty one). */
 export async function openWorkIndex(dir: string): Promise<WorkIndex> {
-  const [prefix = '', indexOut = ''] = (await git(dir, ['rev-parse', '--show-prefix', '--git-path', 'index'])).stdout.split('\n');
+  const [prefix = '', indexOut = '', objectsOut = ''] = (await git(dir, ['rev-parse', '--show-prefix', '--git-path', 'index', '--git-path', 'objects'])).stdout.split('\n');
   const real = isAbsolute(indexOut) ? indexOut : resolve(dir, indexOut);
+  const objects = isAbsolute(objectsOut) ? objectsOut : resolve(dir, objectsOut);
   const work = tempIndexPath();
   const env = { GIT_INDEX_FILE: work };
   const index: WorkIndex = {
@@ -102,6 +78,8 @@ export async function openWorkIndex(dir: string): Promise<WorkIndex> {
     identity: null,
     async reseed() {
       index.settled = null;
+      // Whatever wrote the real index may have moved HEAD too: read again at the next checkpoint.
+      index.head = null;
       index.stale = false;
       const stampBefore = await indexStamp(real);
       await copyIndexFile(real, work).catch(() => undefined);
@@ -115,8 +93,10 @@ export async function openWorkIndex(dir: string): Promise<WorkIndex> {
     async writeTree() {
       return (await git(dir, ['write-tree'], { env })).stdout.trim();
     },
-    async diffStaged(before) {
-      const out = await git(dir, ['diff-index', '--cached', '-r', '-z', '--no-renames', '--name-status', '--relative', before], { env });
+    async diffTrees(before, after) {
+      const loose = await diffLooseTrees(objects, before, after, prefix);
+      if (loose !== null) return loose;
+      const out = await git(dir, ['diff-tree', '-r', '-z', '--no-renames', '--name-status', '--relative', before, after]);
       return parseNameStatus(out.stdout);
     },
     dispose: () => rm(work, { force: true }),

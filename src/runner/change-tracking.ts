@@ -112,8 +112,9 @@ export function createChangeTracker(options: { discardFailed: boolean }): Change
       try {
         const beforeTree = await before.tree;
         await work.stage();
-        // The tree and the diff from the same staged index at once (diff-index compares the index, not the tree).
-        const [tree, diff] = await Promise.all([work.writeTree(), work.diffStaged(beforeTree)]);
+        const tree = await work.writeTree();
+        // In process from the loose trees write-tree just wrote (git only when one is packed): no git process.
+        const diff = await work.diffTrees(beforeTree, tree);
         if ((running.get(before.dir) ?? 0) === 1) work.settled = { before: beforeTree, tree, own: diff.own };
         return trackedIteration(before, beforeTree, tree, diff.changes, (at) => void reusable.set(before.dir, at));
       } catch (error) {
