@@ -8,6 +8,7 @@ import { benchChanges } from './changes.js';
 import { benchDashboard } from './dashboard.js';
 import { benchManager } from './manager.js';
 import { benchOverhead } from './overhead.js';
+import { benchPeers } from './peers.js';
 import { benchSandbox } from './sandbox.js';
 import { ROOT, machine } from './lib/proc.js';
 import { writeReport } from './report.js';
@@ -20,6 +21,7 @@ const int = (name, fallback) => (process.env[name] ? Number.parseInt(process.env
 const BENCHES = {
   overhead: () => benchOverhead({ rounds: int('BENCH_ROUNDS', 7), iterations: int('BENCH_ITERATIONS', 100) }),
   changes: () => benchChanges({ rounds: int('BENCH_CHANGES_ROUNDS', 5), iterations: int('BENCH_CHANGES_ITERATIONS', 30), files: int('BENCH_CHANGES_FILES', 2000) }),
+  peers: () => benchPeers({ rounds: int('BENCH_PEERS_ROUNDS', 5), n1: int('BENCH_PEERS_N1', 5), n2: int('BENCH_PEERS_N2', 25) }),
   sandbox: () => benchSandbox({ rounds: int('BENCH_SANDBOX_ROUNDS', 5), iterations: int('BENCH_SANDBOX_ITERATIONS', 30) }),
   'big-output': () =>
     process.env.BENCH_BIG_SIZES

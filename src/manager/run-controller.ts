@@ -205,6 +205,7 @@ export class RunController {
   private async drive(dir: string, owner: Owner, resume: ResumePoint | undefined, lastSeq: number, program: LoopProgram | undefined): Promise<RunSummary> {
     const { store, spec, env } = this.options;
     const gitEnabled = await isGitRepo(spec.workspace);
+    const changes = gitEnabled && spec.trackChanges !== false ? createChangeTracker({ discardFailed: spec.discardFailed === true }) : null;
     const storing = redactor(env);
     const recorder = createRecorder({
       store,
@@ -213,6 +214,7 @@ export class RunController {
       agentDir: spec.workspace,
       owner,
       checkpointInterval: spec.checkpointInterval,
+      ...(changes ? { trackedCheckpoint: (at: string, message: string) => changes.checkpoint(at, message) } : {}),
       status: this.claimedStatus,
       gitEnabled,
       now: this.now,
@@ -241,7 +243,6 @@ export class RunController {
       notifier?.observe(event);
     });
     notifier = createRunNotifier({ runId: this.runId, spec, env, emit: (body) => this.emit(body), now: this.now, ...this.options.notify });
-    const changes = gitEnabled && spec.trackChanges !== false ? createChangeTracker({ discardFailed: spec.discardFailed === true }) : null;
     let summary: RunSummary;
     try {
       summary = await runLoop(

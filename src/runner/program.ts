@@ -147,6 +147,11 @@ export interface LoopProgram {
    * its own rules): the runner then leaves loop.discard_failed to it.
    */
   readonly discardsFailed?: boolean;
+  /**
+   * True when next() and settle() change no file in the worktree, or say so (SettledIteration's `verify`: the gate's
+   * command ran): change tracking may then take an iteration's before-tree from the previous one's after-tree.
+   */
+  readonly worktreeUntouched?: boolean;
 }
 
 /**
@@ -157,6 +162,7 @@ export function promptProgram(spec: Pick<RunSpec, 'prompt' | 'context' | 'freshC
   const gate = spec.verify ? verifyGate(spec.verify) : null;
   return {
     kind: 'prompt',
+    worktreeUntouched: true,
     next() {
       const prompt = composePrompt(spec.prompt, spec.context);
       const feedback = gate?.feedback() ?? null;

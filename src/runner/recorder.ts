@@ -6,7 +6,7 @@ import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loopSnapshot } from '../core/snapshot.js';
 import type { IterationOutcome, LoopState, RunStatus } from '../core/types.js';
-import { checkpoint, clearStaleIndexLock } from '../git/index.js';
+import { checkpoint, checkpointMessage, clearStaleIndexLock, type CheckpointResult } from '../git/index.js';
 import { fsProblem } from '../os/fs-errors.js';
 import { agentPidPath, ensurePrivateDir } from '../store/paths.js';
 import { agentPidBlank, agentPidLine } from './leftover.js';
@@ -34,6 +34,11 @@ export interface RecorderOptions {
   emit: (event: RunEventBody) => void;
   /** A store write failed: shown, never stored (storing it could fail the same way, again and again). */
   onStoreError: (message: string, error: unknown) => void;
+  /**
+   * Change tracking's checkpoint of the tree it just wrote (ChangeTracker.checkpoint); null answers, or none given,
+   * take git/checkpoint.ts's path.
+   */
+  trackedCheckpoint?: (dir: string, message: string) => Promise<CheckpointResult | null>;
   /** Called (once) when a write finds that another process now owns the run. */
   onLostOwnership?: () => void;
   /**
@@ -78,6 +83,11 @@ function statusAfter(event: RunEvent, current: RunStatus): RunStatus | null {
     default:
       return null;
   }
+}
+
+/** A checkpoint of the iteration: change tracking's tree when it can, else the worktree as it is now. */
+async function takeCheckpoint(options: RecorderOptions, runId: string, iteration: number): Promise<CheckpointResult> {
+  return (await options.trackedCheckpoint?.(options.agentDir, checkpointMessage(runId, iteration))) ?? checkpoint(options.agentDir, runId, iteration);
 }
 
 /** Creates the recorder of one run. */
@@ -247,12 +257,12 @@ export function createRecorder(options: RecorderOptions): Recorder {
     try {
       let result;
       try {
-        result = await checkpoint(options.agentDir, runId, iteration);
+        result = await takeCheckpoint(options, runId, iteration);
       } catch (error) {
         // A git killed mid-commit (a crash of an earlier ringmaster) leaves index.lock behind: clear it once.
         if (!String((error as Error).message).includes('index.lock') || (await clearStaleIndexLock(options.agentDir)) === null) throw error;
         options.emit({ type: 'warning', time: options.now(), message: 'removed a stale .git/index.lock left by a killed git process' });
-        result = await checkpoint(options.agentDir, runId, iteration);
+        result = await takeCheckpoint(options, runId, iteration);
       }
       const outcome = result.committed ? 'committed' : 'unchanged';
       await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: result.sha, state: outcome, message: result.message, snapshot, created_at: at }, owner);

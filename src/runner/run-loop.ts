@@ -349,7 +349,7 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
     laneFailures.set(lane, state.consecutiveFailures);
     programWaits = false;
     if (changes && deps.changes?.discardFailed && !program.discardsFailed && isDiscardable(decided.outcome, settled.result)) await discardFailed(changes, runId, iteration, warn);
-    await changes?.dispose();
+    await changes?.dispose({ reusable: program.worktreeUntouched === true && !settled.verify });
     for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit, changes: changes?.record() ?? null, verify: settled.verify ?? null })) emit(e);
     for (const warning of outcome.warnings) emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${warning}` });
     for (const to of outcome.blocked ?? []) emit({ type: 'sandbox_blocked', time: deps.now(), iteration, host: to.host, port: to.port });
