@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { agentNames, getAdapter } from '../agents/registry.js';
 import { DirtyWorkspaceError } from '../git/rollback.js';
 import { checkpointDiff } from '../git/diff.js';
-import { readLogActivity } from '../manager/log-activity.js';
 import { rollbackRun } from '../manager/rollback-run.js';
 import { LockHeldError } from '../runner/lock.js';
 import type { RunEvent } from '../runner/events.js';
@@ -28,9 +27,8 @@ import type { AccessPolicy } from './auth.js';
 import { accessGuard, jsonGuard, sizeGuard } from './guards.js';
 import { signOutApi } from './sign-in.js';
 import { readLogRange } from './log-range.js';
+import { registerOutputRoutes } from './output-api.js';
 import {
-  activityListSchema,
-  activityQuerySchema,
   agentListSchema,
   controlOutcomeSchema,
   controlParamSchema,
@@ -127,6 +125,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
       last_seq: await deps.store.lastEventSeq(run.id),
       waiting_until: waiting === null ? null : new Date(waiting).toISOString(),
       suspended: deps.manager.suspended(run.id),
+      queue_position: deps.manager.queuePosition(run.id),
     };
   };
 
@@ -264,36 +263,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     },
   );
 
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/api/runs/{id}/activity',
-      summary: "One iteration's log read back as agent activity (text, tool calls, raw output), numbered like the live activity, a page (at most 1 MiB of log) at a time",
-      request: { params: runIdParamSchema, query: activityQuerySchema },
-      responses: { 200: json(activityListSchema, 'the activity, oldest first'), 404: json(errorSchema, 'no such run or iteration'), ...errors },
-    }),
-    async (c) => {
-      const run = await findRun(c.req.valid('param').id);
-      const q = c.req.valid('query');
-      const row = await deps.store.getIteration(run.id, q.iteration);
-      if (!row) throw new HttpError(404, 'not_found', `run ${run.id} has no iteration ${q.iteration}`);
-      if (row.log_path === null) return c.json({ activity: [], truncated: false, next_offset: q.offset, next_index: q.index }, 200);
-      const spec = run.spec as { agent?: { command?: string[] | null } };
-      const read = await readLogActivity({
-        agent: row.agent,
-        command: spec.agent?.command ?? null,
-        logPath: row.log_path,
-        iteration: row.number,
-        time: row.started_at,
-        cwd: run.worktree ?? run.workspace,
-        model: row.model,
-        limit: q.limit,
-        offset: q.offset,
-        index: q.index,
-      });
-      return c.json({ activity: read.activity, truncated: read.truncated, next_offset: read.nextOffset, next_index: read.nextIndex }, 200);
-    },
-  );
+  registerOutputRoutes(app, deps.store, findRun);
 
   app.openapi(
     createRoute({
