@@ -177,6 +177,7 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
               only={pinned !== null}
               live={live || (pinned !== null && active && pinned === r.last_iteration)}
               latest={latest}
+              iterations={detail.iterations}
               handle={output}
             />
           </>
