@@ -26,7 +26,7 @@ function Capacity() {
         active <strong>{driving}</strong> / {max_concurrent}
       </span>
       {pending > 0 && (
-        <span title="runs waiting for a free slot">
+        <span title="runs waiting for a free slot" className="capacity-queued">
           queued <strong>{pending}</strong>
         </span>
       )}
@@ -78,7 +78,8 @@ export function App() {
         <Capacity />
         <nav className="top-actions">
           <button type="button" onClick={() => navigate('/new')} className="primary">
-            New run
+            <span className="wide-only">New run</span>
+            <span className="phone-only">+ New</span>
           </button>
           <TopMenu phone={phone}>
             <button type="button" onClick={toggleNotifications} aria-pressed={notifying} title={notifyProblem ?? 'notify when a run completes, fails or waits on a usage limit'} disabled={notifyProblem !== null && !notifying}>

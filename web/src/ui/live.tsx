@@ -261,8 +261,14 @@ export function useRun(id: string) {
       live.connection.seed(id, detail.run.last_seq);
       return { detail, fetchedAt: Date.now() };
     },
+    // A queued run's place moves when runs ahead of it start or leave: events of runs this page does not follow
+    // do not reach it, so it asks again while the run waits in the queue.
+    refetchInterval: (query) => (query.state.data?.detail.run.queue_position == null ? false : QUEUE_POLL_MS),
   });
 }
+
+/** How often the page of a queued run asks for its place in the queue. */
+const QUEUE_POLL_MS = 2000;
 
 /** The newest iteration of a run as its cached detail knows it, read when called (not on render). */
 export function useLatestIteration(id: string): () => number {

@@ -68,6 +68,15 @@ function RunStats({ run: r, runtime, now }: { run: RunDetail['run']; runtime: nu
   );
 }
 
+/** Text whose words never break inside (a word longer than 40 characters still may, rather than overflow). */
+function Words({ text }: { text: string }) {
+  return (
+    <>
+      {text.split(/(\s+)/).map((part, i) => (part.trim() === '' || part.length > 40 ? part : <span key={i} className="nobreak">{part}</span>))}
+    </>
+  );
+}
+
 /** The run's numbers on one line (the phone's folded details). */
 function RunSummary({ run: r, runtime }: { run: RunDetail['run']; runtime: number }) {
   const max = r.limits.max_iterations;
@@ -166,7 +175,7 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
             ← board
           </Link>
           <h1 title={r.title ?? undefined} data-testid="run-title">
-            {title(r.title ?? '', 120) || r.id}
+            <Words text={title(r.title ?? '', 120) || r.id} />
           </h1>
         </div>
         <span className={`badge big badge-${label}`} data-testid="run-state">
@@ -179,6 +188,7 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
         </p>
       )}
       <Collapsible phone={phone} summary={<RunSummary run={r} runtime={runtime} />}>
+        {phone && r.title !== null && <p className="run-full-title">{r.title}</p>}
         <div className="muted run-meta">
           <code>{r.id}</code> · {r.workspace}
           {r.worktree ? ` (worktree ${r.branch ?? r.worktree})` : ''} · {r.agent}
