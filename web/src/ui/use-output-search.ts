@@ -51,6 +51,7 @@ export function useOutputSearch(log: OutputLog, version: number, runId: string, 
     return () => {
       cancelled = true;
       clearTimeout(timer);
+      setAsking(false);
     };
   }, [wanted, first, runId, load]);
 
