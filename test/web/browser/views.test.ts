@@ -273,6 +273,8 @@ describe('board', () => {
     await page.getByTestId('output-tool').first().waitFor();
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+    // The controls fold under the run's one-line summary on a phone.
+    await page.getByTestId('run-more').locator('summary').click();
     expect(await page.getByTestId('controls').getByRole('button', { name: 'Stop' }).isVisible()).toBe(true);
     await screenshot(page, 'run-phone-dark');
     await page.context().close();
