@@ -134,12 +134,24 @@ export class LoopManager {
     return this.active.get(runId)?.controller.transition ?? null;
   }
 
-  /** Until when a run driven here waits for a usage or rate limit (epoch ms), or null. */
   /** True while a run this process drives is paused with its agent frozen mid-iteration (pause --now). */
   suspended(runId: string): boolean {
     return this.active.get(runId)?.controller.suspended ?? false;
   }
 
+  /** A run's place (1 = next to start) in this process's queue of pending runs that are not held by a pause, or null. */
+  queuePosition(runId: string): number | null {
+    if (!this.queued.has(runId)) return null;
+    let place = 0;
+    for (const [id, q] of this.queued) {
+      if (q.held) continue;
+      place += 1;
+      if (id === runId) return place;
+    }
+    return null;
+  }
+
+  /** Until when a run driven here waits for a usage or rate limit (epoch ms), or null. */
   waitingUntil(runId: string): number | null {
     return this.active.get(runId)?.controller.waitingUntil ?? null;
   }

@@ -73,6 +73,7 @@ export function apiContext(deps: ApiDeps): ApiContext {
       last_seq: await deps.store.lastEventSeq(run.id),
       waiting_until: waiting === null ? null : new Date(waiting).toISOString(),
       suspended: deps.manager.suspended(run.id),
+      queue_position: deps.manager.queuePosition(run.id),
     };
   };
   const findRun = async (id: string): Promise<RunRow> => {

@@ -222,11 +222,12 @@ describe('the OpenAPI document', () => {
       '/api/runs/{id}/extend',
       '/api/runs/{id}/logs',
       '/api/runs/{id}/rollback',
+      '/api/runs/{id}/search',
       '/api/runs/{id}/{action}',
       '/api/sign-out',
       '/api/stats',
     ]);
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['RunItem', 'RunRequest', 'Iteration', 'Checkpoint', 'Error', 'Stats']));
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['RunItem', 'RunRequest', 'Iteration', 'Checkpoint', 'Error', 'Stats', 'SearchResult']));
   });
 });
 

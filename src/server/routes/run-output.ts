@@ -3,10 +3,9 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { checkpointDiff } from '../../git/diff.js';
 import { storedEvent } from '../../manager/event-rows.js';
-import { readLogActivity } from '../../manager/log-activity.js';
 import { HttpError, errors, json, type ApiContext } from '../api-context.js';
 import { readLogRange } from '../log-range.js';
-import { activityListSchema, activityQuerySchema, diffParamSchema, errorSchema, eventListSchema, eventsQuerySchema, logChunkSchema, logsQuerySchema, runIdParamSchema } from '../schemas.js';
+import { diffParamSchema, errorSchema, eventListSchema, eventsQuerySchema, logChunkSchema, logsQuerySchema, runIdParamSchema } from '../schemas.js';
 
 /** GET /api/runs/{id}/events, /logs: what a run recorded, and its agents' output as bytes. */
 export function runOutputRoutes(app: OpenAPIHono, ctx: ApiContext): void {
@@ -49,39 +48,8 @@ export function runOutputRoutes(app: OpenAPIHono, ctx: ApiContext): void {
   );
 }
 
-/** GET /api/runs/{id}/activity, /checkpoints/{sha}/diff: an iteration's log read back, a checkpoint's changes. */
+/** GET /api/runs/{id}/checkpoints/{sha}/diff: a checkpoint's changes. */
 export function runHistoryRoutes(app: OpenAPIHono, ctx: ApiContext): void {
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/api/runs/{id}/activity',
-      summary: "One iteration's log read back as agent activity (text, tool calls, raw output), numbered like the live activity, a page (at most 1 MiB of log) at a time",
-      request: { params: runIdParamSchema, query: activityQuerySchema },
-      responses: { 200: json(activityListSchema, 'the activity, oldest first'), 404: json(errorSchema, 'no such run or iteration'), ...errors },
-    }),
-    async (c) => {
-      const run = await ctx.findRun(c.req.valid('param').id);
-      const q = c.req.valid('query');
-      const row = await ctx.deps.store.getIteration(run.id, q.iteration);
-      if (!row) throw new HttpError(404, 'not_found', `run ${run.id} has no iteration ${q.iteration}`);
-      if (row.log_path === null) return c.json({ activity: [], truncated: false, next_offset: q.offset, next_index: q.index }, 200);
-      const spec = run.spec as { agent?: { command?: string[] | null } };
-      const read = await readLogActivity({
-        agent: row.agent,
-        command: spec.agent?.command ?? null,
-        logPath: row.log_path,
-        iteration: row.number,
-        time: row.started_at,
-        cwd: run.worktree ?? run.workspace,
-        model: row.model,
-        limit: q.limit,
-        offset: q.offset,
-        index: q.index,
-      });
-      return c.json({ activity: read.activity, truncated: read.truncated, next_offset: read.nextOffset, next_index: read.nextIndex }, 200);
-    },
-  );
-
   app.openapi(
     createRoute({
       method: 'get',

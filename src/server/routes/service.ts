@@ -23,6 +23,7 @@ export function serviceRoutes(app: OpenAPIHono, ctx: ApiContext): void {
 function agentList(): Array<{ name: string; display_name: string; format: 'text' | 'jsonl'; supports_resume: boolean }> {
   return agentNames().map((name) => {
     const adapter = getAdapter({ name, command: name === 'command' ? ['true'] : null });
-    return { name, display_name: adapter.displayName, format: adapter.format, supports_resume: adapter.supportsResume };
+    // The command agent runs whatever command a run gives it: its name in a list says so, not a placeholder's path.
+    return { name, display_name: name === 'command' ? 'a command you give' : adapter.displayName, format: adapter.format, supports_resume: adapter.supportsResume };
   });
 }

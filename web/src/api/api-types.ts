@@ -13,6 +13,7 @@ import type {
   runDetailSchema,
   runItemSchema,
   runListSchema,
+  searchResultSchema,
   serverMessageSchema,
   statsSchema,
   unitSchema,
@@ -28,6 +29,7 @@ export {
   runCreatedSchema,
   runDetailSchema,
   runListSchema,
+  searchResultSchema,
   serverMessageSchema,
   statsSchema,
 } from '../../../src/server/schemas.js';
@@ -64,6 +66,9 @@ export type Checkpoint = z.infer<typeof checkpointViewSchema>;
 
 /** A task of a task loop, or a step of a workflow. */
 export type Unit = z.infer<typeof unitSchema>;
+
+/** GET /api/runs/:id/search: the iterations whose stored output contains a text. */
+export type SearchResult = z.infer<typeof searchResultSchema>;
 
 /** GET /api/stats. */
 export type Stats = z.infer<typeof statsSchema>;

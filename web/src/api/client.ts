@@ -11,6 +11,7 @@ import {
   runCreatedSchema,
   runDetailSchema,
   runListSchema,
+  searchResultSchema,
   statsSchema,
   type Agent,
   type AgentActivity,
@@ -20,6 +21,7 @@ import {
   type RunEvent,
   type RunItem,
   type RunRequest,
+  type SearchResult,
   type Stats,
 } from './api-types.js';
 import { noteSignedOut, noteStatus } from './session.js';
@@ -131,6 +133,13 @@ export async function iterationActivity(id: string, iteration: number): Promise<
     ({ next_offset: offset, next_index: index } = page);
   }
   return { activity, truncated: true };
+}
+
+/** GET /api/runs/:id/search: the iterations (before `before`, when given) whose stored output contains `query`. */
+export function searchOutput(id: string, query: string, before?: number): Promise<SearchResult> {
+  const q = new URLSearchParams({ q: query });
+  if (before !== undefined) q.set('before', String(before));
+  return json(searchResultSchema, `${run(id)}/search?${q.toString()}`);
 }
 
 /** GET /api/runs/:id/checkpoints/:sha/diff: the unified diff of one checkpoint commit. */
