@@ -28,6 +28,7 @@ import type { AccessPolicy } from './auth.js';
 import { accessGuard, jsonGuard, sizeGuard } from './guards.js';
 import { signOutApi } from './sign-in.js';
 import { readLogRange } from './log-range.js';
+import { detailedRunMeta } from '../workflow/meta-view.js';
 import {
   activityListSchema,
   activityQuerySchema,
@@ -177,13 +178,14 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     async (c) => {
       const run = await findRun(c.req.valid('param').id);
       const [totals, iterations, checkpoints, errors] = await Promise.all([deps.store.runTotals(run.id), deps.store.listIterations(run.id), deps.store.listCheckpoints(run.id), deps.store.listErrors(run.id)]);
+      const meta = await detailedRunMeta(deps.store, run, iterations);
       return c.json(
         {
-          run: { ...(await view({ ...run, totals })), spec: run.spec, last_iteration: totals.last_iteration, duration_ms: totals.duration_ms },
+          run: { ...(await view({ ...run, meta, totals })), spec: run.spec, last_iteration: totals.last_iteration, duration_ms: totals.duration_ms },
           iterations: iterations.map(iterationView),
           checkpoints: checkpoints.map(checkpointView),
           errors: errors.map(errorView),
-          units: unitsOf(run, iterations),
+          units: unitsOf(meta, iterations),
         },
         200,
       );
@@ -350,8 +352,8 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
 }
 
 /** Units of work of a task or workflow run: the program's list (meta.units) with what their iterations cost. */
-function unitsOf(run: RunRow, iterations: IterationRow[]): Array<{ id: string; title: string | null; status: string | null; iterations: number; cost_usd: number }> {
-  const declared = Array.isArray(run.meta.units) ? (run.meta.units as Array<Record<string, unknown>>) : [];
+function unitsOf(meta: Record<string, unknown>, iterations: IterationRow[]): Array<{ id: string; title: string | null; status: string | null; iterations: number; cost_usd: number }> {
+  const declared = Array.isArray(meta.units) ? (meta.units as Array<Record<string, unknown>>) : [];
   const units = new Map<string, { id: string; title: string | null; status: string | null; iterations: number; cost_usd: number }>();
   for (const u of declared) {
     if (typeof u.id !== 'string') continue;
