@@ -76,12 +76,14 @@ export class WorkflowProgram implements LoopProgram {
     const resolved = steps[at.step];
     const stepState = this.state.step;
     if (!resolved) throw new Error(`workflow: no step ${at.step + 1}`);
-    // A resumed run whose loop already used every iteration fails again at once (resume --max-iterations gives it more).
-    if (stepState.status === 'failed' && at.iteration > resolved.maxIterations) {
+    // A resumed run whose loop already used every iteration fails again at once (resume --max-iterations gives it more);
+    // a step without a loop that failed runs again (its one iteration, once more).
+    if (stepState.status === 'failed' && resolved.loop !== null && at.iteration > resolved.maxIterations) {
       const message = `${stepState.message ?? maxIterationsMessage(resolved.maxIterations, resolved.loop?.until ?? '')} (resume with --max-iterations N to allow more)`;
       return Promise.resolve({ kind: 'stop', reason: 'max_iterations', status: 'failed', message });
     }
     if (stepState.status !== 'running') this.state = startStep(this.state, steps.length);
+    const iteration = resolved.loop === null ? 1 : at.iteration;
     if (this.announced !== at.step) {
       this.announced = at.step;
       ctx.emit({ type: 'step_started', time: ctx.now(), step: at.step + 1, steps: steps.length, name: resolved.step.name, agent: resolved.agent.name, loop: loopOf(resolved) });
@@ -89,7 +91,7 @@ export class WorkflowProgram implements LoopProgram {
     const prompt = iterationPrompt(resolved.step.prompt, {
       userMessage: this.def.userMessage,
       workflowId: ctx.runId,
-      iteration: at.iteration,
+      iteration,
       maxIterations: resolved.maxIterations,
       previousOutput: this.state.previous_output,
     });
@@ -99,9 +101,9 @@ export class WorkflowProgram implements LoopProgram {
     return Promise.resolve({
       kind: 'step',
       prompt,
-      unit: { id: resolved.step.name, title: resolved.step.name, iteration: at.iteration, maxIterations: resolved.maxIterations },
+      unit: { id: resolved.step.name, title: resolved.step.name, iteration, maxIterations: resolved.maxIterations },
       agent: sameAgent ? null : { name: resolved.agent.name, model: resolved.agent.model, command: resolved.agent.command },
-      freshSession: startsFreshSession(steps, at.step, at.iteration, this.options.canResume),
+      freshSession: startsFreshSession(steps, at.step, iteration, this.options.canResume),
       completion: loop ? { kind: 'until', signal: loop.until } : { kind: 'none' },
       ...(resolved.idleTimeoutMs !== null ? { idleTimeoutMs: resolved.idleTimeoutMs } : {}),
     });
