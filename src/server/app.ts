@@ -2,10 +2,9 @@
 // error leaves as `{error: {code, message}}` from the one handler at the bottom.
 import { redactor, type Redactor } from '../core/redact.js';
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { agentNames, getAdapter } from '../agents/registry.js';
 import { DirtyWorkspaceError } from '../git/rollback.js';
-import { checkpointDiff } from '../git/diff.js';
 import { readLogActivity } from '../manager/log-activity.js';
 import { rollbackRun } from '../manager/rollback-run.js';
 import { LockHeldError } from '../runner/lock.js';
@@ -28,6 +27,7 @@ import type { AccessPolicy } from './auth.js';
 import { accessGuard, jsonGuard, sizeGuard } from './guards.js';
 import { signOutApi } from './sign-in.js';
 import { readLogRange } from './log-range.js';
+import { diffRoutes } from './diff-routes.js';
 import { detailedRunMeta } from '../workflow/meta-view.js';
 import {
   activityListSchema,
@@ -36,7 +36,6 @@ import {
   controlOutcomeSchema,
   controlParamSchema,
   controlQuerySchema,
-  diffParamSchema,
   extendBodySchema,
   rollbackBodySchema,
   rollbackResultSchema,
@@ -297,22 +296,7 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
     },
   );
 
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/api/runs/{id}/checkpoints/{sha}/diff',
-      summary: "The changes of one of the run's checkpoint commits, as a git unified diff (text/plain)",
-      request: { params: diffParamSchema },
-      responses: { 200: { content: { 'text/plain': { schema: z.string() } }, description: 'git show --patch of the commit' }, 404: json(errorSchema, 'no such run or checkpoint'), ...errors },
-    }),
-    async (c) => {
-      const { id, sha } = c.req.valid('param');
-      const run = await findRun(id);
-      const checkpoint = (await deps.store.listCheckpoints(run.id)).find((k) => k.commit_sha !== null && k.commit_sha.startsWith(sha));
-      if (!checkpoint?.commit_sha) throw new HttpError(404, 'not_found', `run ${run.id} has no checkpoint commit ${sha}`);
-      return c.text(await checkpointDiff(run.worktree ?? run.workspace, checkpoint.commit_sha), 200);
-    },
-  );
+  diffRoutes(app, deps.store, findRun);
 
   app.openapi(createRoute({ method: 'get', path: '/api/agents', summary: 'The agent CLIs a run can use', responses: { 200: json(agentListSchema, 'the agents'), ...errors } }), (c) =>
     c.json({ agents: agentList() }, 200),
