@@ -14,6 +14,7 @@ import { ROOT, machine } from './lib/proc.js';
 import { writeReport } from './report.js';
 import { benchStartup } from './startup.js';
 import { benchStopLatency } from './stop-latency.js';
+import { benchWorkflowSteps } from './workflow-steps.js';
 
 const RESULTS = join(ROOT, 'bench', 'results');
 const int = (name, fallback) => (process.env[name] ? Number.parseInt(process.env[name], 10) : fallback);
@@ -30,6 +31,7 @@ const BENCHES = {
   startup: () => benchStartup({ rounds: int('BENCH_STARTUP_ROUNDS', 7), perRound: int('BENCH_STARTUP_PER_ROUND', 5) }),
   manager: () => benchManager({ loops: int('BENCH_LOOPS', 500), seconds: int('BENCH_SECONDS', 60) }),
   'stop-latency': () => benchStopLatency({ honourRuns: int('BENCH_STOP_RUNS', 10), ignoreRuns: int('BENCH_STOP_IGNORE_RUNS', 5), ignoreGraceMs: int('BENCH_STOP_GRACE_MS', 500) }),
+  'workflow-steps': () => benchWorkflowSteps({ sizes: (process.env.BENCH_WORKFLOW_SIZES ?? '40,1000,10000').split(',').map(Number), rounds: int('BENCH_WORKFLOW_ROUNDS', 3) }),
   dashboard: () =>
     benchDashboard({
       boardRuns: int('BENCH_BOARD_RUNS', 500),

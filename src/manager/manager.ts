@@ -182,6 +182,7 @@ export class LoopManager {
       agent: spec.agent.name,
       kind: program?.kind ?? 'prompt',
       meta: metaForStorage(program?.metadata() ?? {}, redactor(this.options.env)),
+      definition: program?.definition ? metaForStorage(program.definition(), redactor(this.options.env)) : null,
       spec: specForStorage(spec, redactor(this.options.env)),
       workspace: key,
       worktree: worktree?.path ?? null,
@@ -327,7 +328,9 @@ export class LoopManager {
     // The stored spec has the secrets of its agent command redacted: they come back from this environment.
     const spec = asRequestError(() => specFromStorage(parseStoredSpec(run.id, run.spec), this.options.env));
     const meta = asRequestError(() => metaFromStorage(run.meta, this.options.env));
-    const program = await programForRun({ ...run, meta }, spec);
+    const stored = await this.options.store.getRunDefinition(run.id);
+    const definition = stored === null ? null : asRequestError(() => metaFromStorage(stored, this.options.env));
+    const program = await programForRun({ ...run, meta }, spec, definition);
     // Queued from now on: whoever looks sees it pending (not still stopped or failed) until it is claimed.
     if (!startPaused) await this.options.store.updateRunStatus(run.id, 'pending', this.now());
     this.queued.set(run.id, {

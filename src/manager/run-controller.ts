@@ -168,6 +168,7 @@ export class RunController {
           agent: spec.agent.name,
           kind: program?.kind ?? 'prompt',
           meta: metaForStorage(program?.metadata() ?? {}, redactor(this.options.env)),
+          definition: program?.definition ? metaForStorage(program.definition(), redactor(this.options.env)) : null,
           spec: specForStorage(spec, redactor(this.options.env)),
           workspace: this.workspace,
           worktree: this.options.worktree?.path ?? null,
@@ -178,6 +179,8 @@ export class RunController {
       } else {
         resume = await this.claim(dir, owner);
         lastSeq = await store.lastEventSeq(this.runId);
+        // Written again as this process runs it (a resume may change it: a workflow's loops given more iterations).
+        if (program?.definition) await store.updateRunDefinition(this.runId, metaForStorage(program.definition(), redactor(this.options.env)), this.now(), owner);
       }
       // The run is ours from here: the lease is renewed until the loop has ended and its writes are done.
       const lease = startLease({

@@ -11,7 +11,8 @@ import { ManagerError } from '../manager/errors.js';
 import { HttpError, apiContext, type ApiDeps, type RouteModule } from './api-context.js';
 import { accessGuard, jsonGuard, sizeGuard } from './guards.js';
 import { runControlRoutes } from './routes/run-control.js';
-import { runHistoryRoutes, runOutputRoutes } from './routes/run-output.js';
+import { runDiffRoutes } from './routes/run-diffs.js';
+import { runOutputRoutes } from './routes/run-output.js';
 import { runRoutes } from './routes/runs.js';
 import { runSearchRoutes } from './routes/run-search.js';
 import { serviceRoutes } from './routes/service.js';
@@ -23,7 +24,7 @@ export { runItemSchema } from './schemas.js';
 const STATUS_OF_CODE: Record<string, HttpError['status']> = { invalid_request: 400, not_found: 404, conflict: 409, not_running: 409, unavailable: 503 };
 
 /** The route modules, in the order their routes are matched (the generic control route last). */
-const ROUTES: RouteModule[] = [serviceRoutes, runRoutes, runOutputRoutes, runSearchRoutes, runHistoryRoutes, runControlRoutes];
+const ROUTES: RouteModule[] = [serviceRoutes, runRoutes, runOutputRoutes, runSearchRoutes, runDiffRoutes, runControlRoutes];
 
 /** Builds the API app. */
 export function createApi(deps: ApiDeps): OpenAPIHono {

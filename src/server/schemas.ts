@@ -115,6 +115,9 @@ export const searchResultSchema = z
 /** Path of GET /api/runs/:id/checkpoints/:sha/diff. */
 export const diffParamSchema = runIdParamSchema.extend({ sha: z.string().regex(/^[0-9a-f]{7,64}$/) });
 
+/** Path of GET /api/runs/:id/iterations/:n/diff. */
+export const iterationDiffParamSchema = runIdParamSchema.extend({ n: z.coerce.number().int().positive().max(1_000_000_000).describe('the iteration number') });
+
 /** GET /api/agents. */
 export const agentListSchema = z
   .object({ agents: z.array(z.object({ name: z.string(), display_name: z.string(), format: z.enum(['text', 'jsonl']), supports_resume: z.boolean() })) })

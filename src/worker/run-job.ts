@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { timerAfter } from '../os/timers.js';
 import type { ControlPoller } from '../manager/control-poller.js';
 import { closeOrphanedRun } from '../manager/orphans.js';
-import { programForRun } from '../manager/programs.js';
+import { programForRun, storedDefinition } from '../manager/programs.js';
 import { ClaimInterruptedError, RunController } from '../manager/run-controller.js';
 import type { RunEvent } from '../runner/events.js';
 import { metaFromStorage, specFromStorage, type RunSpec } from '../spec/run-spec.js';
@@ -95,7 +95,7 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
         rerootPrompt(spec, original, ws.dir);
         git.pusher = checkpointPusher(ws, leaseOurs, (message) => ctx.log(`run ${runId}: ${message}`));
       }
-      return programForRun({ ...run, meta: metaFromStorage(run.meta, ctx.env) }, spec);
+      return programForRun({ ...run, meta: metaFromStorage(run.meta, ctx.env) }, spec, await storedDefinition(store, runId, ctx.env));
     },
     onEvent: (event: RunEvent) => {
       if (event.type === 'checkpoint_created' && event.state === 'committed') git.pusher?.push();

@@ -1,11 +1,9 @@
-// Routes reading what a run produced: its events, its agents' output as bytes or as activity, a checkpoint's diff.
+// Routes reading what a run recorded: its events, and its agents' output as bytes (a byte range of a log).
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { z } from 'zod';
-import { checkpointDiff } from '../../git/diff.js';
 import { storedEvent } from '../../manager/event-rows.js';
 import { HttpError, errors, json, type ApiContext } from '../api-context.js';
 import { readLogRange } from '../log-range.js';
-import { diffParamSchema, errorSchema, eventListSchema, eventsQuerySchema, logChunkSchema, logsQuerySchema, runIdParamSchema } from '../schemas.js';
+import { errorSchema, eventListSchema, eventsQuerySchema, logChunkSchema, logsQuerySchema, runIdParamSchema } from '../schemas.js';
 
 /** GET /api/runs/{id}/events, /logs: what a run recorded, and its agents' output as bytes. */
 export function runOutputRoutes(app: OpenAPIHono, ctx: ApiContext): void {
@@ -44,26 +42,6 @@ export function runOutputRoutes(app: OpenAPIHono, ctx: ApiContext): void {
       const chunk = row.log_path === null ? { text: '', nextOffset: q.offset, size: 0 } : await readLogRange(row.log_path, q.offset, q.limit);
       const complete = row.status !== 'running' && chunk.nextOffset >= chunk.size;
       return c.json({ iteration: q.iteration, offset: q.offset, next_offset: chunk.nextOffset, size: chunk.size, complete, text: chunk.text }, 200);
-    },
-  );
-}
-
-/** GET /api/runs/{id}/checkpoints/{sha}/diff: a checkpoint's changes. */
-export function runHistoryRoutes(app: OpenAPIHono, ctx: ApiContext): void {
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/api/runs/{id}/checkpoints/{sha}/diff',
-      summary: "The changes of one of the run's checkpoint commits, as a git unified diff (text/plain)",
-      request: { params: diffParamSchema },
-      responses: { 200: { content: { 'text/plain': { schema: z.string() } }, description: 'git show --patch of the commit' }, 404: json(errorSchema, 'no such run or checkpoint'), ...errors },
-    }),
-    async (c) => {
-      const { id, sha } = c.req.valid('param');
-      const run = await ctx.findRun(id);
-      const checkpoint = (await ctx.deps.store.listCheckpoints(run.id)).find((k) => k.commit_sha !== null && k.commit_sha.startsWith(sha));
-      if (!checkpoint?.commit_sha) throw new HttpError(404, 'not_found', `run ${run.id} has no checkpoint commit ${sha}`);
-      return c.text(await checkpointDiff(run.worktree ?? run.workspace, checkpoint.commit_sha), 200);
     },
   );
 }

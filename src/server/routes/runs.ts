@@ -3,8 +3,8 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { RUN_STATUSES, type RunStatus } from '../../core/types.js';
 import { runRequestSchema } from '../../manager/run-request.js';
 import { checkpointView, errorView, iterationView } from '../../manager/views.js';
-import type { RunRow } from '../../store/index.js';
 import type { IterationRow } from '../../store/rows.js';
+import { detailedRunMeta } from '../../workflow/meta-view.js';
 import { HttpError, errors, json, type ApiContext } from '../api-context.js';
 import { errorSchema, runCreatedSchema, runDetailSchema, runIdParamSchema, runListQuerySchema, runListSchema } from '../schemas.js';
 
@@ -42,13 +42,14 @@ export function runRoutes(app: OpenAPIHono, ctx: ApiContext): void {
     async (c) => {
       const run = await ctx.findRun(c.req.valid('param').id);
       const [totals, iterations, checkpoints, errors] = await Promise.all([ctx.deps.store.runTotals(run.id), ctx.deps.store.listIterations(run.id), ctx.deps.store.listCheckpoints(run.id), ctx.deps.store.listErrors(run.id)]);
+      const meta = await detailedRunMeta(ctx.deps.store, run, iterations);
       return c.json(
         {
-          run: { ...(await ctx.view({ ...run, totals })), spec: run.spec, last_iteration: totals.last_iteration, duration_ms: totals.duration_ms },
+          run: { ...(await ctx.view({ ...run, meta, totals })), spec: run.spec, last_iteration: totals.last_iteration, duration_ms: totals.duration_ms },
           iterations: iterations.map(iterationView),
           checkpoints: checkpoints.map(checkpointView),
           errors: errors.map(errorView),
-          units: unitsOf(run, iterations),
+          units: unitsOf(meta, iterations),
         },
         200,
       );
@@ -57,8 +58,8 @@ export function runRoutes(app: OpenAPIHono, ctx: ApiContext): void {
 }
 
 /** Units of work of a task or workflow run: the program's list (meta.units) with what their iterations cost. */
-function unitsOf(run: RunRow, iterations: IterationRow[]): Array<{ id: string; title: string | null; status: string | null; iterations: number; cost_usd: number }> {
-  const declared = Array.isArray(run.meta.units) ? (run.meta.units as Array<Record<string, unknown>>) : [];
+function unitsOf(meta: Record<string, unknown>, iterations: IterationRow[]): Array<{ id: string; title: string | null; status: string | null; iterations: number; cost_usd: number }> {
+  const declared = Array.isArray(meta.units) ? (meta.units as Array<Record<string, unknown>>) : [];
   const units = new Map<string, { id: string; title: string | null; status: string | null; iterations: number; cost_usd: number }>();
   for (const u of declared) {
     if (typeof u.id !== 'string') continue;

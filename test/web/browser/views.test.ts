@@ -1,6 +1,6 @@
 // The dashboard's views on real runs of a real `ringmaster serve`: a run page with 100,000 lines of output
 // (follow, scroll up, jump back, search, ANSI colours), a structured agent's markdown and tool calls, the
-// iterations table, the cost projection, a checkpoint's diff, board filters kept in the URL, keyboard
+// iterations table (an iteration's diff), the cost projection, a checkpoint's diff, board filters kept in the URL, keyboard
 // navigation, phone width and the dark theme. Screenshots go to artifactsDir().
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -174,6 +174,18 @@ describe('run page', () => {
     expect(await diff.locator('.diff-file h3').allTextContents()).toEqual(['.claude-count +1 −1']);
     await diff.getByRole('button', { name: 'unified' }).click();
     expect(await diff.locator('.diff-unified').count()).toBe(1);
+    await page.context().close();
+  });
+
+  it("an iteration's row opens the files it changed and that iteration's diff", async () => {
+    const page = await openPage(browser, `${serve.url}/runs/${runs.quick.id}?tab=iterations`);
+    const files = page.getByTestId('iteration-row').first().getByTestId('files-changed');
+    await files.locator('summary').click();
+    expect(await files.locator('li').allTextContents()).toEqual(['~ .plan-agent-count', '+ .plan-agent-prompt-2']);
+    await files.getByRole('button', { name: 'show the diff' }).click();
+    const diff = files.getByTestId('diff');
+    await diff.waitFor();
+    expect(await diff.locator('.diff-file h3').allTextContents()).toEqual(['.plan-agent-count +1 −1', '.plan-agent-prompt-2 +1 −0']);
     await page.context().close();
   });
 

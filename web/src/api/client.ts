@@ -148,6 +148,12 @@ export async function checkpointDiff(id: string, sha: string): Promise<string> {
   return response.text();
 }
 
+/** GET /api/runs/:id/iterations/:n/diff: what one iteration changed, as a unified diff. */
+export async function iterationDiff(id: string, iteration: number): Promise<string> {
+  const response = await request(`${run(id)}/iterations/${iteration}/diff`, { headers: { accept: 'text/plain' } });
+  return response.text();
+}
+
 /** POST /api/sign-out: ends this browser's session. */
 export async function signOut(): Promise<void> {
   await request('/sign-out', post());

@@ -229,7 +229,7 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
             />
           </>
         )}
-        {tab === 'iterations' && <IterationsTable iterations={detail.iterations} checkpoints={detail.checkpoints} onOpen={(n) => go({ tab: 'output', iteration: n })} />}
+        {tab === 'iterations' && <IterationsTable runId={r.id} iterations={detail.iterations} checkpoints={detail.checkpoints} onOpen={(n) => go({ tab: 'output', iteration: n })} />}
         {tab === 'cost' && (
           <>
             <CostChart detail={detail} runtimeMs={Math.floor(runtime / 60_000) * 60_000} theme={theme} />
