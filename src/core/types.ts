@@ -15,7 +15,7 @@ export const STOP_REASONS = [
   'max_cost',
   'failure_threshold',
   'stalled',
-  /** `--no-progress-after N`: the last N iterations changed no file (runner/progress-guard.ts). */
+  /** `--no-progress-after N`: the last N iterations changed no file (core/no-progress.ts). */
   'no_progress',
   'user_stop',
   'interrupted',

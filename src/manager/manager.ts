@@ -220,10 +220,8 @@ export class LoopManager {
     if (action === 'extend' && (!Number.isInteger(iterations) || iterations < 1)) throw new ManagerError('invalid_request', 'iterations: expected a whole number of at least 1');
     const live = this.active.get(runId);
     if (live) {
-      const c = live.controller;
-      const answer =
-        action === 'pause' ? c.requestPause(by, now) : action === 'resume' ? c.requestResume(by) : action === 'stop' ? c.requestStop(by) : c.extend(iterations, by);
-      return this.outcome(runId, action, answer);
+      const request = action === 'extend' ? { kind: action, iterations, by } : action === 'pause' ? { kind: action, by, now } : { kind: action, by };
+      return this.outcome(runId, action, live.controller.control(request));
     }
     const waiting = this.queued.get(runId);
     if (waiting) return this.controlQueued(runId, waiting, action, iterations);
@@ -289,7 +287,7 @@ export class LoopManager {
   /** Stops accepting runs and interrupts every run driven here (each resumable); resolves when all have ended. */
   async shutdown(): Promise<void> {
     this.accepting = false;
-    for (const { controller } of this.active.values()) controller.interrupt();
+    for (const { controller } of this.active.values()) controller.control({ kind: 'interrupt' });
     await Promise.all([...this.active.values()].map((a) => a.done));
     this.poller.stop();
     await this.pool?.close();
@@ -358,7 +356,7 @@ export class LoopManager {
       return 'accepted';
     };
     this.queuedControl.get(runId)?.();
-    this.queuedControl.set(runId, this.poller.register({ runId, requestPause: () => act('pause'), requestResume: () => act('resume'), requestStop: () => act('stop'), extend: (n) => act('extend', n) }));
+    this.queuedControl.set(runId, this.poller.register({ runId, control: (request) => act(request.kind, request.kind === 'extend' ? request.iterations : 0) }));
   }
 
   /** The run left the queue (started, handed to the workers, stopped): its controller (if any) answers from now on. */
@@ -456,7 +454,7 @@ export class LoopManager {
       onStoreError: (message) => this.options.log?.(`run ${id}: ${message}`),
       ...(this.pool ? { runIteration: this.pool.run } : {}),
     });
-    if (queued.startPaused) controller.requestPause('restart');
+    if (queued.startPaused) controller.control({ kind: 'pause', by: 'restart' });
     const unregister = this.poller.register(controller);
     const done = controller
       .run()

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { countProgress, noProgress } from '../../src/runner/progress-guard.js';
+import { countProgress, noProgress } from '../../src/core/no-progress.js';
 import { cleanEnv, normalise, runCli } from '../helpers/cli.js';
 import { tempRepo, useTempRepos } from '../git/git-repo.js';
 

@@ -1,8 +1,8 @@
-// The no-progress guard of a run (`--no-progress-after N`, loop.no_progress_after; README "Stop on no progress"): a
+// The no-progress rule of a run (`--no-progress-after N`, loop.no_progress_after; README "Stop on no progress"): a
 // run whose last N iterations changed no file in the workspace stops with reason `no_progress`. A pure counter and
-// decision fed from the per-iteration change tracking (change-tracking.ts: files_changed_total); the loop calls it
-// once per finished iteration that would go on.
-import type { Decision, IterationOutcome } from '../core/types.js';
+// decision fed from the per-iteration change tracking (runner/change-tracking.ts: files_changed_total); the run's
+// step (run-step.ts) applies it to every finished iteration that would go on.
+import type { Decision, IterationOutcome } from './types.js';
 
 /** The stop it makes: a limit the user set, reached (exit 2, like the other limits). */
 export const NO_PROGRESS_STOP = { kind: 'stop', reason: 'no_progress', status: 'completed' } as const satisfies Decision;
@@ -25,20 +25,4 @@ export function countProgress(count: ProgressCount, outcome: IterationOutcome, f
 /** True when the run must stop: the guard is on (after > 0) and the last `after` iterations changed nothing. */
 export function noProgress(count: ProgressCount, after: number): boolean {
   return after > 0 && count.idle >= after;
-}
-
-/** The guard of one run: `observe` takes each finished iteration and says whether the run stops here. */
-export interface ProgressGuard {
-  observe(outcome: IterationOutcome, changes: { record(): { files_changed_total: number } } | null): typeof NO_PROGRESS_STOP | null;
-}
-
-/** A guard stopping after `after` idle iterations (0: never; also never when the run tracks no changes). */
-export function progressGuard(after: number): ProgressGuard {
-  let count: ProgressCount = { idle: 0 };
-  return {
-    observe(outcome, changes) {
-      count = countProgress(count, outcome, changes === null ? null : changes.record().files_changed_total);
-      return noProgress(count, after) ? NO_PROGRESS_STOP : null;
-    },
-  };
 }
