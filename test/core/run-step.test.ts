@@ -7,7 +7,7 @@ import type { IterationResult, Limits } from '../../src/core/types.js';
 
 const T0 = 1_000_000;
 const limits = (over: Partial<Limits> = {}): Limits => ({ maxIterations: 10, maxRuntimeMs: null, maxCostUsd: null, failureThreshold: 3, cooldownMs: 0, backoffBaseMs: 0, backoffMaxMs: 0, ...over });
-const setup = (over: Partial<StepSetup> = {}): StepSetup => ({ limits: limits(), capacity: 1, agents: 1, ...over });
+const setup = (over: Partial<StepSetup> = {}): StepSetup => ({ limits: limits(), capacity: 1, agents: 1, noProgressAfter: 0, ...over });
 const fresh = (over: Partial<RunLoopState> = {}): RunLoopState => ({ ...startState(initialState(T0)), ...over });
 const calm: Controls = { fatal: null, interrupted: false, stop: false, pause: null, handOver: false };
 const boundary = (over: Partial<Controls> = {}, running = 0, budgetExhausted = false, nowMs = T0): LoopInput => ({ type: 'boundary', nowMs, controls: { ...calm, ...over }, running, budgetExhausted });
@@ -36,6 +36,7 @@ const ended = (over: Partial<IterationEnded> = {}): IterationEnded => ({
   programStop: null,
   stopRequested: false,
   ranRunAgent: true,
+  filesChanged: null,
   ...over,
 });
 
@@ -143,6 +144,9 @@ describe('after an iteration', () => {
     ['a usage limit: wait until its reset', { result: result({ exitCode: 1, errorKind: 'usage_limit', resetAtMs: T0 + 3600_000 }) }, setup(), { wait: { untilMs: T0 + 3600_000, reason: 'usage_limit' } }, { kind: 'look' }],
     ['a usage limit with a fallback agent: switch to it', { result: result({ exitCode: 1, errorKind: 'usage_limit', errorMessage: 'limit reached', resetAtMs: T0 + 3600_000 }) }, setup({ agents: 2 }), { agentIndex: 1 }, { kind: 'switch_agent', reason: 'limit reached' }],
     ['an overload never switches the agent', { result: result({ exitCode: 1, errorKind: 'overloaded', resetAtMs: null }) }, setup({ agents: 2 }), { wait: { untilMs: T0 + 1000, reason: 'overloaded' } }, { kind: 'look' }],
+    ['an iteration that changed no file is counted', { filesChanged: 0 }, setup(), { progress: { idle: 1 }, delayMs: 0 }, { kind: 'look' }],
+    ['with --no-progress-after 1, an iteration that changed no file ends the run', { filesChanged: 0 }, setup({ noProgressAfter: 1 }), { progress: { idle: 1 }, end: { reason: 'no_progress', status: 'completed', message: null } }, { kind: 'look' }],
+    ['an iteration whose changes are unknown is not counted', { filesChanged: null }, setup({ noProgressAfter: 1 }), { delayMs: 0 }, { kind: 'look' }],
     ['a step\'s own agent never switches the run\'s', { ranRunAgent: false, result: result({ exitCode: 1, errorKind: 'rate_limit', resetAtMs: T0 + 5000 }) }, setup({ agents: 2 }), { wait: { untilMs: T0 + 5000, reason: 'rate_limit' } }, { kind: 'look' }],
   ];
   for (const [name, input, stepSetup, after, action] of rows) {
@@ -154,6 +158,10 @@ describe('after an iteration', () => {
       expect(out.decided?.state.iteration).toBe(1);
     });
   }
+  it('an iteration that changed files resets the no-progress count', () => {
+    const out = step(fresh({ progress: { idle: 2 } }), ended({ filesChanged: 3 }), setup({ noProgressAfter: 3 }));
+    expect([out.state.progress, out.state.end]).toEqual([{ idle: 0 }, null]);
+  });
   it('while the run ends, an iteration is only counted', () => {
     const out = step(fresh({ end: INTERRUPTED_END }), ended({ result: result({ successSignal: true }) }), setup());
     expect([out.state.end, out.state.loop.iteration, out.action]).toEqual([INTERRUPTED_END, 1, { kind: 'look' }]);
