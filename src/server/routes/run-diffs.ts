@@ -6,14 +6,11 @@ import { z } from 'zod';
 import { checkpointDiff } from '../../git/diff.js';
 import { ManagerError } from '../../manager/errors.js';
 import { iterationDiff } from '../../manager/iteration-diff.js';
-import type { ApiContext } from '../api-context.js';
+import { errors, json, type ApiContext } from '../api-context.js';
 import { diffParamSchema, errorSchema, iterationDiffParamSchema } from '../schemas.js';
 
-const failures = (notFound: string) => ({
-  400: { content: { 'application/json': { schema: errorSchema } }, description: 'invalid request' },
-  401: { content: { 'application/json': { schema: errorSchema } }, description: 'a token is required, or it is wrong' },
-  404: { content: { 'application/json': { schema: errorSchema } }, description: notFound },
-});
+/** The errors every route may give, with what a 404 means here. */
+const failures = (notFound: string) => ({ ...errors, 404: json(errorSchema, notFound) });
 
 /** GET /api/runs/{id}/checkpoints/{sha}/diff, /iterations/{n}/diff. */
 export function runDiffRoutes(app: OpenAPIHono, ctx: ApiContext): void {
