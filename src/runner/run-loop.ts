@@ -282,7 +282,7 @@ class LoopShell {
     this.publishMetadata();
     const stop = settled.stop ? { reason: settled.stop.reason, status: settled.stop.status, message: settled.stop.message } : null;
     const ranRunAgent = adapter === this.runAgent;
-    const out = step(this.state, { type: 'iteration_ended', nowMs: deps.now(), lane, result: settled.result, completionEnds: settled.completionEnds, unitEnded: settled.unitEnded ?? false, programStop: stop, stopRequested: this.controls.read().stop, ranRunAgent, filesChanged: changes ? changes.record().files_changed_total : null }, this.setup);
+    const out = step(this.state, { type: 'iteration_ended', nowMs: deps.now(), lane, result: settled.result, completionEnds: settled.completionEnds, unitEnded: settled.unitEnded ?? false, programStop: stop, stopRequested: this.controls.read().stop, ranRunAgent, filesChanged: changes ? changes.files.length : null }, this.setup);
     const decided = out.decided;
     if (decided === undefined) throw new Error('an ended iteration was not decided');
     this.state = out.state;
