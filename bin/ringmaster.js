@@ -101,6 +101,14 @@ if (!(major >= REQUIRED_MAJOR)) {
   const { enableCompileCache } = await import('node:module');
   const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   enableCompileCache?.(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'ringmaster', 'node-compile-cache'));
+  // The V8 heap's young generation keeps its initial size instead of growing to 16 MiB semi-spaces under a flood
+  // of short-lived agent output (a 64 KiB chunk and its text every few hundred microseconds): a 1 GiB output
+  // peaked ~25 MiB higher without this (bench/FINDINGS.md). Set before anything grows it. Not for the long-lived
+  // `serve` and `worker`, whose iteration threads have their own limit (runner/iteration-pool.ts).
+  if (process.argv[2] !== 'serve' && process.argv[2] !== 'worker') {
+    const { setFlagsFromString } = await import('node:v8');
+    setFlagsFromString('--semi-space-growth-factor=1');
+  }
   const { main } = await import(cliEntry());
   const code = await main(process.argv.slice(2));
   process.exitCode = code;
