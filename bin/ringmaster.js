@@ -104,8 +104,8 @@ if (!(major >= REQUIRED_MAJOR)) {
   // The V8 heap's young generation keeps its initial size instead of growing to 16 MiB semi-spaces under a flood
   // of short-lived agent output (a 64 KiB chunk and its text every few hundred microseconds): a 1 GiB output
   // peaked ~25 MiB higher without this (bench/FINDINGS.md). Set before anything grows it. Not for the long-lived
-  // `serve` and `worker`, whose iteration threads have their own limit (runner/iteration-pool.ts).
-  if (process.argv[2] !== 'serve' && process.argv[2] !== 'worker') {
+  // `serve` and `worker`, whose iteration threads have their own limit (runner/iteration-pool.ts), nor `hook`.
+  if (!['serve', 'worker', 'hook'].includes(process.argv[2])) {
     const { setFlagsFromString } = await import('node:v8');
     setFlagsFromString('--semi-space-growth-factor=1');
   }

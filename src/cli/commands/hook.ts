@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { readHookStdin } from '../../hook/hook-stdin.js';
 import { timerAfter } from '../../os/timers.js';
-import { hookCommand, installStopHook, settingsPath, uninstallStopHook, type HookTarget } from '../../hook/settings-install.js';
+import type { HookTarget } from '../../hook/settings-install.js';
 import { runStopHook } from '../../hook/stop-hook.js';
 import type { CliIO, Command } from '../command.js';
 import { flagProblem } from '../flag-problem.js';
@@ -77,6 +77,8 @@ async function stop(io: CliIO): Promise<number> {
 async function install(args: string[], io: CliIO): Promise<number> {
   const { project, codex } = parse(args);
   const projectDir = resolve(io.cwd, project ?? '.');
+  // Loaded here: `hook stop`, run at every turn of a session, does not need it.
+  const { hookCommand, installStopHook, settingsPath } = await import('../../hook/settings-install.js');
   const command = hookCommand();
   const targets: HookTarget[] = codex ? ['claude', 'codex'] : ['claude'];
   for (const target of targets) {
@@ -91,6 +93,7 @@ async function install(args: string[], io: CliIO): Promise<number> {
 async function uninstall(args: string[], io: CliIO): Promise<number> {
   const { project } = parse(args);
   const projectDir = resolve(io.cwd, project ?? '.');
+  const { settingsPath, uninstallStopHook } = await import('../../hook/settings-install.js');
   for (const target of ['claude', 'codex'] as const) {
     const path = settingsPath(projectDir, target);
     const removed = await uninstallStopHook(path);
