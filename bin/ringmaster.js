@@ -101,13 +101,17 @@ if (!(major >= REQUIRED_MAJOR)) {
   const { enableCompileCache } = await import('node:module');
   const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   enableCompileCache?.(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'ringmaster', 'node-compile-cache'));
-  // The V8 heap's young generation keeps its initial size instead of growing to 16 MiB semi-spaces under a flood
-  // of short-lived agent output (a 64 KiB chunk and its text every few hundred microseconds): a 1 GiB output
-  // peaked ~25 MiB higher without this (bench/FINDINGS.md). Set before anything grows it. Not for the long-lived
-  // `serve` and `worker`, whose iteration threads have their own limit (runner/iteration-pool.ts), nor `hook`.
+  // The V8 heap of a command that drives an agent stays small under a flood of short-lived output (a 64 KiB chunk
+  // and its text every few hundred microseconds): the young generation keeps its initial size instead of growing
+  // to 16 MiB semi-spaces, and the old generation is collected once it is 30 % above what was live after the last
+  // collection (V8 would let the output that outlived two scavenges pile up to several times that). A 1 GiB
+  // output peaked at ~88 MiB with both, ~95 with the first alone, ~120 with neither, and 4 GiB at ~89 MiB
+  // (bench/FINDINGS.md). Set before anything grows the heap. Not for the long-lived `serve` and `worker`, whose
+  // iteration threads have their own limit (runner/iteration-pool.ts), nor for `hook`.
   if (!['serve', 'worker', 'hook'].includes(process.argv[2])) {
     const { setFlagsFromString } = await import('node:v8');
     setFlagsFromString('--semi-space-growth-factor=1');
+    setFlagsFromString('--heap-growing-percent=30');
   }
   const { main } = await import(cliEntry());
   const code = await main(process.argv.slice(2));
