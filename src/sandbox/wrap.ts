@@ -72,9 +72,11 @@ export async function sandboxInvocation(invocation: Invocation, agent: string, c
   const endpoints = allowedEndpoints(policy, invocation.env);
   const loopback = endpoints.filter((e) => isLoopback(e.host));
   try {
-    // Loaded here, not at the top: node:http (and the fetch code it brings) costs every run's start-up tens of ms.
-    const { startProxy } = socketDir !== null ? await import('./proxy.js') : { startProxy: null };
-    if (socketDir !== null && startProxy) proxy = await startProxy(join(socketDir, 'proxy.sock'), { hosts: allowedHosts(policy, agent, invocation.env), endpoints });
+    if (socketDir !== null) {
+      // Loaded here, not at the top: node:http (and the fetch code it brings) cost every run's start-up tens of ms.
+      const { startProxy } = await import('./proxy.js');
+      proxy = await startProxy(join(socketDir, 'proxy.sock'), { hosts: allowedHosts(policy, agent, invocation.env), endpoints });
+    }
   } catch (error) {
     if (socketDir !== null) rmSync(socketDir, { recursive: true, force: true });
     throw error;
