@@ -1,5 +1,4 @@
 // The hook-mode tracker: `.ringmaster/loop-tracker.md`, YAML frontmatter (runtime state) + a markdown body the agent fills.
-import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { HookLoopState } from '../core/hook-decision.js';
@@ -42,11 +41,15 @@ export async function readTracker(projectDir: string): Promise<Tracker | null> {
   return parseTrackerText(text, path);
 }
 
+/** Tracker writes made by this process (names its temporary files). */
+let writes = 0;
+
 /** Writes the tracker atomically (temporary file + rename). */
 export async function writeTracker(projectDir: string, tracker: Tracker): Promise<void> {
   const path = trackerPath(projectDir);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  // Unique per write: the process and its own count (writes are serialised by the tracker's lock anyway).
+  const temporary = `${path}.${process.pid}.${++writes}.tmp`;
   try {
     await writeFile(temporary, await formatTrackerText(tracker), { encoding: 'utf8', mode: 0o600 });
     await rename(temporary, path);
