@@ -6,11 +6,10 @@ import { decideStop, hasPromise } from '../core/hook-decision.js';
 import { appendDecision, type HookDecisionRecord } from './decision-log.js';
 import { hasStore, recordInStore, type StoreEnv } from './store-record.js';
 import { withFileLock } from './file-lock.js';
-import { parseStopHookInput, type StopHookInput } from './hook-input.js';
+import type { StopHookInput } from './hook-input.js';
 import { readCurrentTurnText } from './transcript.js';
 import { continueMessage, loopStateOf, readTracker, RINGMASTER_DIR, trackerPath, writeTracker } from './tracker.js';
-import { projectDirOf, type LockedOutcome, type StopHookContext, type StopHookOutcome } from './stop-hook-context.js';
-import { runHookVerify, settleClaim } from './stop-verify.js';
+import { plainStopHookInput, projectDirOf, type LockedOutcome, type StopHookContext, type StopHookOutcome } from './stop-hook-context.js';
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -19,6 +18,18 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The event: by the hand check when it plainly passes the schema, else through the schema (which says what is wrong). */
+async function parseInput(text: string): Promise<StopHookInput> {
+  try {
+    const plain = plainStopHookInput(JSON.parse(text));
+    if (plain !== null) return plain;
+  } catch {
+    // Not JSON: the schema's module says so in its words.
+  }
+  const { parseStopHookInput } = await import('./hook-input.js');
+  return parseStopHookInput(text);
 }
 
 function message(error: unknown): string {
@@ -126,13 +137,15 @@ export async function runLoopStopHook(stdinText: string, ctx: StopHookContext): 
   let projectDir = projectDirOf(null, ctx);
   const base = { time: ctx.now().toISOString(), session_id: null, stop_hook_active: null } as const;
   try {
-    input = parseStopHookInput(stdinText);
+    input = await parseInput(stdinText);
     projectDir = projectDirOf(input, ctx);
     if (!(await exists(trackerPath(projectDir)))) return { stdout: '', decision: 'allow', reason: 'no_loop', warning: null };
     const current = input;
     let outcome = await withFileLock(trackerPath(projectDir), () => decideLocked(current, projectDir, ctx), ctx.lock);
     const pending = outcome.pending;
     if (pending !== null) {
+      // Loaded only for a claim with a check: the check's runner is not on the path of every other turn.
+      const { runHookVerify, settleClaim } = await import('./stop-verify.js');
       const run = await runHookVerify(projectDir, pending, ctx);
       const claimWarning = outcome.warning;
       outcome = await withFileLock(trackerPath(projectDir), () => settleClaim(projectDir, current.session_id, pending, run, ctx), ctx.lock);

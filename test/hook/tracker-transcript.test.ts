@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { currentTurnAssistantTexts, readCurrentTurnText } from '../../src/hook/transcript.js';
-import { formatTracker, parseTracker, readTracker, TrackerError, writeTracker, type Tracker } from '../../src/hook/tracker.js';
+import { readTracker, TrackerError, writeTracker, type Tracker } from '../../src/hook/tracker.js';
+import { formatTracker, parseTracker } from '../../src/hook/tracker-yaml.js';
 
 const TRACKER: Tracker = {
   frontmatter: {

@@ -4,9 +4,7 @@ import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { readHookStdin } from '../../hook/hook-stdin.js';
 import { timerAfter } from '../../os/timers.js';
-import { loadConfig } from '../../config/load.js';
-import { hookCommand, hookTimeoutSeconds, installStopHook, settingsPath, uninstallStopHook, type HookTarget } from '../../hook/settings-install.js';
-import { readTracker } from '../../hook/tracker.js';
+import type { HookTarget } from '../../hook/settings-install.js';
 import { runStopHook } from '../../hook/stop-hook.js';
 import type { CliIO, Command } from '../command.js';
 import { flagProblem } from '../flag-problem.js';
@@ -90,6 +88,12 @@ async function stop(io: CliIO): Promise<number> {
 
 /** The hook's timeout: room for loop.verify_timeout of the project's config, or an active loop's longer check. */
 async function installTimeout(projectDir: string, io: CliIO): Promise<number> {
+  // Loaded here, as settings-install below: `hook stop` needs neither the config loader nor the tracker's reader.
+  const [{ loadConfig }, { readTracker }, { hookTimeoutSeconds }] = await Promise.all([
+    import('../../config/load.js'),
+    import('../../hook/tracker.js'),
+    import('../../hook/settings-install.js'),
+  ]);
   const configured = loadConfig(projectDir, io.env).settings.loop.verify_timeout;
   const tracker = await readTracker(projectDir).catch(() => null);
   const active = tracker?.frontmatter.active === true && tracker.frontmatter.verify !== null ? tracker.frontmatter.verify_timeout_ms : 0;
@@ -99,6 +103,8 @@ async function installTimeout(projectDir: string, io: CliIO): Promise<number> {
 async function install(args: string[], io: CliIO): Promise<number> {
   const { project, codex } = parse(args);
   const projectDir = resolve(io.cwd, project ?? '.');
+  // Loaded here: `hook stop`, run at every turn of a session, does not need it.
+  const { hookCommand, installStopHook, settingsPath } = await import('../../hook/settings-install.js');
   const command = hookCommand();
   const timeout = await installTimeout(projectDir, io);
   const targets: HookTarget[] = codex ? ['claude', 'codex'] : ['claude'];
@@ -114,6 +120,7 @@ async function install(args: string[], io: CliIO): Promise<number> {
 async function uninstall(args: string[], io: CliIO): Promise<number> {
   const { project } = parse(args);
   const projectDir = resolve(io.cwd, project ?? '.');
+  const { settingsPath, uninstallStopHook } = await import('../../hook/settings-install.js');
   for (const target of ['claude', 'codex'] as const) {
     const path = settingsPath(projectDir, target);
     const removed = await uninstallStopHook(path);
