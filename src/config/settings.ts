@@ -34,6 +34,9 @@ export const loopSchema = z.strictObject({
   verify: optionalText().prefault(null).describe("a command that must exit 0 before a claimed completion ends the run (split like agent.command, no shell)"),
   verify_timeout: duration().prefault('10m').describe('time limit of the verify command (killed with its process group past it)'),
   verify_each: flag().prefault(false).describe('run the verify command after every iteration, not only when the agent claims completion'),
+  no_progress_after: wholeNumber(0)
+    .prefault(0)
+    .describe('in a git workspace, stop the run (no_progress) after N iterations in a row that changed no file (0 = off; needs track_changes)'),
   max_log_size: byteSize().prefault('100MiB').describe("largest iteration log: past it the log keeps its first and last bytes around a marker ('none' = no cap)"),
 });
 
@@ -229,6 +232,7 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'loop.verify': { flag: '--verify', format: (v) => (v === null ? 'none' : plain(v)) },
   'loop.verify_timeout': { flag: '--verify-timeout', format: asDuration },
   'loop.verify_each': { flag: '--verify-each', format: plain },
+  'loop.no_progress_after': { flag: '--no-progress-after', format: (v) => (v === 0 ? 'off' : plain(v)) },
   'tasks.file': { format: (v) => (v === null ? 'first of tasks.jsonl, prd.json, TODO.md' : plain(v)) },
   'tasks.command': { format: plain },
   'tasks.status_command': { format: plain },

@@ -54,11 +54,11 @@ function drivenElsewhere(run: RunRow): boolean {
 }
 
 /** Stores a note to `run` and has its note_added recorded; the note and who announced it. */
-export async function addNote(ctx: NoteContext, run: RunRow, text: string, local?: Pick<ControlTarget, 'noteAdded'>): Promise<{ note: NoteRow; announced: NoteAnnouncement }> {
+export async function addNote(ctx: NoteContext, run: RunRow, text: string, local?: Pick<ControlTarget, 'control'>): Promise<{ note: NoteRow; announced: NoteAnnouncement }> {
   const clean = noteText(text, ctx.env);
   const note = await ctx.store.addNote({ run_id: run.id, text: clean, created_by: ctx.by, created_at: ctx.now });
   // Driven by this process: its controller records the event at once.
-  if (local && local.noteAdded({ id: note.id, text: clean, by: ctx.by }) === 'accepted') return { note, announced: 'here' };
+  if (local && local.control({ kind: 'note', note: { id: note.id, text: clean, by: ctx.by } }) === 'accepted') return { note, announced: 'here' };
   // Read again: the run may have been taken (a worker's claim) since the caller looked.
   const current = (await ctx.store.getRun(run.id)) ?? run;
   if (drivenElsewhere(current)) {
