@@ -1,15 +1,31 @@
 // The run page's note box (docs/notes.md): a note for the run's next iteration, and its pending notes, each with a
-// Withdraw button. The list is refetched after each change and whenever the run's note events arrive.
+// Withdraw button. The list is refetched after each change, every 5 s, and when an iteration starts; the output view
+// reads the delivered ones from the same list (useDeliveredNotes).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { addNote, listNotes, withdrawNote } from '../api/client.js';
-import type { RunItem } from '../api/api-types.js';
+import type { Note, RunItem } from '../api/api-types.js';
 
 /** The largest note, in bytes (the server answers 413 over it). */
 const MAX_BYTES = 4096;
 
 /** Query key of a run's notes. */
 export const notesKey = (runId: string): readonly unknown[] => ['notes', runId];
+
+/** The notes delivered to each iteration of a run, oldest first; read again when `iterations` (how many started) changes. */
+export function useDeliveredNotes(runId: string, iterations: number): ReadonlyMap<number, readonly Note[]> {
+  const client = useQueryClient();
+  const notes = useQuery({ queryKey: notesKey(runId), queryFn: () => listNotes(runId), refetchInterval: 5000 });
+  useEffect(() => void client.invalidateQueries({ queryKey: notesKey(runId) }), [client, runId, iterations]);
+  return useMemo(() => {
+    const byIteration = new Map<number, Note[]>();
+    for (const n of notes.data ?? []) {
+      if (n.status !== 'delivered' || n.delivered_iteration === null) continue;
+      byIteration.set(n.delivered_iteration, [...(byIteration.get(n.delivered_iteration) ?? []), n]);
+    }
+    return byIteration;
+  }, [notes.data]);
+}
 
 /** The note box of a run. */
 export function NoteBox({ run }: { run: RunItem }) {
