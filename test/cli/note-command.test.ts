@@ -1,6 +1,7 @@
 // `ringmaster note` end to end with the real CLI: a note written from another terminal while iteration 1 runs
 // reaches iteration 2's prompt exactly once (never iteration 1's), a withdrawn note reaches none, a note to a
-// paused run waits for its next iteration, and the run's output shows both events.
+// paused run waits for its next iteration, and the run's output shows both events; a note pending when the run is
+// killed (kill -9) reaches the first iteration after `resume`, once.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -67,5 +68,28 @@ describe('ringmaster note', () => {
     const all = JSON.parse((await cli(['note', id, '--list', '--all', '--json'])).stdout) as Array<{ id: number; status: string; delivered_iteration: number | null }>;
     expect(all.map((n) => [n.id, n.status, n.delivered_iteration])).toEqual([[1, 'delivered', 2], [2, 'withdrawn', null], [3, 'delivered', 2]]);
     expect(await cli(['note', id, '--list'])).toMatchObject({ code: 0, stdout: `run ${id} has no pending notes\n` });
+  });
+
+  it('delivers a note pending at a kill -9 once, to the first iteration after resume', async () => {
+    const dir = tempRepo({ 'README.md': 'hello\n' });
+    dirs.push(dir);
+    const cli = (args: string[]) => runCli(args, { cwd: dir, env: env() });
+    const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('gate,complete'), '--max-iterations', '5', '--checkpoint-interval', '0'], { cwd: dir, env: env() });
+    try {
+      await until('iteration 1', () => (existsSync(join(dir, '.plan-agent-prompt-1')) ? true : null));
+      const id = (JSON.parse((await cli(['runs', '--json'])).stdout) as Array<{ id: string }>)[0]?.id ?? '';
+      expect((await cli(['note', id, 'Keep it short.'])).code).toBe(0);
+      live.child.kill('SIGKILL');
+      expect((await live.done).signal).toBe('SIGKILL');
+      // The agent of iteration 1 outlived the CLI: resume stops it (or it ended) before iteration 2 starts.
+      const resumed = await cli(['resume', id]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(prompt(dir, 1)).not.toContain('Keep it short.');
+      expect(occurrences(prompt(dir, 2), 'Keep it short.')).toBe(1);
+      const all = JSON.parse((await cli(['note', id, '--list', '--all', '--json'])).stdout) as Array<{ text: string; status: string; delivered_iteration: number | null }>;
+      expect(all.map((n) => [n.text, n.status, n.delivered_iteration])).toEqual([['Keep it short.', 'delivered', 2]]);
+    } finally {
+      writeFileSync(join(dir, '.gate-1'), '');
+    }
   });
 });
