@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { OwnershipLostError, StoreError, StoreVersionError } from '../../src/store/errors.js';
+import { migratePostgres } from '../../src/store/postgres/migrate.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { StoreUnavailableError } from '../../src/store/postgres/pool.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
@@ -11,6 +12,7 @@ import type { Owner } from '../../src/store/store.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { until } from '../helpers/until.js';
 import { storeContract } from './store-contract.js';
+import { notesContract } from './notes-contract.js';
 
 const fixture = usePostgres({ own: true });
 
@@ -54,6 +56,18 @@ storeContract('PostgreSQL database in a throwaway cluster', async () => {
   };
 });
 
+notesContract('PostgreSQL database in a throwaway cluster', async () => {
+  const { url, drop } = await freshDatabase();
+  const store = await PostgresStore.open(url);
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await drop();
+    },
+  };
+});
+
 const OWNER: Owner = { pid: 4242, host: 'host-a' };
 
 describe('PostgreSQL store specifics', () => {
@@ -64,6 +78,27 @@ describe('PostgreSQL store specifics', () => {
       await Promise.all(stores.map((s) => s.close()));
       const rows = await sql<{ version: number; name: string }>(url, 'SELECT version, name FROM schema_migrations ORDER BY version');
       expect(rows).toEqual(POSTGRES_MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
+    } finally {
+      await drop();
+    }
+  });
+
+  it('applies a migration numbered below the newest recorded: a database at 8 gets 7 (notes, note requests)', async () => {
+    const { url, drop } = await freshDatabase();
+    try {
+      const pool = new pg.Pool({ connectionString: url });
+      await migratePostgres(pool, url, 1, POSTGRES_MIGRATIONS.filter((m) => m.version !== 7)).finally(() => pool.end());
+      const store = await PostgresStore.open(url, { now: () => 2 });
+      try {
+        const rows = await sql<{ version: number; applied_at: string }>(url, 'SELECT version, applied_at FROM schema_migrations ORDER BY version');
+        expect(rows.map((r) => [r.version, Number(r.applied_at)])).toEqual(POSTGRES_MIGRATIONS.map((m) => [m.version, m.version === 7 ? 2 : 1]));
+        await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: OWNER, now: 1 });
+        expect((await store.addNote({ run_id: 'r1', text: 'hi', created_at: 3 })).text).toBe('hi');
+        await store.requestControl({ run_id: 'r1', action: 'note', options: { note_id: 1, text: 'hi' }, requested_by: null, requested_at: 3 });
+        expect((await store.pendingControls('r1')).map((r) => r.action)).toEqual(['note']);
+      } finally {
+        await store.close();
+      }
     } finally {
       await drop();
     }

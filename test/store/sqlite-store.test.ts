@@ -9,11 +9,25 @@ import { NoStoreError, StoreVersionError } from '../../src/store/errors.js';
 import { openStore } from '../../src/store/open-store.js';
 import { dataDir, databasePath } from '../../src/store/paths.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
+import { migrate } from '../../src/store/sqlite/migrate.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { writeLegacyDatabase } from './legacy-db.js';
 import { storeContract } from './store-contract.js';
+import { notesContract } from './notes-contract.js';
 
 storeContract('SQLite file in a temporary data directory', async () => {
+  const home = await mkdtemp(join(tmpdir(), 'rm-store-'));
+  const store = await openStore({ env: { RINGMASTER_HOME: home } });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+});
+
+notesContract('SQLite file in a temporary data directory', async () => {
   const home = await mkdtemp(join(tmpdir(), 'rm-store-'));
   const store = await openStore({ env: { RINGMASTER_HOME: home } });
   return {
@@ -106,6 +120,31 @@ describe('SQLite store specifics', () => {
       db.close();
     } finally {
       await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('applies a migration numbered below the newest recorded: a database at 8 gets 7 (notes, note requests)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rm-store-'));
+    const path = join(dir, 'x.db');
+    try {
+      const db = new DatabaseSync(path);
+      migrate(db, path, 1, SQLITE_MIGRATIONS.filter((m) => m.version !== 7));
+      db.close();
+      const store = new SqliteStore(path, { now: () => 2 });
+      try {
+        const check = new DatabaseSync(path);
+        const rows = check.prepare('SELECT version, applied_at FROM schema_migrations ORDER BY version').all() as Array<{ version: number; applied_at: number }>;
+        check.close();
+        expect(rows.map((r) => [r.version, r.applied_at])).toEqual(SQLITE_MIGRATIONS.map((m) => [m.version, m.version === 7 ? 2 : 1]));
+        await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: { pid: 1, host: 'h' }, now: 1 });
+        expect((await store.addNote({ run_id: 'r1', text: 'hi', created_at: 3 })).text).toBe('hi');
+        await store.requestControl({ run_id: 'r1', action: 'note', options: { note_id: 1, text: 'hi' }, requested_by: null, requested_at: 3 });
+        expect((await store.pendingControls('r1')).map((r) => r.action)).toEqual(['note']);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,6 +1,7 @@
 // Applies the numbered PostgreSQL migrations a database has not seen yet. Several processes may start at
 // once (a server and workers): a session advisory lock lets one migrate while the others wait, then they
-// find nothing left to do. Each migration runs in its own transaction.
+// find nothing left to do. Each migration runs in its own transaction. Every migration not recorded is applied, not
+// only those above the highest recorded (branches number theirs apart: a database at 8 still gets 6 and 7).
 import type pg from 'pg';
 import { StoreVersionError } from '../errors.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
@@ -27,9 +28,10 @@ export async function migratePostgres(
         version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
       const current = await currentVersion(client);
       if (current > known) throw new StoreVersionError(redactUrl(url), current, known);
+      const recorded = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
       const applied: number[] = [];
       for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
-        if (migration.version <= current) continue;
+        if (recorded.has(migration.version)) continue;
         await client.query('BEGIN');
         try {
           await client.query(migration.sql);

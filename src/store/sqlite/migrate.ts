@@ -1,4 +1,6 @@
-// Applies the numbered SQLite migrations that a database has not seen yet, each in its own transaction.
+// Applies the numbered SQLite migrations that a database has not seen yet, each in its own transaction. Every
+// migration not recorded is applied, not only those above the highest recorded: branches developed side by side
+// number theirs apart (a database at 8 still gets 6 and 7 when they land after 8), so each migration stands alone.
 import type { DatabaseSync } from 'node:sqlite';
 import { StoreVersionError } from '../errors.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
@@ -12,7 +14,7 @@ export function migrate(db: DatabaseSync, path: string, now: number, migrations:
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined) {
     const version = currentVersion(db);
     if (version > known) throw new StoreVersionError(path, version, known);
-    if (version === known) return [];
+    if (missingVersions(db, migrations).length === 0) return [];
   }
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
@@ -23,7 +25,7 @@ export function migrate(db: DatabaseSync, path: string, now: number, migrations:
     try {
       const current = currentVersion(db);
       if (current > known) throw new StoreVersionError(path, current, known);
-      if (current >= migration.version) {
+      if (!missingVersions(db, [migration]).includes(migration.version)) {
         db.exec('COMMIT');
         continue;
       }
@@ -51,7 +53,9 @@ export function currentVersion(db: DatabaseSync): number {
   return row.v;
 }
 
-/** The newest migration this version of ringmaster knows. */
-export function latestMigration(migrations: readonly Migration[] = SQLITE_MIGRATIONS): number {
-  return migrations.reduce((max, m) => Math.max(max, m.version), 0);
+/** The versions of `migrations` the database has not recorded, in order. */
+export function missingVersions(db: DatabaseSync, migrations: readonly Migration[] = SQLITE_MIGRATIONS): number[] {
+  const rows = db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>;
+  const applied = new Set(rows.map((r) => r.version));
+  return migrations.map((m) => m.version).filter((v) => !applied.has(v)).sort((a, b) => a - b);
 }

@@ -9,6 +9,7 @@ import type {
   agentListSchema,
   clientMessageSchema,
   controlOutcomeSchema,
+  noteSchema,
   runCreatedSchema,
   runDetailSchema,
   runItemSchema,
@@ -24,6 +25,8 @@ export {
   agentListSchema,
   controlOutcomeSchema,
   errorSchema,
+  noteListSchema,
+  noteSchema,
   eventListSchema,
   rollbackResultSchema,
   runCreatedSchema,
@@ -78,6 +81,8 @@ export type RunCreated = z.infer<typeof runCreatedSchema>;
 
 /** What POST /api/runs/:id/{pause,resume,stop,extend} answer. */
 export type ControlOutcome = z.infer<typeof controlOutcomeSchema>;
+/** A note to a run (docs/notes.md). */
+export type Note = z.infer<typeof noteSchema>;
 
 /** GET /api/agents: one agent CLI a run can use. */
 export type Agent = z.infer<typeof agentListSchema>['agents'][number];
