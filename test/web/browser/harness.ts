@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { removeDir, tempRepo } from '../../git/git-repo.js';
@@ -34,9 +35,9 @@ export const CHROMIUM = process.env.RINGMASTER_CHROMIUM ?? '/usr/bin/chromium';
  */
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-/** Where screenshots go: outside the repository (`RINGMASTER_TEST_ARTIFACTS` or the temp dir). */
+/** Where screenshots go: `RINGMASTER_TEST_ARTIFACTS`, else test-artifacts/web in the clone (git-ignored; nothing left in /tmp). */
 export function artifactsDir(): string {
-  const dir = process.env.RINGMASTER_TEST_ARTIFACTS ?? join(tmpdir(), 'ringmaster-test-artifacts', 'web');
+  const dir = process.env.RINGMASTER_TEST_ARTIFACTS ?? fileURLToPath(new URL('../../../test-artifacts/web', import.meta.url));
   mkdirSync(dir, { recursive: true });
   return dir;
 }
