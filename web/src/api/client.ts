@@ -121,16 +121,23 @@ export async function eventsAfter(id: string, afterSeq: number, limit = 1000): P
 /** Most pages of one iteration's activity loaded (a page covers at most 1 MiB of log). */
 export const MAX_ACTIVITY_PAGES = 32;
 
-/** GET /api/runs/:id/activity?iteration=N, page after page: one iteration's log read back by its agent's parser (`truncated`: more than MAX_ACTIVITY_PAGES). */
-export async function iterationActivity(id: string, iteration: number): Promise<{ activity: AgentActivity[]; truncated: boolean }> {
+/**
+ * GET /api/runs/:id/activity?iteration=N, page after page: one iteration's log read back by its agent's parser
+ * (`truncated`: more than MAX_ACTIVITY_PAGES). With `onPage`, each page goes there as it comes (and is not kept);
+ * the next page is asked for before a page is handed over, so the server reads it while the page is shown.
+ */
+export async function iterationActivity(id: string, iteration: number, onPage?: (activity: AgentActivity[]) => void): Promise<{ activity: AgentActivity[]; truncated: boolean }> {
   const activity: AgentActivity[] = [];
-  let offset = 0;
-  let index = 0;
+  const page = (offset: number, index: number) => json(activityListSchema, `${run(id)}/activity?iteration=${iteration}&offset=${offset}&index=${index}`);
+  let next = page(0, 0);
   for (let n = 0; n < MAX_ACTIVITY_PAGES; n++) {
-    const page = await json(activityListSchema, `${run(id)}/activity?iteration=${iteration}&offset=${offset}&index=${index}`);
-    activity.push(...page.activity);
-    if (!page.truncated) return { activity, truncated: false };
-    ({ next_offset: offset, next_index: index } = page);
+    const current = await next;
+    const more = current.truncated && n + 1 < MAX_ACTIVITY_PAGES;
+    if (more) next = page(current.next_offset, current.next_index);
+    if (onPage) onPage(current.activity);
+    else activity.push(...current.activity);
+    if (!current.truncated) return { activity, truncated: false };
+    if (!more) break;
   }
   return { activity, truncated: true };
 }
