@@ -123,21 +123,18 @@ export const MAX_ACTIVITY_PAGES = 32;
 
 /**
  * GET /api/runs/:id/activity?iteration=N, page after page: one iteration's log read back by its agent's parser
- * (`truncated`: more than MAX_ACTIVITY_PAGES). With `onPage`, each page goes there as it comes (and is not kept);
- * the next page is asked for before a page is handed over, so the server reads it while the page is shown.
+ * (`truncated`: more than MAX_ACTIVITY_PAGES). The next page is asked for before a page is taken in, so the server
+ * reads it meanwhile.
  */
-export async function iterationActivity(id: string, iteration: number, onPage?: (activity: AgentActivity[]) => void): Promise<{ activity: AgentActivity[]; truncated: boolean }> {
+export async function iterationActivity(id: string, iteration: number): Promise<{ activity: AgentActivity[]; truncated: boolean }> {
   const activity: AgentActivity[] = [];
   const page = (offset: number, index: number) => json(activityListSchema, `${run(id)}/activity?iteration=${iteration}&offset=${offset}&index=${index}`);
   let next = page(0, 0);
   for (let n = 0; n < MAX_ACTIVITY_PAGES; n++) {
     const current = await next;
-    const more = current.truncated && n + 1 < MAX_ACTIVITY_PAGES;
-    if (more) next = page(current.next_offset, current.next_index);
-    if (onPage) onPage(current.activity);
-    else activity.push(...current.activity);
-    if (!current.truncated) return { activity, truncated: false };
-    if (!more) break;
+    if (!current.truncated) return { activity: activity.concat(current.activity), truncated: false };
+    if (n + 1 < MAX_ACTIVITY_PAGES) next = page(current.next_offset, current.next_index);
+    for (const piece of current.activity) activity.push(piece);
   }
   return { activity, truncated: true };
 }

@@ -8,9 +8,9 @@ import { ApiError, iterationActivity } from '../api/client.js';
 import type { OutputLog } from '../lib/output-log.js';
 import { useLive } from './live.js';
 
-/** An iteration's stored activity (page by page to `onPage`, when given); an iteration that has not started yet has no log: nothing to show. */
-export async function storedActivity(runId: string, iteration: number, onPage?: (activity: AgentActivity[]) => void): Promise<{ activity: AgentActivity[]; truncated: boolean }> {
-  return iterationActivity(runId, iteration, onPage).catch((e: unknown) => {
+/** An iteration's stored activity; an iteration that has not started yet has no log: nothing to show. */
+export async function storedActivity(runId: string, iteration: number): Promise<{ activity: AgentActivity[]; truncated: boolean }> {
+  return iterationActivity(runId, iteration).catch((e: unknown) => {
     if (e instanceof ApiError && e.code === 'not_found') return { activity: [], truncated: false };
     throw e;
   });
@@ -52,21 +52,20 @@ export function useOutputSync(log: OutputLog, o: { runId: string; iteration: num
       const from = log.lastIteration ?? iteration;
       const heldLast = held.reduce((max, a) => Math.max(max, a.iteration), 0);
       const to = only ? iteration : Math.max(from, latest.current(), heldLast);
+      const stored: AgentActivity[] = [];
       let cut = false;
       let loadError: string | null = null;
       try {
-        // Each page is shown as it comes (the log takes each byte and index once); live pieces wait for the end.
-        for (let n = from; n <= to && current === generation; n++) {
-          const result = await storedActivity(runId, n, (page) => {
-            if (current === generation) add(page);
-          });
+        for (let n = from; n <= to; n++) {
+          const result = await storedActivity(runId, n);
+          stored.push(...result.activity);
           cut ||= result.truncated;
         }
       } catch (e) {
         loadError = (e as Error).message;
       }
       if (current !== generation) return;
-      add([...held]);
+      add([...stored, ...held]);
       held.length = 0;
       inSync = true;
       setState((s) => ({ loadError, truncated: s.truncated || cut, synced: true }));
