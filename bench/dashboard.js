@@ -1,9 +1,6 @@
 // Dashboard benchmarks, in headless Debian Chromium (playwright-core) against a real `ringmaster serve`:
 // time to first render of the board with 500 runs and of a run page with 100,000 output lines (and frame times
 // while scrolling it: wheel-like and by jumps), and the page's memory while 20 runs stream an hour's worth of output, sped up.
-// With BENCH_DASHBOARD_BASELINE=<another checkout, built> the board and the run page are also served by that checkout
-// (its own server and data, seeded alike) and measured in the same rounds, the order alternating (base_*,
-// ratio_to_baseline): a loaded machine slows both alike, so the ratio says what a change did.
 /* global document, window, requestAnimationFrame, MutationObserver */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -27,11 +24,11 @@ async function freePort() {
 }
 
 /** `ringmaster serve` over a fresh data directory; resolves once it listens. */
-async function startServe(base, maxConcurrent, cli = CLI) {
+async function startServe(base, maxConcurrent) {
   const port = await freePort();
   const token = randomBytes(24).toString('base64url');
   const env = { ...process.env, RINGMASTER_HOME: join(base, 'data'), RINGMASTER_TOKEN: token, XDG_CONFIG_HOME: join(base, 'config'), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-  const child = spawn(NODE, [cli, 'serve', '--port', String(port), '--max-concurrent', String(maxConcurrent)], { cwd: base, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE, [CLI, 'serve', '--port', String(port), '--max-concurrent', String(maxConcurrent)], { cwd: base, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', () => undefined);
@@ -117,8 +114,8 @@ async function firstRender(browser, url, ready, arg, signIn) {
   return { page, context, ms };
 }
 
-/** Seeds `count` runs of every status on the board (through the API); returns the ids of the running ones. */
-async function seedBoard(serve, base, count) {
+/** The board with `count` runs of every status: time to the first render with every column filled. */
+async function boardBench(browser, serve, base, { count, rounds }) {
   const ok = agentScript(base, 'ok.sh', 'exit 0');
   const fail = agentScript(base, 'fail.sh', 'echo "tests failed"; exit 1');
   const hang = agentScript(base, 'hang.sh', 'exec sleep 600');
@@ -138,104 +135,82 @@ async function seedBoard(serve, base, count) {
     return runs.length === ids.running.length;
   });
   const seeded_s = Math.round((now() - started) / 100) / 10;
-  return { running: ids.running, seeded_s, by_status: Object.fromEntries(['completed', 'failed', 'stopped', 'running'].map((k) => [k, kinds.filter((x) => x === k).length])) };
+  const times = [];
+  let memory = null;
+  let cards = 0;
+  for (let round = 0; round < rounds; round++) {
+    const { page, context, ms } = await firstRender(
+      browser,
+      serve.url,
+      (n) => document.querySelector('[data-testid="board-summary"]')?.textContent === `${n} runs` && document.querySelectorAll('[data-testid="run-card"]').length > 0,
+      count,
+      serve.signIn('/'),
+    );
+    times.push(ms);
+    if (round === rounds - 1) {
+      cards = await page.evaluate(() => document.querySelectorAll('[data-testid="run-card"]').length);
+      memory = await pageMemory(page);
+    }
+    await context.close();
+  }
+  for (const id of ids.running) await serve.api(`/api/runs/${id}/stop`, {});
+  return { runs: count, seeded_s, by_status: Object.fromEntries(['completed', 'failed', 'stopped', 'running'].map((k) => [k, kinds.filter((x) => x === k).length])), first_render_ms: summary(times, 0), cards_in_dom: cards, memory };
 }
 
-/** One cold-cache first render of the board: "N runs" and cards shown. */
-function openBoard(browser, serve, count) {
-  const ready = (n) => document.querySelector('[data-testid="board-summary"]')?.textContent === `${n} runs` && document.querySelectorAll('[data-testid="run-card"]').length > 0;
-  return firstRender(browser, serve.url, ready, count, serve.signIn('/'));
-}
-
-/** An agent printing `lines` lines (every tenth green), one run of it; resolves to its id once it ended. */
-async function seedFlood(serve, base, lines) {
+/** A run page with `lines` lines of output: time to the first render of its last line, then frame times while scrolling. */
+async function outputBench(browser, serve, base, { lines, rounds }) {
   const flood = agentScript(base, 'flood.sh', `awk 'BEGIN { for (i = 1; i <= ${lines}; i++) if (i % 10 == 0) printf "\\033[32mline %d ok\\033[0m\\n", i; else printf "line %d: the agent says something about the code\\n", i }'`);
   const workspace = join(base, 'flood');
   mkdirSync(workspace, { recursive: true });
   const { id } = await serve.api('/api/runs', { workspace, prompt: 'Print a flood of lines', agent_command: [flood], max_iterations: 1, checkpoint_interval: 0 });
   await waitFor('the flood run to end', async () => (await serve.api(`/api/runs/${id}`)).run.status !== 'running');
-  return id;
-}
-
-/** One cold-cache first render of a run page with `lines` lines: its row count and its last line shown. */
-function openOutput(browser, serve, id, lines) {
-  const ready = (n) => document.querySelector('[data-testid="output-count"]')?.textContent === `${n.toLocaleString('en-US')} rows` && [...document.querySelectorAll('[data-testid="output-line"]')].some((e) => e.textContent === `line ${n - 1} ok`);
-  return firstRender(browser, `${serve.url}/runs/${id}`, ready, lines + 1, serve.signIn('/'));
-}
-
-/** Frame times while scrolling the run page like a wheel and by jumps. */
-function scrollFrames(page) {
-  // Wheel-like scrolling: 120 px a frame (7,200 px/s at 60 frames/s) for 240 frames from the middle; then
-  // 60 jumps to far-apart places, a frame each. The time between frames says how smooth it stays.
-  return page.evaluate(async () => {
-    const el = document.querySelector('[data-testid="output-scroll"]');
-    const frame = () => new Promise((r) => requestAnimationFrame(r));
-    const stats = (gaps) => {
-      gaps.sort((a, b) => a - b);
-      const at = (q) => Math.round(gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))] * 10) / 10;
-      return { frames: gaps.length, p50_ms: at(0.5), p95_ms: at(0.95), max_ms: Math.round(gaps.at(-1) * 10) / 10 };
-    };
-    const measure = async (moves) => {
-      const gaps = [];
-      let last = performance.now();
-      for (const move of moves) {
-        move();
-        await frame();
-        const t = performance.now();
-        gaps.push(t - last);
-        last = t;
-      }
-      return stats(gaps);
-    };
-    el.scrollTop = el.scrollHeight / 2;
-    await frame();
-    await frame();
-    const wheel = await measure(Array.from({ length: 240 }, () => () => (el.scrollTop += 120)));
-    const jump = await measure(Array.from({ length: 60 }, (_, i) => () => (el.scrollTop = ((i * 37) % 60) / 60 * (el.scrollHeight - el.clientHeight))));
-    return { wheel, jump, rows_in_dom: document.querySelectorAll('.output-row').length };
-  });
-}
-
-/** Median of per-round ratios current / baseline (rounds where both were measured). */
-function ratios(times, baseTimes) {
-  const r = times.map((t, i) => t / baseTimes[i]).sort((a, b) => a - b);
-  const mid = Math.floor(r.length / 2);
-  const median = r.length % 2 ? r[mid] : (r[mid - 1] + r[mid]) / 2;
-  return Math.round(median * 100) / 100;
-}
-
-/**
- * The board with `boardRuns` runs and a run page with `lines` lines: `rounds` cold-cache first renders of each, the
- * baseline's (when there is one) in the same rounds, the order alternating; memory and scrolling after the last.
- */
-async function firstRenders(browser, sides, { boardRuns, lines, rounds }) {
-  const board = { times: [], base: [], cards: 0, memory: null };
-  const output = { times: [], base: [], scroll: null, memory: null };
+  const times = [];
+  let frames = null;
+  let memory = null;
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? sides : [...sides].reverse();
-    for (const side of order) {
-      const mine = side === sides[0];
-      const b = await openBoard(browser, side.serve, boardRuns);
-      (mine ? board.times : board.base).push(b.ms);
-      if (mine && round === rounds - 1) {
-        board.cards = await b.page.evaluate(() => document.querySelectorAll('[data-testid="run-card"]').length);
-        board.memory = await pageMemory(b.page);
-      }
-      await b.context.close();
-      const o = await openOutput(browser, side.serve, side.flood, lines);
-      (mine ? output.times : output.base).push(o.ms);
-      if (mine && round === rounds - 1) {
-        output.memory = await pageMemory(o.page);
-        output.scroll = await scrollFrames(o.page);
-      }
-      await o.context.close();
+    const { page, context, ms } = await firstRender(
+      browser,
+      `${serve.url}/runs/${id}`,
+      (n) => document.querySelector('[data-testid="output-count"]')?.textContent === `${n.toLocaleString('en-US')} rows` && [...document.querySelectorAll('[data-testid="output-line"]')].some((e) => e.textContent === `line ${n - 1} ok`),
+      lines + 1,
+      serve.signIn('/'),
+    );
+    times.push(ms);
+    if (round === rounds - 1) {
+      memory = await pageMemory(page);
+      // Wheel-like scrolling: 120 px a frame (7,200 px/s at 60 frames/s) for 240 frames from the middle; then
+      // 60 jumps to far-apart places, a frame each. The time between frames says how smooth it stays.
+      frames = await page.evaluate(async () => {
+        const el = document.querySelector('[data-testid="output-scroll"]');
+        const frame = () => new Promise((r) => requestAnimationFrame(r));
+        const stats = (gaps) => {
+          gaps.sort((a, b) => a - b);
+          const at = (q) => Math.round(gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))] * 10) / 10;
+          return { frames: gaps.length, p50_ms: at(0.5), p95_ms: at(0.95), max_ms: Math.round(gaps.at(-1) * 10) / 10 };
+        };
+        const measure = async (moves) => {
+          const gaps = [];
+          let last = performance.now();
+          for (const move of moves) {
+            move();
+            await frame();
+            const t = performance.now();
+            gaps.push(t - last);
+            last = t;
+          }
+          return stats(gaps);
+        };
+        el.scrollTop = el.scrollHeight / 2;
+        await frame();
+        await frame();
+        const wheel = await measure(Array.from({ length: 240 }, () => () => (el.scrollTop += 120)));
+        const jump = await measure(Array.from({ length: 60 }, (_, i) => () => (el.scrollTop = ((i * 37) % 60) / 60 * (el.scrollHeight - el.clientHeight))));
+        return { wheel, jump, rows_in_dom: document.querySelectorAll('.output-row').length };
+      });
     }
+    await context.close();
   }
-  const compare = (part) => (sides.length > 1 ? { base_first_render_ms: summary(part.base, 0), ratio_to_baseline: ratios(part.times, part.base), rounds_ms: part.times.map(Math.round), base_rounds_ms: part.base.map(Math.round) } : {});
-  return {
-    board: { runs: boardRuns, seeded_s: sides[0].seeded.seeded_s, by_status: sides[0].seeded.by_status, first_render_ms: summary(board.times, 0), ...compare(board), cards_in_dom: board.cards, memory: board.memory },
-    output: { lines, first_render_ms: summary(output.times, 0), ...compare(output), scroll: output.scroll, memory: output.memory },
-  };
+  return { lines, first_render_ms: summary(times, 0), scroll: frames, memory };
 }
 
 /**
@@ -302,42 +277,26 @@ async function liveBench(browser, serve, base, { runs, iterations, linesPerItera
   };
 }
 
-/** A server (of this checkout, or of `root`) over its own data, seeded with the board's runs and the flood run. */
-async function seededSide(dir, boardRuns, lines, root) {
-  mkdirSync(dir, { recursive: true });
-  const serve = await startServe(dir, 25, root === undefined ? CLI : join(root, 'bin', 'ringmaster.js'));
-  const seeded = await seedBoard(serve, dir, boardRuns);
-  const flood = await seedFlood(serve, dir, lines);
-  return { serve, seeded, flood };
-}
-
 /** Runs the three dashboard benchmarks. */
-export async function benchDashboard({ boardRuns, lines, rounds, liveRuns, liveIterations, linesPerIteration, baseline = process.env.BENCH_DASHBOARD_BASELINE }) {
+export async function benchDashboard({ boardRuns, lines, rounds, liveRuns, liveIterations, linesPerIteration }) {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   if (!existsSync(join(ROOT, 'dist', 'web', 'index.html'))) throw new Error('dist/web is missing: npm run build');
-  if (baseline && !existsSync(join(baseline, 'dist', 'web', 'index.html'))) throw new Error(`${baseline}/dist/web is missing: build the baseline checkout`);
   const base = mkdtempSync(join(tmpdir(), 'rm-bench-dashboard-'));
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
-  const sides = [];
   let serve = null;
   try {
-    sides.push(await seededSide(join(base, 'current'), boardRuns, lines));
-    if (baseline) sides.push(await seededSide(join(base, 'baseline'), boardRuns, lines, baseline));
-    const { board, output } = await firstRenders(browser, sides, { boardRuns, lines, rounds });
-    for (const side of sides) {
-      for (const id of side.seeded.running) await side.serve.api(`/api/runs/${id}/stop`, {});
-      await side.serve.stop();
-    }
-    sides.length = 0;
+    serve = await startServe(join(base), 25);
+    const board = await boardBench(browser, serve, base, { count: boardRuns, rounds });
+    const output = await outputBench(browser, serve, base, { lines, rounds });
+    await serve.stop();
     // A fresh server for the live part: its numbers are about the 20 live runs only.
     const liveBase = join(base, 'live-server');
     mkdirSync(liveBase);
     serve = await startServe(liveBase, liveRuns);
     const live = await liveBench(browser, serve, liveBase, { runs: liveRuns, iterations: liveIterations, linesPerIteration });
     const pass = board.first_render_ms.median < 3000 && output.first_render_ms.median < 5000 && output.scroll.wheel.p95_ms < 50 && live.board_heap_growth_mib < 10 && live.samples.every((s) => s.run_page.heap_mib < 256);
-    return { pass, ...(baseline ? { baseline } : {}), board, output, live };
+    return { pass, board, output, live };
   } finally {
-    for (const side of sides) await side.serve.stop();
     await serve?.stop();
     await browser.close();
     rmSync(base, { recursive: true, force: true });
