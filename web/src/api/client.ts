@@ -124,16 +124,20 @@ export async function eventsAfter(id: string, afterSeq: number, limit = 1000): P
 /** Most pages of one iteration's activity loaded (a page covers at most 1 MiB of log). */
 export const MAX_ACTIVITY_PAGES = 32;
 
-/** GET /api/runs/:id/activity?iteration=N, page after page: one iteration's log read back by its agent's parser (`truncated`: more than MAX_ACTIVITY_PAGES). */
+/**
+ * GET /api/runs/:id/activity?iteration=N, page after page: one iteration's log read back by its agent's parser
+ * (`truncated`: more than MAX_ACTIVITY_PAGES). The next page is asked for before a page is taken in, so the server
+ * reads it meanwhile.
+ */
 export async function iterationActivity(id: string, iteration: number): Promise<{ activity: AgentActivity[]; truncated: boolean }> {
   const activity: AgentActivity[] = [];
-  let offset = 0;
-  let index = 0;
+  const page = (offset: number, index: number) => json(activityListSchema, `${run(id)}/activity?iteration=${iteration}&offset=${offset}&index=${index}`);
+  let next = page(0, 0);
   for (let n = 0; n < MAX_ACTIVITY_PAGES; n++) {
-    const page = await json(activityListSchema, `${run(id)}/activity?iteration=${iteration}&offset=${offset}&index=${index}`);
-    activity.push(...page.activity);
-    if (!page.truncated) return { activity, truncated: false };
-    ({ next_offset: offset, next_index: index } = page);
+    const current = await next;
+    if (!current.truncated) return { activity: activity.concat(current.activity), truncated: false };
+    if (n + 1 < MAX_ACTIVITY_PAGES) next = page(current.next_offset, current.next_index);
+    for (const piece of current.activity) activity.push(piece);
   }
   return { activity, truncated: true };
 }

@@ -1,12 +1,12 @@
 // The page frame: header (capacity, today's spend, toggles, sign-out), the disconnected banner, the routes; the
 // sign-in page instead while this browser is not signed in.
 import { lazy, Suspense, useState, type ReactNode } from 'react';
-import { Link, Route, Switch, useLocation } from 'wouter';
+import { Link, Route, Switch, useLocation, useRoute } from 'wouter';
 import { Board } from './board.js';
 import { ConnectionBanner } from './banner.js';
 import { HelpDialog } from './help.js';
 import { SignInPage, SignOutButton, useSignedIn } from './sign-in.js';
-import { useStats } from './live.js';
+import { usePrefetchRun, useStats } from './live.js';
 import { useNotificationsToggle } from './notifications.js';
 import { useTheme } from './theme.js';
 import { PHONE_QUERY, useMedia } from './use-media.js';
@@ -56,6 +56,8 @@ export function App() {
   const [, navigate] = useLocation();
   const signedIn = useSignedIn();
   const phone = useMedia(PHONE_QUERY);
+  const [onRunPage, runParams] = useRoute('/runs/:id');
+  usePrefetchRun(signedIn && onRunPage ? runParams.id : null);
   const shared = { theme, toggleTheme, showHelp: () => setHelp(true) };
   if (!signedIn) {
     return (

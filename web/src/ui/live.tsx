@@ -250,10 +250,9 @@ export function useRuns() {
   });
 }
 
-/** One run's detail (the run page), kept live. */
-export function useRun(id: string) {
-  const live = useLive();
-  return useQuery({
+/** The query of one run's detail. */
+function runQuery(live: Live, id: string) {
+  return {
     queryKey: runKey(id),
     queryFn: async (): Promise<DetailData> => {
       const fetched = await getRun(id);
@@ -261,10 +260,26 @@ export function useRun(id: string) {
       live.connection.seed(id, detail.run.last_seq);
       return { detail, fetchedAt: Date.now() };
     },
+  };
+}
+
+/** One run's detail (the run page), kept live. */
+export function useRun(id: string) {
+  const live = useLive();
+  return useQuery({
+    ...runQuery(live, id),
     // A queued run's place moves when runs ahead of it start or leave: events of runs this page does not follow
     // do not reach it, so it asks again while the run waits in the queue.
     refetchInterval: (query) => (query.state.data?.detail.run.queue_position == null ? false : QUEUE_POLL_MS),
   });
+}
+
+/** Starts fetching a run's detail while its page's code (loaded on demand) is still on its way: the two load side by side. */
+export function usePrefetchRun(id: string | null): void {
+  const live = useLive();
+  useEffect(() => {
+    if (id !== null) void live.queryClient.prefetchQuery(runQuery(live, id));
+  }, [live, id]);
 }
 
 /** How often the page of a queued run asks for its place in the queue. */
