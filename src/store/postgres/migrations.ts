@@ -190,4 +190,17 @@ ALTER TABLE iterations ADD COLUMN discarded_ref TEXT;
 ALTER TABLE iterations ADD COLUMN verify TEXT;
 `,
   },
+  {
+    version: 6,
+    name: 'the shared budget (daily and monthly USD) every run of the store is held to',
+    sql: `
+-- One row (id 1): the limits in USD, NULL = none for that window (ringmaster budget set).
+CREATE TABLE budget (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  daily_usd DOUBLE PRECISION,
+  monthly_usd DOUBLE PRECISION,
+  updated_at BIGINT NOT NULL
+);
+`,
+  },
 ];

@@ -17,6 +17,8 @@ import * as iterations from './iterations.js';
 import { ITERATION_COLUMNS, interruptRunning, readIteration } from './iterations.js';
 import { importLegacyIntoPostgres } from './import.js';
 import { listen } from './listen.js';
+import * as budget from './budget.js';
+import type { BudgetChange, BudgetRow, SpendRow } from '../budget-rows.js';
 import type { Channel, Subscription, WatchableStore } from '../watchable.js';
 import { runWhere } from './run-filter.js';
 import { checkpointRowSchema, errorRowSchema, iterationRowSchema, runRowSchema } from '../rows.js';
@@ -327,6 +329,18 @@ export class PostgresStore implements Store, WatchableStore {
 
   async metrics(): Promise<StoreMetrics> {
     return this.read('metrics', (db) => queryMetrics(db));
+  }
+
+  async getBudget(): Promise<BudgetRow> {
+    return this.read('getBudget', (db) => budget.readBudget(db));
+  }
+
+  async setBudget(change: BudgetChange, now: number): Promise<BudgetRow> {
+    return this.read('setBudget', (db) => budget.writeBudget(db, change, now));
+  }
+
+  async spendSince(sinceMs: number): Promise<SpendRow[]> {
+    return this.read('spendSince', (db) => budget.readSpend(db, sinceMs));
   }
 
   async watch(channel: Channel, onNotice: (payload: unknown) => void, onReady?: () => void): Promise<Subscription> {

@@ -16,6 +16,8 @@ import { importLegacyDatabase } from './import.js';
 import { runWhere } from './run-filter.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { openDatabase } from './open.js';
+import { readBudget, readSpend, writeBudget } from './budget.js';
+import type { BudgetChange, BudgetRow, SpendRow } from '../budget-rows.js';
 import { queryMetrics, queryStats, queryTotals, queryTotalsMany } from './queries.js';
 import type { StoreMetrics } from '../metrics-sql.js';
 import type {
@@ -310,6 +312,18 @@ export class SqliteStore implements Store {
 
   async metrics(): Promise<StoreMetrics> {
     return queryMetrics(this.db);
+  }
+
+  async getBudget(): Promise<BudgetRow> {
+    return readBudget(this.s);
+  }
+
+  async setBudget(change: BudgetChange, now: number): Promise<BudgetRow> {
+    return writeBudget(this.s, change, now);
+  }
+
+  async spendSince(sinceMs: number): Promise<SpendRow[]> {
+    return readSpend(this.s, sinceMs);
   }
 
   /** Checkpoints move to a worker thread (a busy server's writes never wait for them). */
