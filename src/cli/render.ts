@@ -166,7 +166,8 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
       }
       case 'waiting': {
         const wait = Math.max(0, e.until - e.time);
-        line(e.time, `Waiting until ${clock(e.until)} (${formatElapsed(wait)}) for the ${e.reason.replace('_', ' ')} to clear...`);
+        const why = e.reason === 'budget' ? 'the shared budget to reset (or be raised: ringmaster budget set)' : `the ${e.reason.replace('_', ' ')} to clear`;
+        line(e.time, `Waiting until ${clock(e.until)} (${formatElapsed(wait)}) for ${why}...`);
         if (out.isTTY === true) {
           const tick = (): void => {
             out.write(`\r\u001b[2K  ${formatElapsed(Math.max(0, e.until - Date.now()))} left (Ctrl+C stops the run)`);

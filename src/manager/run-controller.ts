@@ -27,6 +27,7 @@ import { HEARTBEAT_INTERVAL_MS } from '../store/index.js';
 import type { ClaimOptions, Owner, Store } from '../store/index.js';
 import type { RunStatus } from '../core/types.js';
 import { StoreUnusableError } from '../store/errors.js';
+import { storeBudgetGate } from '../runner/budget-gate.js';
 import { ensureReserve, releaseReserve } from '../store/reserve.js';
 
 /** What a controller needs. */
@@ -260,6 +261,7 @@ export class RunController {
           pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed(), suspend: this.suspension },
           handOver: () => this.handOverRequested && this.stopBy === undefined && (this.pauseRequest === null || this.isPaused),
           fatalError: () => this.fatal,
+          budgetGate: storeBudgetGate(store, spec.budgetPollMs),
           ...(changes ? { changes } : {}),
           ...(program ? { program } : {}),
           logPath: (id, n) => iterationLogPath(dir, id, n),

@@ -10,7 +10,7 @@ const ms = z.number().int().nonnegative();
 const count = z.number().int().nonnegative();
 const nullableCount = count.nullable();
 const outcome = z.enum(['success', 'failure', 'complete', 'waiting', 'interrupted']);
-const waitReason = z.enum(['usage_limit', 'rate_limit', 'overloaded']);
+const waitReason = z.enum(['usage_limit', 'rate_limit', 'overloaded', 'budget']);
 
 /** The unit of work (task, workflow step) an iteration belongs to, when the run has units. */
 export const eventUnitSchema = z.object({

@@ -6,6 +6,7 @@ import type { ChangeTracker } from './change-tracking.js';
 import type { AgentActivitySink, RunEventBodySink } from './events.js';
 import type { IterationRunner } from './iteration.js';
 import type { LoopProgram } from './program.js';
+import type { BudgetGate } from './budget-gate.js';
 
 /** Pause requests as the loop sees them: taken at the next iteration boundary. */
 export interface PauseControl {
@@ -63,6 +64,8 @@ export interface RunDeps {
    * when the run is interrupted: the run then ends failed (fatal_error) with this message.
    */
   fatalError?(): string | null;
+  /** The shared budget (runner/budget-gate.ts): asked before each iteration; absent = none. */
+  budgetGate?: BudgetGate;
 }
 
 /** Continuing an existing run (resume after a crash, a stop or a limit). */

@@ -185,6 +185,9 @@ export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint
         continue;
       }
 
+      // The shared budget (budget-gate.ts): reached, the run waits here; cut short, it looks at the boundary again.
+      if (deps.budgetGate && !(await deps.budgetGate.admit({ iteration: numbered + 1, emit, now: () => deps.now(), sleep: sleepAwake }))) continue;
+
       let step: ProgramStep | ProgramStop | ProgramWait;
       try {
         step = await program.next(context());
