@@ -2,6 +2,7 @@
 // error leaves as `{error: {code, message}}` from the one handler at the bottom.
 import { redactor, type Redactor } from '../core/redact.js';
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi';
+import { addBudgetRoutes } from './budget-api.js';
 import { z } from 'zod';
 import { agentNames, getAdapter } from '../agents/registry.js';
 import { DirtyWorkspaceError } from '../git/rollback.js';
@@ -336,6 +337,8 @@ export function createApi(deps: ApiDeps): OpenAPIHono {
   app.openapi(createRoute({ method: 'get', path: '/api/stats', summary: "The loop manager's numbers over the active runs", responses: { 200: json(statsSchema, 'the numbers'), ...errors } }), async (c) =>
     c.json(await deps.manager.stats(), 200),
   );
+
+  addBudgetRoutes(app, deps.store, () => deps.now());
 
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',
