@@ -9,7 +9,7 @@ import { SignInPage, SignOutButton, useSignedIn } from './sign-in.js';
 import { useStats } from './live.js';
 import { useNotificationsToggle } from './notifications.js';
 import { useTheme } from './theme.js';
-import { usd } from '../lib/format.js';
+import { TodaySpend } from './budget-header.js';
 
 const RunPage = lazy(() => import('./run-page.js'));
 const NewRunPage = lazy(() => import('./new-run-page.js'));
@@ -29,9 +29,7 @@ function Capacity() {
           queued <strong>{pending}</strong>
         </span>
       )}
-      <span title="spent today by every run">
-        today <strong>{usd(today_cost_usd)}</strong>
-      </span>
+      <TodaySpend fallbackUsd={today_cost_usd} />
     </div>
   );
 }
