@@ -1,6 +1,7 @@
 // A big agent output (1 GiB by default; several sizes to show memory does not depend on size): ringmaster's
 // peak RSS, wall time and throughput, with the completion signal at the very end found, the echo rule active
-// (the prompt shows the signal in a sentence); next to the same agent writing to /dev/null and to a plain file.
+// (the prompt shows the signal in a sentence); next to the same agent writing to /dev/null and to a plain file,
+// and with BENCH_BIG_BASELINE=<another checkout, built> next to that checkout's ringmaster in the same rounds.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,13 +39,13 @@ function watchPeak(child, viaTime) {
   };
 }
 
-async function ringmasterRun(cwd, bytes) {
+async function ringmasterRun(cwd, bytes, cli0 = CLI) {
   // Its own data directory in the temporary workspace: the 1 GiB log never lands in the user's data directory.
   // No log cap: the benchmark checks that the log holds every byte (the cap would keep 100 MiB of 1 GiB).
   const env = { ...process.env, BENCH_BYTES: String(bytes), RINGMASTER_HOME: join(cwd, '.ringmaster-home'), RINGMASTER_LOOP_MAX_LOG_SIZE: 'none' };
   const viaTime = existsSync(TIME);
   const timeFile = join(cwd, 'time.txt');
-  const cli = [CLI, 'run', '--agent-command', AGENT, '--max-iterations', '1', '--prompt-file', join(cwd, 'PROMPT.md'), '--cwd', cwd, '--checkpoint-interval', '0', '--json'];
+  const cli = [cli0, 'run', '--agent-command', AGENT, '--max-iterations', '1', '--prompt-file', join(cwd, 'PROMPT.md'), '--cwd', cwd, '--checkpoint-interval', '0', '--json'];
   const [command, args] = viaTime ? [TIME, ['-o', timeFile, '-f', '%M %U %S', NODE, ...cli]] : [NODE, cli];
   let stopWatch = async () => 0;
   const r = await run(command, args, { cwd, env, capture: true, onSpawn: (child) => (stopWatch = watchPeak(child, viaTime)) });
@@ -77,7 +78,7 @@ async function ringmasterRun(cwd, bytes) {
 }
 
 /** Runs `rounds` interleaved rounds (baselines, ringmaster) with an agent writing `bytes` then the signal. */
-export async function benchBigOutput({ rounds, bytes }) {
+export async function benchBigOutput({ rounds, bytes, baselineDir = process.env.BENCH_BIG_BASELINE }) {
   const total = bytes + SIGNAL_TAIL.length;
   const mb = total / 1e6;
   const rows = [];
@@ -86,14 +87,15 @@ export async function benchBigOutput({ rounds, bytes }) {
     try {
       writeFileSync(join(cwd, 'PROMPT.md'), PROMPT);
       const row = { round };
-      const order = round % 2 === 0 ? ['null', 'file', 'rm'] : ['rm', 'file', 'null'];
+      const sides = baselineDir ? ['null', 'file', 'rm', 'base'] : ['null', 'file', 'rm'];
+      const order = round % 2 === 0 ? sides : [...sides].reverse();
       for (const side of order) {
         if (side === 'null') row.devNullMs = await baseline(cwd, bytes, '/dev/null');
         else if (side === 'file') {
           row.fileMs = await baseline(cwd, bytes, join(cwd, 'baseline.log'));
           rmSync(join(cwd, 'baseline.log'), { force: true });
         } else {
-          row.ringmaster = await ringmasterRun(cwd, bytes);
+          row[side === 'rm' ? 'ringmaster' : 'base'] = await ringmasterRun(cwd, bytes, side === 'rm' ? CLI : join(baselineDir, 'bin', 'ringmaster.js'));
           for (const dir of ['.ringmaster', '.ringmaster-home']) rmSync(join(cwd, dir), { recursive: true, force: true });
         }
       }
@@ -125,6 +127,10 @@ export async function benchBigOutput({ rounds, bytes }) {
     ringmaster_throughput_mb_s_iteration: summary(rm.map((g) => mb / (g.iterationMs / 1000)), 0),
     baseline_dev_null_throughput_mb_s: summary(rows.map((r) => mb / (r.devNullMs / 1000)), 0),
     baseline_file_throughput_mb_s: summary(rows.map((r) => mb / (r.fileMs / 1000)), 0),
+    baseline: baselineDir ?? null,
+    baseline_peak_rss_mb: baselineDir ? summary(rows.map((r) => r.base.timePeakRssMb ?? r.base.polledPeakRssMb), 1) : null,
+    baseline_throughput_mb_s_whole_process: baselineDir ? summary(rows.map((r) => mb / (r.base.wallMs / 1000)), 0) : null,
+    baseline_cpu_s: baselineDir && rows[0]?.base.cpuS !== null ? summary(rows.map((r) => r.base.cpuS), 2) : null,
     exit_codes: rm.map((g) => g.exitCode),
     signal_found_every_run: allFound,
     log_file_complete: rm.every((g) => g.logBytes === total),
@@ -139,7 +145,17 @@ export async function benchBigOutput({ rounds, bytes }) {
 export async function benchBigOutputSizes({ rounds, sizesMib }) {
   const runs = [];
   for (const mib of sizesMib) runs.push(await benchBigOutput({ rounds, bytes: mib * 1024 ** 2 }));
-  const at = (r) => ({ mib: r.bytes_total / 1024 ** 2, peak_rss_mib: r.ringmaster_peak_rss_mb.median, throughput_mb_s: r.ringmaster_throughput_mb_s_whole_process.median, signal_found: r.signal_found_every_run });
+  const at = (r) => ({
+    mib: r.bytes_total / 1024 ** 2,
+    peak_rss_mib: r.ringmaster_peak_rss_mb.median,
+    throughput_mb_s: r.ringmaster_throughput_mb_s_whole_process.median,
+    cpu_s: r.ringmaster_cpu_s?.median ?? null,
+    dev_null_mb_s: r.baseline_dev_null_throughput_mb_s.median,
+    baseline_peak_rss_mib: r.baseline_peak_rss_mb?.median ?? null,
+    baseline_throughput_mb_s: r.baseline_throughput_mb_s_whole_process?.median ?? null,
+    baseline_cpu_s: r.baseline_cpu_s?.median ?? null,
+    signal_found: r.signal_found_every_run,
+  });
   const peaks = runs.map((r) => r.ringmaster_peak_rss_mb.median);
   const main = runs.find((r) => r.bytes_total - SIGNAL_TAIL.length === 1024 ** 3) ?? runs[runs.length - 1];
   return {

@@ -124,6 +124,22 @@ function managerSection(r) {
   ];
 }
 
+function workflowStepsSection(r) {
+  return [
+    `## A long steps workflow: the cost per step does not grow with its length — ${verdict(r.pass)}`,
+    '',
+    '`workflow run` of one-iteration steps (agent `true`, checkpoints off); each size in a fresh data directory. Medians over runs.',
+    '',
+    '| steps | runs | steps/s | CPU ms per step | runs.meta bytes (rewritten per step) | definition bytes (stored once) |',
+    '|---|---|---|---|---|---|',
+    ...r.by_size.map((s) => `| ${s.steps} | ${s.runs} | ${s.steps_per_s} | ${s.cpu_ms_per_step} | ${s.meta_bytes} | ${s.definition_bytes} |`),
+    '',
+    '- CPU per step of the smallest workflow includes Node start-up spread over fewer steps.',
+    ...r.runs.filter((x) => x.steps === r.by_size.at(-1).steps).map((x) => `- ${x.steps} steps: first 40 steps at ${x.first_steps_per_s}/s, last 40 at ${x.last_steps_per_s}/s.`),
+    '',
+  ];
+}
+
 function sandboxSection(r) {
   return [
     `## Sandbox per iteration — ${verdict(r.pass)}`,
@@ -147,6 +163,7 @@ export function writeReport(dir) {
   const dashboard = read(dir, 'dashboard');
   const manager = read(dir, 'manager');
   const sandbox = read(dir, 'sandbox');
+  const workflowSteps = read(dir, 'workflow-steps');
   const first = overhead ?? big ?? stop ?? dashboard ?? manager;
   const m = first?.machine ?? {};
   const dates = [...new Set([overhead, big, stop, dashboard, manager].filter(Boolean).map((r) => r.date.slice(0, 16).replace('T', ' ')))];
@@ -176,6 +193,7 @@ export function writeReport(dir) {
   if (stop) lines.push(...stopSection(stop));
   if (dashboard) lines.push(...dashboardSection(dashboard));
   if (manager) lines.push(...managerSection(manager));
+  if (workflowSteps) lines.push(...workflowStepsSection(workflowSteps));
   const findings = join(dir, '..', 'FINDINGS.md');
   if (existsSync(findings)) lines.push(readFileSync(findings, 'utf8').trimEnd(), '');
   const path = join(dir, 'RESULTS.md');

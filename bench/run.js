@@ -8,11 +8,13 @@ import { benchChanges } from './changes.js';
 import { benchDashboard } from './dashboard.js';
 import { benchManager } from './manager.js';
 import { benchOverhead } from './overhead.js';
+import { benchPeers } from './peers.js';
 import { benchSandbox } from './sandbox.js';
 import { ROOT, machine } from './lib/proc.js';
 import { writeReport } from './report.js';
 import { benchStartup } from './startup.js';
 import { benchStopLatency } from './stop-latency.js';
+import { benchWorkflowSteps } from './workflow-steps.js';
 
 const RESULTS = join(ROOT, 'bench', 'results');
 const int = (name, fallback) => (process.env[name] ? Number.parseInt(process.env[name], 10) : fallback);
@@ -20,6 +22,7 @@ const int = (name, fallback) => (process.env[name] ? Number.parseInt(process.env
 const BENCHES = {
   overhead: () => benchOverhead({ rounds: int('BENCH_ROUNDS', 7), iterations: int('BENCH_ITERATIONS', 100) }),
   changes: () => benchChanges({ rounds: int('BENCH_CHANGES_ROUNDS', 5), iterations: int('BENCH_CHANGES_ITERATIONS', 30), files: int('BENCH_CHANGES_FILES', 2000) }),
+  peers: () => benchPeers({ rounds: int('BENCH_PEERS_ROUNDS', 5), n1: int('BENCH_PEERS_N1', 5), n2: int('BENCH_PEERS_N2', 25) }),
   sandbox: () => benchSandbox({ rounds: int('BENCH_SANDBOX_ROUNDS', 5), iterations: int('BENCH_SANDBOX_ITERATIONS', 30) }),
   'big-output': () =>
     process.env.BENCH_BIG_SIZES
@@ -28,6 +31,7 @@ const BENCHES = {
   startup: () => benchStartup({ rounds: int('BENCH_STARTUP_ROUNDS', 7), perRound: int('BENCH_STARTUP_PER_ROUND', 5) }),
   manager: () => benchManager({ loops: int('BENCH_LOOPS', 500), seconds: int('BENCH_SECONDS', 60) }),
   'stop-latency': () => benchStopLatency({ honourRuns: int('BENCH_STOP_RUNS', 10), ignoreRuns: int('BENCH_STOP_IGNORE_RUNS', 5), ignoreGraceMs: int('BENCH_STOP_GRACE_MS', 500) }),
+  'workflow-steps': () => benchWorkflowSteps({ sizes: (process.env.BENCH_WORKFLOW_SIZES ?? '40,1000,10000').split(',').map(Number), rounds: int('BENCH_WORKFLOW_ROUNDS', 3) }),
   dashboard: () =>
     benchDashboard({
       boardRuns: int('BENCH_BOARD_RUNS', 500),

@@ -6,7 +6,7 @@
 // same arguments and terminal, and mirrors it: signals forwarded, its exit code or signal returned; the child
 // ends itself if this launcher is killed outright (see watchLauncher).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { constants, homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -67,6 +67,17 @@ function watchLauncher(launcherPid) {
   timer.unref();
 }
 
+/**
+ * The CLI's entry: the bundle (scripts/bundle-cli.js, a few files instead of ~300: faster start-up) when it is at
+ * least as new as dist/ as tsc wrote it, else dist/ itself (a `tsc` without the bundle step must not run old code).
+ */
+function cliEntry() {
+  const time = (path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? null;
+  const bundled = time('../dist/bundle/main.js');
+  const compiled = time('../dist/cli/main.js');
+  return bundled !== null && (compiled === null || bundled >= compiled) ? '../dist/bundle/main.js' : '../dist/cli/main.js';
+}
+
 const major = Number(process.versions.node.split('.')[0]);
 if (!(major >= REQUIRED_MAJOR)) {
   const node = bundledNode();
@@ -90,7 +101,19 @@ if (!(major >= REQUIRED_MAJOR)) {
   const { enableCompileCache } = await import('node:module');
   const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   enableCompileCache?.(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'ringmaster', 'node-compile-cache'));
-  const { main } = await import('../dist/cli/main.js');
+  // The V8 heap of a command that drives an agent stays small under a flood of short-lived output (a 64 KiB chunk
+  // and its text every few hundred microseconds): the young generation keeps its initial size instead of growing
+  // to 16 MiB semi-spaces, and the old generation is collected once it is 30 % above what was live after the last
+  // collection (V8 would let the output that outlived two scavenges pile up to several times that). A 1 GiB
+  // output peaked at ~88 MiB with both, ~95 with the first alone, ~120 with neither, and 4 GiB at ~89 MiB
+  // (bench/FINDINGS.md). Set before anything grows the heap. Not for the long-lived `serve` and `worker`, whose
+  // iteration threads have their own limit (runner/iteration-pool.ts), nor for `hook`.
+  if (!['serve', 'worker', 'hook'].includes(process.argv[2])) {
+    const { setFlagsFromString } = await import('node:v8');
+    setFlagsFromString('--semi-space-growth-factor=1');
+    setFlagsFromString('--heap-growing-percent=30');
+  }
+  const { main } = await import(cliEntry());
   const code = await main(process.argv.slice(2));
   process.exitCode = code;
   // Once a command has returned, nothing may keep the process alive: a stdin held open by the caller, or a

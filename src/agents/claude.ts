@@ -92,117 +92,137 @@ function classifyAssistantError(code: string, text: string, status: number | nul
 }
 
 /** A fresh parser of one Claude run's stdout (also Amp's, which streams the same SDKMessage shapes). */
-// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
 export function createClaudeParser(deps: AdapterDeps = defaultDeps()): StreamParser {
-  const toolNames = new Map<string, string>();
-  const messageUsage = new Map<string, Usage>();
-  let model: string | null = null;
-  let sawAssistantText = false;
-  let classifiedError = false;
-  let limitResetAtMs: number | null = null;
+  const stream = new ClaudeStream(deps);
+  return jsonlParser(claudeLineSchema, (line) => stream.handle(line));
+}
 
-  const runningUsage = (): AgentEvent => {
+/** What one Claude run's stream has said so far, and the events each of its lines means. */
+class ClaudeStream {
+  private readonly toolNames = new Map<string, string>();
+  private readonly messageUsage = new Map<string, Usage>();
+  private model: string | null = null;
+  private sawAssistantText = false;
+  private classifiedError = false;
+  private limitResetAtMs: number | null = null;
+
+  constructor(private readonly deps: AdapterDeps) {}
+
+  handle(line: ClaudeLine): AgentEvent[] {
+    switch (line.type) {
+      case 'system':
+        return this.system(line);
+      case 'assistant':
+        return this.assistant(line);
+      case 'user':
+        return this.user(line);
+      case 'rate_limit_event':
+        return this.rateLimit(line);
+      case 'result':
+        return this.result(line);
+      default:
+        return [];
+    }
+  }
+
+  private system(line: ClaudeLine): AgentEvent[] {
+    if (line.subtype !== 'init' || line.session_id === undefined) return [];
+    this.model = line.model ?? this.model;
+    return [{ type: 'session', id: line.session_id, model: this.model }];
+  }
+
+  private assistant(line: ClaudeLine): AgentEvent[] {
+    const message = line.message;
+    const blocks = Array.isArray(message?.content) ? message.content : [];
+    if (typeof line.error === 'string' || message?.model === '<synthetic>') {
+      const text = typeof message?.content === 'string' ? message.content : blocks.map((b) => b.text ?? '').join('');
+      return [this.assistantError(line, text)];
+    }
+    if (message?.model !== undefined) this.model = message.model;
+    const events: AgentEvent[] = [];
+    for (const block of blocks) {
+      if (block.type === 'text' && block.text !== undefined && block.text !== '') {
+        this.sawAssistantText = true;
+        events.push({ type: 'text', text: block.text });
+      } else if (block.type === 'tool_use' && block.name !== undefined) {
+        if (block.id !== undefined) this.toolNames.set(block.id, block.name);
+        events.push({ type: 'tool_call', name: block.name, input: block.input ?? null });
+      }
+    }
+    if (typeof message?.content === 'string' && message.content !== '') {
+      this.sawAssistantText = true;
+      events.push({ type: 'text', text: message.content });
+    }
+    if (message?.usage) {
+      // Claude repeats one message id over its content-block lines; Amp sends whole messages without ids.
+      this.messageUsage.set(message.id ?? `line-${this.messageUsage.size}`, toUsage(message.usage));
+      events.push(this.runningUsage());
+    }
+    return events;
+  }
+
+  /** An assistant message that is an API error (or Claude's own synthetic one), classified. */
+  private assistantError(line: ClaudeLine, text: string): AgentEvent {
+    const code = typeof line.error === 'string' ? line.error : 'unknown';
+    const status = line.api_error_status ?? null;
+    const c = classifyAssistantError(code, text, status, this.deps);
+    const limited = c.kind === 'usage_limit' || c.kind === 'rate_limit';
+    const resetsAt = resetAtFromEpochSeconds(line.api_error_params?.rate_limit_info?.resetsAt);
+    if (resetsAt !== null && limited) c.resetAtMs = resetsAt;
+    if (c.resetAtMs === null && this.limitResetAtMs !== null && limited) c.resetAtMs = this.limitResetAtMs;
+    this.classifiedError = true;
+    return classifiedEvent(c, shortMessage(text === '' ? code : text), status);
+  }
+
+  private user(line: ClaudeLine): AgentEvent[] {
+    const blocks = Array.isArray(line.message?.content) ? line.message.content : [];
+    return blocks
+      .filter((block) => block.type === 'tool_result')
+      .map((block) => {
+        const name = block.tool_use_id !== undefined ? (this.toolNames.get(block.tool_use_id) ?? null) : null;
+        return { type: 'tool_result', name, output: contentText(block.content), isError: block.is_error === true };
+      });
+  }
+
+  private rateLimit(line: ClaudeLine): AgentEvent[] {
+    const info = line.rate_limit_info;
+    if (info?.status !== 'rejected') return [];
+    this.limitResetAtMs = resetAtFromEpochSeconds(info.resetsAt);
+    this.classifiedError = true;
+    const window = info.rateLimitType ?? 'usage';
+    return [{ type: 'limit', kind: 'usage_limit', resetAtMs: this.limitResetAtMs, message: `Claude ${window} limit reached` }];
+  }
+
+  private result(line: ClaudeLine): AgentEvent[] {
+    const events: AgentEvent[] = [];
+    if (line.session_id !== undefined) events.push({ type: 'session', id: line.session_id, model: this.model });
+    if (line.usage) {
+      const usageModel = line.modelUsage ? (Object.keys(line.modelUsage)[0] ?? this.model) : this.model;
+      events.push({ type: 'usage', usage: toUsage(line.usage), model: usageModel, cumulative: true });
+    }
+    if (typeof line.total_cost_usd === 'number') events.push({ type: 'cost', usd: line.total_cost_usd, cumulative: true });
+    const isError = line.is_error === true || (line.subtype !== undefined && line.subtype.startsWith('error'));
+    const text = line.result ?? null;
+    if (!isError && text !== null && text !== '' && !this.sawAssistantText) events.push({ type: 'text', text });
+    if (isError && !this.classifiedError) {
+      const message = text ?? (typeof line.error === 'string' ? line.error : undefined) ?? line.errors?.join('; ') ?? line.subtype ?? 'error';
+      events.push(errorEvent(shortMessage(message), line.api_error_status ?? null, this.deps.clock()));
+    }
+    events.push({ type: 'result', isError, text });
+    return events;
+  }
+
+  /** The usage of every message so far (a message's last line counts), as one cumulative figure. */
+  private runningUsage(): AgentEvent {
     const total: Usage = { tokensIn: 0, tokensOut: 0, cacheRead: 0, cacheWrite: 0 };
-    for (const u of messageUsage.values()) {
+    for (const u of this.messageUsage.values()) {
       total.tokensIn += u.tokensIn;
       total.tokensOut += u.tokensOut;
       total.cacheRead += u.cacheRead;
       total.cacheWrite += u.cacheWrite;
     }
-    return { type: 'usage', usage: total, model, cumulative: true };
-  };
-
-  // eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
-  const handle = (line: ClaudeLine): AgentEvent[] => {
-    const events: AgentEvent[] = [];
-    switch (line.type) {
-      case 'system': {
-        if (line.subtype === 'init' && line.session_id !== undefined) {
-          model = line.model ?? model;
-          events.push({ type: 'session', id: line.session_id, model });
-        }
-        return events;
-      }
-      case 'assistant': {
-        const message = line.message;
-        const synthetic = message?.model === '<synthetic>';
-        const blocks = Array.isArray(message?.content) ? message.content : [];
-        const text = typeof message?.content === 'string' ? message.content : blocks.map((b) => b.text ?? '').join('');
-        if (typeof line.error === 'string' || synthetic) {
-          const code = typeof line.error === 'string' ? line.error : 'unknown';
-          const status = line.api_error_status ?? null;
-          const c = classifyAssistantError(code, text, status, deps);
-          const resetsAt = resetAtFromEpochSeconds(line.api_error_params?.rate_limit_info?.resetsAt);
-          if (resetsAt !== null && (c.kind === 'usage_limit' || c.kind === 'rate_limit')) c.resetAtMs = resetsAt;
-          if (c.resetAtMs === null && limitResetAtMs !== null && (c.kind === 'usage_limit' || c.kind === 'rate_limit')) {
-            c.resetAtMs = limitResetAtMs;
-          }
-          classifiedError = true;
-          events.push(classifiedEvent(c, shortMessage(text === '' ? code : text), status));
-          return events;
-        }
-        if (message?.model !== undefined) model = message.model;
-        for (const block of blocks) {
-          if (block.type === 'text' && block.text !== undefined && block.text !== '') {
-            sawAssistantText = true;
-            events.push({ type: 'text', text: block.text });
-          } else if (block.type === 'tool_use' && block.name !== undefined) {
-            if (block.id !== undefined) toolNames.set(block.id, block.name);
-            events.push({ type: 'tool_call', name: block.name, input: block.input ?? null });
-          }
-        }
-        if (typeof message?.content === 'string' && message.content !== '') {
-          sawAssistantText = true;
-          events.push({ type: 'text', text: message.content });
-        }
-        if (message?.usage) {
-          // Claude repeats one message id over its content-block lines; Amp sends whole messages without ids.
-          messageUsage.set(message.id ?? `line-${messageUsage.size}`, toUsage(message.usage));
-          events.push(runningUsage());
-        }
-        return events;
-      }
-      case 'user': {
-        const blocks = Array.isArray(line.message?.content) ? line.message.content : [];
-        for (const block of blocks) {
-          if (block.type !== 'tool_result') continue;
-          const name = block.tool_use_id !== undefined ? (toolNames.get(block.tool_use_id) ?? null) : null;
-          events.push({ type: 'tool_result', name, output: contentText(block.content), isError: block.is_error === true });
-        }
-        return events;
-      }
-      case 'rate_limit_event': {
-        const info = line.rate_limit_info;
-        if (info?.status === 'rejected') {
-          limitResetAtMs = resetAtFromEpochSeconds(info.resetsAt);
-          const window = info.rateLimitType ?? 'usage';
-          events.push({ type: 'limit', kind: 'usage_limit', resetAtMs: limitResetAtMs, message: `Claude ${window} limit reached` });
-          classifiedError = true;
-        }
-        return events;
-      }
-      case 'result': {
-        if (line.session_id !== undefined) events.push({ type: 'session', id: line.session_id, model });
-        if (line.usage) {
-          const usageModel = line.modelUsage ? (Object.keys(line.modelUsage)[0] ?? model) : model;
-          events.push({ type: 'usage', usage: toUsage(line.usage), model: usageModel, cumulative: true });
-        }
-        if (typeof line.total_cost_usd === 'number') events.push({ type: 'cost', usd: line.total_cost_usd, cumulative: true });
-        const isError = line.is_error === true || (line.subtype !== undefined && line.subtype.startsWith('error'));
-        const text = line.result ?? null;
-        if (!isError && text !== null && text !== '' && !sawAssistantText) events.push({ type: 'text', text });
-        if (isError && !classifiedError) {
-          const message = text ?? (typeof line.error === 'string' ? line.error : undefined) ?? line.errors?.join('; ') ?? line.subtype ?? 'error';
-          events.push(errorEvent(shortMessage(message), line.api_error_status ?? null, deps.clock()));
-        }
-        events.push({ type: 'result', isError, text });
-        return events;
-      }
-      default:
-        return events;
-    }
-  };
-  return jsonlParser(claudeLineSchema, handle);
+    return { type: 'usage', usage: total, model: this.model, cumulative: true };
+  }
 }
 
 /** Builds the Claude Code adapter; `deps` injects the clock and whether we run as root. */

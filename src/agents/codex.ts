@@ -55,91 +55,24 @@ function httpStatus(message: string): number | null {
 }
 
 /** A fresh parser of one `codex exec --json` run; `model` is what the run was configured with (codex never prints it). */
-// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
 export function createCodexParser(model: string | null = null, deps: AdapterDeps = defaultDeps()): StreamParser {
   let reportedError = false;
-
+  // The first error of a run is its error; later ones repeat it.
   const fail = (message: string): AgentEvent[] => {
     if (reportedError) return [];
     reportedError = true;
-    const status = httpStatus(message);
-    return [errorEvent(shortMessage(message), status, deps.clock())];
+    return [errorEvent(shortMessage(message), httpStatus(message), deps.clock())];
   };
-
-  // eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
   const handle = (line: CodexLine): AgentEvent[] => {
     switch (line.type) {
       case 'thread.started':
         return line.thread_id !== undefined ? [{ type: 'session', id: line.thread_id, model }] : [];
-      case 'item.started': {
-        const item = line.item;
-        if (item?.type === 'command_execution') return [{ type: 'tool_call', name: 'shell', input: { command: item.command ?? '' } }];
-        if (item?.type === 'mcp_tool_call') return [{ type: 'tool_call', name: `${item.server ?? 'mcp'}.${item.tool ?? '?'}`, input: item.arguments ?? null }];
-        return [];
-      }
-      case 'item.completed': {
-        const item = line.item;
-        if (item === undefined) return [];
-        switch (item.type) {
-          case 'agent_message':
-            return item.text !== undefined && item.text !== '' ? [{ type: 'text', text: item.text }] : [];
-          case 'command_execution':
-            return [
-              {
-                type: 'tool_result',
-                name: 'shell',
-                output: item.aggregated_output ?? '',
-                isError: item.status === 'failed' || (typeof item.exit_code === 'number' && item.exit_code !== 0),
-              },
-            ];
-          case 'file_change': {
-            const changes = item.changes ?? [];
-            return [
-              { type: 'tool_call', name: 'apply_patch', input: { changes } },
-              {
-                type: 'tool_result',
-                name: 'apply_patch',
-                output: changes.map((c) => `${c.kind ?? 'update'} ${c.path ?? ''}`).join('\n'),
-                isError: item.status === 'failed',
-              },
-            ];
-          }
-          case 'mcp_tool_call':
-            return [
-              {
-                type: 'tool_result',
-                name: `${item.server ?? 'mcp'}.${item.tool ?? '?'}`,
-                output: typeof item.result === 'string' ? item.result : JSON.stringify(item.result ?? item.error ?? null),
-                isError: item.status === 'failed',
-              },
-            ];
-          case 'web_search':
-            return [{ type: 'tool_call', name: 'web_search', input: { query: item.query ?? '' } }];
-          case 'error': {
-            // Non-fatal item errors: only limits and outages matter to the runner.
-            const c = item.message !== undefined ? classifyText(item.message, null, deps.clock()) : null;
-            return c !== null && item.message !== undefined ? [classifiedEvent(c, shortMessage(item.message), null)] : [];
-          }
-          default:
-            return [];
-        }
-      }
-      case 'turn.completed': {
-        const u = line.usage;
-        if (u === undefined) return [];
-        const input = count(u.input_tokens);
-        const cached = count(u.cached_input_tokens);
-        return [
-          {
-            type: 'usage',
-            usage: { tokensIn: Math.max(0, input - cached), tokensOut: count(u.output_tokens), cacheRead: cached, cacheWrite: count(u.cache_write_input_tokens) },
-            model,
-            cumulative: false,
-          },
-          // `codex exec` has one turn: it is over (the run's budget does not stop it for these figures).
-          { type: 'result', isError: false, text: null },
-        ];
-      }
+      case 'item.started':
+        return line.item ? itemStarted(line.item) : [];
+      case 'item.completed':
+        return line.item ? itemCompleted(line.item, deps) : [];
+      case 'turn.completed':
+        return line.usage ? turnCompleted(line.usage, model) : [];
       case 'turn.failed': {
         const message = typeof line.error === 'string' ? line.error : (line.error?.message ?? 'turn failed');
         return [...fail(message), { type: 'result', isError: true, text: null }];
@@ -151,6 +84,68 @@ export function createCodexParser(model: string | null = null, deps: AdapterDeps
     }
   };
   return jsonlParser(codexLineSchema, handle);
+}
+
+type CodexItem = z.infer<typeof itemSchema>;
+
+/** A tool the agent starts: a shell command or an MCP tool. */
+function itemStarted(item: CodexItem): AgentEvent[] {
+  if (item.type === 'command_execution') return [{ type: 'tool_call', name: 'shell', input: { command: item.command ?? '' } }];
+  if (item.type === 'mcp_tool_call') return [{ type: 'tool_call', name: mcpName(item), input: item.arguments ?? null }];
+  return [];
+}
+
+/** A finished item: the agent's message, a tool's result, a file change, a web search, a non-fatal error. */
+function itemCompleted(item: CodexItem, deps: AdapterDeps): AgentEvent[] {
+  switch (item.type) {
+    case 'agent_message':
+      return item.text !== undefined && item.text !== '' ? [{ type: 'text', text: item.text }] : [];
+    case 'command_execution': {
+      const isError = item.status === 'failed' || (typeof item.exit_code === 'number' && item.exit_code !== 0);
+      return [{ type: 'tool_result', name: 'shell', output: item.aggregated_output ?? '', isError }];
+    }
+    case 'file_change': {
+      const changes = item.changes ?? [];
+      const output = changes.map((c) => `${c.kind ?? 'update'} ${c.path ?? ''}`).join('\n');
+      return [
+        { type: 'tool_call', name: 'apply_patch', input: { changes } },
+        { type: 'tool_result', name: 'apply_patch', output, isError: item.status === 'failed' },
+      ];
+    }
+    case 'mcp_tool_call': {
+      const output = typeof item.result === 'string' ? item.result : JSON.stringify(item.result ?? item.error ?? null);
+      return [{ type: 'tool_result', name: mcpName(item), output, isError: item.status === 'failed' }];
+    }
+    case 'web_search':
+      return [{ type: 'tool_call', name: 'web_search', input: { query: item.query ?? '' } }];
+    case 'error': {
+      // Non-fatal item errors: only limits and outages matter to the runner.
+      const c = item.message !== undefined ? classifyText(item.message, null, deps.clock()) : null;
+      return c !== null && item.message !== undefined ? [classifiedEvent(c, shortMessage(item.message), null)] : [];
+    }
+    default:
+      return [];
+  }
+}
+
+/** The turn's usage (cached input counted apart), and the end of the run: `codex exec` has one turn. */
+function turnCompleted(u: NonNullable<CodexLine['usage']>, model: string | null): AgentEvent[] {
+  const input = count(u.input_tokens);
+  const cached = count(u.cached_input_tokens);
+  return [
+    {
+      type: 'usage',
+      usage: { tokensIn: Math.max(0, input - cached), tokensOut: count(u.output_tokens), cacheRead: cached, cacheWrite: count(u.cache_write_input_tokens) },
+      model,
+      cumulative: false,
+    },
+    // The run's budget does not stop it for these figures: the turn is over.
+    { type: 'result', isError: false, text: null },
+  ];
+}
+
+function mcpName(item: CodexItem): string {
+  return `${item.server ?? 'mcp'}.${item.tool ?? '?'}`;
 }
 
 /** The `model = "..."` line of $CODEX_HOME/config.toml (the model codex uses when none is given), or null. */

@@ -1,12 +1,12 @@
 // The `command` agent: any executable, prompt on stdin, plain-text output scanned as the agent's own text.
 import type { AgentAdapter, Invocation, InvocationOptions, StreamParser } from './types.js';
 
-/** Builds a `command` adapter around an argv list (the first element is the executable). */
-export function commandAdapter(argv: readonly string[], name = 'command'): AgentAdapter {
+/** Builds a `command` adapter around an argv list (the first element is the executable); `displayName` names it in lists. */
+export function commandAdapter(argv: readonly string[], name = 'command', displayName?: string): AgentAdapter {
   const [command, ...args] = argv;
   return {
     name,
-    displayName: command === undefined ? 'command' : `command (${command})`,
+    displayName: displayName ?? (command === undefined ? 'command' : `command (${command})`),
     format: 'text',
     supportsResume: false,
     buildInvocation(options: InvocationOptions): Invocation {

@@ -35,7 +35,7 @@ const FACTORIES: Record<string, Factory> = {
   opencode: () => createOpencodeAdapter(),
   copilot: () => createCopilotAdapter(),
   scripted: () =>
-    commandAdapter([process.execPath, fileURLToPath(new URL('./scripted-agent.js', import.meta.url))], 'scripted'),
+    commandAdapter([process.execPath, fileURLToPath(new URL('./scripted/agent.js', import.meta.url))], 'scripted', 'a scripted stand-in, no model'),
 };
 
 /** Names of every known agent, for help text and validation. */

@@ -11,6 +11,7 @@ export function exitCodeFor(reason: StopReason): number {
     case 'max_runtime':
     case 'max_cost':
     case 'stalled':
+    case 'no_progress':
       return EXIT.limit;
     case 'interrupted':
     case 'user_stop':

@@ -85,6 +85,8 @@ function finishedText(e: Extract<RunEvent, { type: 'run_finished' }>, maxRuntime
       return `Stopped by user (${done})`;
     case 'stalled':
       return `Stalled (${done})`;
+    case 'no_progress':
+      return `No progress: the last iterations changed no file (${done})`;
     case 'fatal_error':
       return `ERROR: ${e.message ?? 'fatal error'} (${done})`;
   }

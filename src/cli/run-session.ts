@@ -71,7 +71,7 @@ export async function runInTerminal(io: CliIO, options: SessionOptions): Promise
       return;
     }
     if (!options.json) io.stderr.write(`\nReceived ${signal}: stopping the agent...\n`);
-    controller?.interrupt();
+    controller?.control({ kind: 'interrupt' });
   });
   try {
     const summary = await controller.run();

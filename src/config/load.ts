@@ -3,7 +3,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import type * as Yaml from 'yaml';
+import type { Document } from 'yaml';
+import { yamlLib } from './yaml-lib.js';
 import { yamlData } from './yaml-data.js';
 import type { z } from 'zod';
 import { closest } from '../core/closest.js';
@@ -132,6 +134,7 @@ function readYamlFile(file: string): YamlFile {
   } catch (e) {
     throw new ConfigError({ file }, `cannot read: ${(e as Error).message}`);
   }
+  const { LineCounter, parseDocument } = yamlLib();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter });
   const first = doc.errors[0];
@@ -150,7 +153,8 @@ function readYamlFile(file: string): YamlFile {
 }
 
 /** Line (1-based) of the deepest node found along `path` (the key of a mapping entry). */
-function nodeLine(doc: Document, path: readonly PropertyKey[], counter: LineCounter): number | null {
+function nodeLine(doc: Document, path: readonly PropertyKey[], counter: Yaml.LineCounter): number | null {
+  const { isMap, isScalar, isSeq } = yamlLib();
   let node: unknown = doc.contents;
   let offset: number | null = isScalar(node) || isMap(node) || isSeq(node) ? (node.range?.[0] ?? null) : null;
   for (const segment of path) {

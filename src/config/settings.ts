@@ -35,6 +35,9 @@ export const loopSchema = z.strictObject({
   verify_timeout: duration().prefault('10m').describe('time limit of the verify command (killed with its process group past it)'),
   verify_each: flag().prefault(false).describe('run the verify command after every iteration, not only when the agent claims completion'),
   budget_poll: duration().prefault('10s').describe('how often a run held back by the shared budget (ringmaster budget) looks at the store again'),
+  no_progress_after: wholeNumber(0)
+    .prefault(0)
+    .describe('in a git workspace, stop the run (no_progress) after N iterations in a row that changed no file (0 = off; needs track_changes)'),
   max_log_size: byteSize().prefault('100MiB').describe("largest iteration log: past it the log keeps its first and last bytes around a marker ('none' = no cap)"),
 });
 
@@ -231,6 +234,7 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'loop.verify': { flag: '--verify', format: (v) => (v === null ? 'none' : plain(v)) },
   'loop.verify_timeout': { flag: '--verify-timeout', format: asDuration },
   'loop.verify_each': { flag: '--verify-each', format: plain },
+  'loop.no_progress_after': { flag: '--no-progress-after', format: (v) => (v === 0 ? 'off' : plain(v)) },
   'tasks.file': { format: (v) => (v === null ? 'first of tasks.jsonl, prd.json, TODO.md' : plain(v)) },
   'tasks.command': { format: plain },
   'tasks.status_command': { format: plain },

@@ -1,7 +1,8 @@
 // A parsed YAML document's data, its aliases resolved within a bound: an alias bomb (anchors that expand to
 // millions of nodes) or an alias to an anchor not yet set is the file's error, at the line of an alias, never a
 // stack trace. Shared by the config files and the workflow files.
-import { visit, type Document, type LineCounter } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
+import { yamlLib } from './yaml-lib.js';
 
 /** The most alias expansions a document may make (the yaml package's own default). */
 export const MAX_ALIAS_COUNT = 100;
@@ -15,6 +16,7 @@ export function yamlData(doc: Document, counter: LineCounter): YamlData {
     return { ok: true, data: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
   } catch (error) {
     let offset = 0;
+    const { visit } = yamlLib();
     visit(doc, {
       Alias(_key, node) {
         offset = node.range?.[0] ?? 0;

@@ -14,7 +14,7 @@ const LIMITS: ReadonlySet<StopReason> = new Set(['max_iterations', 'max_runtime'
 
 /** The notification event of a run's end: a limit reached, no progress (stalled), completed, failed or stopped. */
 export function notifyEventOfEnd(status: RunStatus, reason: StopReason): NotifyEvent | null {
-  if (reason === 'stalled') return 'no_progress';
+  if (reason === 'stalled' || reason === 'no_progress') return 'no_progress';
   if (status === 'completed') return LIMITS.has(reason) ? 'limit' : 'completed';
   if (status === 'failed') return 'failed';
   if (status === 'stopped') return 'stopped';

@@ -15,6 +15,8 @@ export const STOP_REASONS = [
   'max_cost',
   'failure_threshold',
   'stalled',
+  /** `--no-progress-after N`: the last N iterations changed no file (core/no-progress.ts). */
+  'no_progress',
   'user_stop',
   'interrupted',
   'fatal_error',

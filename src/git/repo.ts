@@ -1,4 +1,5 @@
 // Facts about the git repository around a workspace, and keeping .ringmaster/ out of it.
+import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, appendFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { git } from './git-exec.js';
@@ -9,8 +10,29 @@ export const FALLBACK_IDENTITY = { name: 'Ringmaster', email: 'ringmaster@localh
 /** Pathspecs that select the workspace (the current directory) minus ringmaster's own directory. */
 export const WORKSPACE_PATHSPEC: readonly string[] = ['.', ':(exclude).ringmaster'];
 
+/**
+ * True when neither `dir` (its real path, where git starts looking) nor any directory above it holds a `.git`:
+ * git finds no repository there (git() removes GIT_DIR and the like), so it need not be asked.
+ */
+function noGitAbove(dir: string): boolean {
+  let current: string;
+  try {
+    current = realpathSync(dir);
+  } catch {
+    return false;
+  }
+  for (;;) {
+    if (existsSync(join(current, '.git'))) return false;
+    const parent = dirname(current);
+    if (parent === current) return true;
+    current = parent;
+  }
+}
+
 /** True when `dir` is inside a git working tree. */
 export async function isGitRepo(dir: string): Promise<boolean> {
+  // Most of the start-up of a run outside any repository was this git process.
+  if (noGitAbove(dir)) return false;
   try {
     const out = await git(dir, ['rev-parse', '--is-inside-work-tree']);
     return out.stdout.trim() === 'true';

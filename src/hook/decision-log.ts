@@ -1,6 +1,7 @@
 // Records every hook decision as one JSON line in `.ringmaster/hook-decisions.log` of the project.
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { VerifyRecord } from '../store/rows.js';
 import { RINGMASTER_DIR } from './paths.js';
 
 /** The log's file name inside RINGMASTER_DIR. */
@@ -12,13 +13,15 @@ export interface HookDecisionRecord {
   session_id: string | null;
   stop_hook_active: boolean | null;
   decision: 'allow' | 'block';
-  /** Why (an allow reason, or `continue` for a block). */
+  /** Why (an allow reason, or `continue`, `verify_failed`, `verify_timeout` for a block). */
   reason: string;
   /** Tracker iteration after the decision, when a tracker was read. */
   iteration: number | null;
   max_iterations: number | null;
   /** Set when the hook failed open. */
   warning: string | null;
+  /** The verify check's evidence, when a claimed completion was checked (`loop start --verify`). */
+  verify?: VerifyRecord;
 }
 
 /** Path of the decision log of a project. */

@@ -23,6 +23,10 @@ export interface StartLoopOptions {
   /** Bind the loop to this Claude session now (else the first session that stops claims it). */
   sessionId: string | null;
   continueMessage: string | null;
+  /** The check a claimed completion must pass (`--verify`, loop.verify), or null. */
+  verify: string | null;
+  /** Its time limit (loop.verify_timeout). */
+  verifyTimeoutMs: number;
   /** Replace an active loop. */
   force: boolean;
   now: Date;
@@ -78,6 +82,8 @@ export async function startLoop(options: StartLoopOptions): Promise<Tracker> {
       ended_at: null,
       stop_reason: null,
       run_id: null,
+      verify: options.verify,
+      verify_timeout_ms: options.verifyTimeoutMs,
     },
     body: body.endsWith('\n') ? body : `${body}\n`,
   };

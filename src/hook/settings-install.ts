@@ -5,8 +5,15 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../core/errors.js';
 
-/** Seconds Claude Code waits for our hook before giving up (it then lets the session stop). */
+/** Seconds Claude Code waits for our hook before giving up (it then lets the session stop), without a verify check. */
 export const HOOK_TIMEOUT_SECONDS = 30;
+/** Seconds the hook needs besides a verify check (stdin, the tracker's lock twice, the check's kill grace, the store). */
+export const HOOK_MARGIN_SECONDS = 30;
+
+/** The timeout `hook install` declares: room for a verify check of `verifyTimeoutMs` plus the margin. */
+export function hookTimeoutSeconds(verifyTimeoutMs: number): number {
+  return Math.max(HOOK_TIMEOUT_SECONDS, Math.ceil(verifyTimeoutMs / 1000) + HOOK_MARGIN_SECONDS);
+}
 
 /** Which agent's settings file. */
 export type HookTarget = 'claude' | 'codex';
@@ -42,15 +49,29 @@ function isObject(value: unknown): value is Json {
 }
 
 /** Returns settings with our Stop hook present exactly once, and whether anything changed. Other hooks stay. */
-export function withStopHook(settings: Json, command: string): { settings: Json; changed: boolean } {
+export function withStopHook(settings: Json, command: string, timeout: number = HOOK_TIMEOUT_SECONDS): { settings: Json; changed: boolean } {
   const { settings: cleaned, removed } = withoutStopHook(settings);
   const hooks = isObject(cleaned.hooks) ? { ...cleaned.hooks } : {};
   const stop = Array.isArray(hooks.Stop) ? [...(hooks.Stop as unknown[])] : [];
-  stop.push({ hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }] });
+  stop.push({ hooks: [{ type: 'command', command, timeout }] });
   hooks.Stop = stop;
   const next = { ...cleaned, hooks };
-  const ours = removed.length === 1 && removed[0] === command;
+  const timeouts = ourTimeouts(settings);
+  const ours = removed.length === 1 && removed[0] === command && timeouts.length === 1 && timeouts[0] === timeout;
   return { settings: ours ? settings : next, changed: !ours };
+}
+
+/** The timeouts (seconds) our installed Stop hooks declare (null: none declared, Claude Code's default). */
+function ourTimeouts(settings: Json): (number | null)[] {
+  if (!isObject(settings.hooks) || !Array.isArray(settings.hooks.Stop)) return [];
+  const found: (number | null)[] = [];
+  for (const group of settings.hooks.Stop as unknown[]) {
+    if (!isObject(group) || !Array.isArray(group.hooks)) continue;
+    for (const h of group.hooks as unknown[]) {
+      if (isObject(h) && isOurCommand(h.command)) found.push(typeof h.timeout === 'number' && h.timeout > 0 ? h.timeout : null);
+    }
+  }
+  return found;
 }
 
 /** Returns settings without any of our Stop hooks and the commands removed. Empty groups/keys we emptied go too. */
@@ -112,9 +133,9 @@ async function writeSettings(path: string, settings: Json): Promise<void> {
 }
 
 /** Installs our Stop hook into a settings file; returns whether the file changed. */
-export async function installStopHook(path: string, command: string): Promise<boolean> {
+export async function installStopHook(path: string, command: string, timeout: number = HOOK_TIMEOUT_SECONDS): Promise<boolean> {
   const current = (await readSettings(path)) ?? {};
-  const { settings, changed } = withStopHook(current, command);
+  const { settings, changed } = withStopHook(current, command, timeout);
   if (changed) await writeSettings(path, settings);
   return changed;
 }
@@ -135,5 +156,20 @@ export async function installedCommands(path: string): Promise<string[]> {
     return current === null ? [] : withoutStopHook(current).removed;
   } catch {
     return [];
+  }
+}
+
+/**
+ * The timeout (seconds) of our Stop hook installed in a settings file: the smallest when several; null when it is
+ * not installed there, declares none, or the file cannot be read.
+ */
+export async function installedTimeout(path: string): Promise<number | null> {
+  try {
+    const current = await readSettings(path);
+    const timeouts = current === null ? [] : ourTimeouts(current);
+    if (timeouts.length === 0 || timeouts.includes(null)) return null;
+    return Math.min(...(timeouts as number[]));
+  } catch {
+    return null;
   }
 }

@@ -1,7 +1,10 @@
 // What `ringmaster hook stop` gets and gives (context, outcome), where its project is, and a hand check of the
 // Stop event that lets a project without a loop be answered before the event's schema is loaded.
+import type { HookDecision } from '../core/hook-decision.js';
+import type { VerifyRecord } from '../store/rows.js';
 import type { FileLockOptions } from './file-lock.js';
 import type { StopHookInput } from './hook-input.js';
+import type { PendingVerify } from './stop-verify.js';
 
 /** What the hook process needs from its surroundings. */
 export interface StopHookContext {
@@ -10,6 +13,27 @@ export interface StopHookContext {
   cwd: string;
   now: () => Date;
   lock?: FileLockOptions;
+  /** Told when a verify check starts, with its time limit (the hook's own deadline moves past it). */
+  onVerify?: (timeoutMs: number) => void;
+}
+
+/** What one decision under the tracker's lock came to. */
+export interface LockedOutcome {
+  decision: HookDecision;
+  stdout: string;
+  /** The decision log's reason: an allow reason, `continue`, `verify_failed` or `verify_timeout`. */
+  reason: string;
+  iteration: number | null;
+  maxIterations: number | null;
+  warning: string | null;
+  /** The loop's run in the store, when the loop was active and has one. */
+  runId: string | null;
+  /** Blocks before this decision. */
+  blocksBefore: number;
+  /** A claimed completion whose verify check must run before it is settled (outside the lock). */
+  pending: PendingVerify | null;
+  /** The verify check's evidence, when one ran. */
+  verify: VerifyRecord | null;
 }
 
 /** The hook's answer: `stdout` is what Claude Code reads (empty = allow). */

@@ -2,14 +2,14 @@
 // back, record. Fails open. Loaded only when the project has a tracker (stop-hook.ts).
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decideStop, hasPromise, type HookDecision } from '../core/hook-decision.js';
+import { decideStop, hasPromise } from '../core/hook-decision.js';
 import { appendDecision, type HookDecisionRecord } from './decision-log.js';
 import { hasStore, recordInStore, type StoreEnv } from './store-record.js';
 import { withFileLock } from './file-lock.js';
-import { parseStopHookInput, type StopHookInput } from './hook-input.js';
+import type { StopHookInput } from './hook-input.js';
 import { readCurrentTurnText } from './transcript.js';
 import { continueMessage, loopStateOf, readTracker, RINGMASTER_DIR, trackerPath, writeTracker } from './tracker.js';
-import { projectDirOf, type StopHookContext, type StopHookOutcome } from './stop-hook-context.js';
+import { plainStopHookInput, projectDirOf, type LockedOutcome, type StopHookContext, type StopHookOutcome } from './stop-hook-context.js';
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -18,6 +18,18 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The event: by the hand check when it plainly passes the schema, else through the schema (which says what is wrong). */
+async function parseInput(text: string): Promise<StopHookInput> {
+  try {
+    const plain = plainStopHookInput(JSON.parse(text));
+    if (plain !== null) return plain;
+  } catch {
+    // Not JSON: the schema's module says so in its words.
+  }
+  const { parseStopHookInput } = await import('./hook-input.js');
+  return parseStopHookInput(text);
 }
 
 function message(error: unknown): string {
@@ -45,6 +57,7 @@ async function recordDecision(env: StoreEnv, projectDir: string, rec: HookDecisi
         blockNumber: d.kind === 'block' ? d.iteration : null,
         stopReason: d.kind === 'allow' ? d.stopReason : null,
         turnNumber: outcome.blocksBefore + 1,
+        verify: outcome.verify,
         now: nowMs,
       });
       return null;
@@ -68,23 +81,11 @@ async function assistantTextOf(input: StopHookInput, marker: string): Promise<{ 
   }
 }
 
-interface LockedOutcome {
-  decision: HookDecision;
-  stdout: string;
-  iteration: number | null;
-  maxIterations: number | null;
-  warning: string | null;
-  /** The loop's run in the store, when the loop was active and has one. */
-  runId: string | null;
-  /** Blocks before this decision. */
-  blocksBefore: number;
-}
-
 async function decideLocked(input: StopHookInput, projectDir: string, ctx: StopHookContext): Promise<LockedOutcome> {
   const tracker = await readTracker(projectDir);
   if (tracker === null) {
     const decision = decideStop(null, toEvent(input, ''));
-    return { decision, stdout: '', iteration: null, maxIterations: null, warning: null, runId: null, blocksBefore: 0 };
+    return { decision, stdout: '', reason: 'no_loop', iteration: null, maxIterations: null, warning: null, runId: null, blocksBefore: 0, pending: null, verify: null };
   }
   const f = tracker.frontmatter;
   const needsText = f.active && (f.session_id === null || f.session_id === input.session_id);
@@ -92,6 +93,12 @@ async function decideLocked(input: StopHookInput, projectDir: string, ctx: StopH
   const decision = decideStop(loopStateOf(tracker), toEvent(input, text));
   const now = ctx.now().toISOString();
   const runId = f.active && typeof f.run_id === 'string' ? f.run_id : null;
+  const unsettled = { pending: null, verify: null } as const;
+  if (decision.kind === 'allow' && decision.stopReason === 'success_signal' && f.verify !== null) {
+    // A claim with a check: the tracker stays as it is until the check has run (outside the lock).
+    const pending = { command: f.verify, timeoutMs: f.verify_timeout_ms, iteration: f.iteration, claim: decision.reason };
+    return { decision, stdout: '', reason: decision.reason, iteration: f.iteration, maxIterations: f.max_iterations, warning, runId, blocksBefore: f.iteration, pending, verify: null };
+  }
   if (decision.kind === 'block') {
     const next = {
       frontmatter: { ...f, iteration: decision.iteration, session_id: decision.sessionId },
@@ -102,11 +109,13 @@ async function decideLocked(input: StopHookInput, projectDir: string, ctx: StopH
     return {
       decision,
       stdout: `${JSON.stringify({ decision: 'block', reason })}\n`,
+      reason: 'continue',
       iteration: decision.iteration,
       maxIterations: f.max_iterations,
       warning,
       runId,
       blocksBefore: f.iteration,
+      ...unsettled,
     };
   }
   if (decision.stopReason !== null) {
@@ -115,7 +124,7 @@ async function decideLocked(input: StopHookInput, projectDir: string, ctx: StopH
       body: tracker.body,
     });
   }
-  return { decision, stdout: '', iteration: f.iteration, maxIterations: f.max_iterations, warning, runId, blocksBefore: f.iteration };
+  return { decision, stdout: '', reason: decision.reason, iteration: f.iteration, maxIterations: f.max_iterations, warning, runId, blocksBefore: f.iteration, ...unsettled };
 }
 
 function toEvent(input: StopHookInput, assistantText: string): { sessionId: string; stopHookActive: boolean; assistantText: string } {
@@ -128,12 +137,21 @@ export async function runLoopStopHook(stdinText: string, ctx: StopHookContext): 
   let projectDir = projectDirOf(null, ctx);
   const base = { time: ctx.now().toISOString(), session_id: null, stop_hook_active: null } as const;
   try {
-    input = parseStopHookInput(stdinText);
+    input = await parseInput(stdinText);
     projectDir = projectDirOf(input, ctx);
     if (!(await exists(trackerPath(projectDir)))) return { stdout: '', decision: 'allow', reason: 'no_loop', warning: null };
     const current = input;
-    const outcome = await withFileLock(trackerPath(projectDir), () => decideLocked(current, projectDir, ctx), ctx.lock);
-    const reason = outcome.decision.kind === 'block' ? 'continue' : outcome.decision.reason;
+    let outcome = await withFileLock(trackerPath(projectDir), () => decideLocked(current, projectDir, ctx), ctx.lock);
+    const pending = outcome.pending;
+    if (pending !== null) {
+      // Loaded only for a claim with a check: the check's runner is not on the path of every other turn.
+      const { runHookVerify, settleClaim } = await import('./stop-verify.js');
+      const run = await runHookVerify(projectDir, pending, ctx);
+      const claimWarning = outcome.warning;
+      outcome = await withFileLock(trackerPath(projectDir), () => settleClaim(projectDir, current.session_id, pending, run, ctx), ctx.lock);
+      outcome = { ...outcome, warning: claimWarning };
+    }
+    const reason = outcome.reason;
     const logWarning =
       outcome.decision.kind === 'allow' && outcome.decision.reason === 'no_loop'
         ? null
@@ -149,6 +167,7 @@ export async function runLoopStopHook(stdinText: string, ctx: StopHookContext): 
             iteration: outcome.iteration,
               max_iterations: outcome.maxIterations,
               warning: outcome.warning,
+              ...(outcome.verify !== null ? { verify: outcome.verify } : {}),
             },
             outcome,
             ctx.now().getTime(),

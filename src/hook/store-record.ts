@@ -7,6 +7,7 @@ import type { RunStatus, StopReason } from '../core/types.js';
 import type { HookDecisionRecord } from './decision-log.js';
 import type { TrackerFrontmatter } from './tracker.js';
 import { dataDir, databasePath, workspaceKey } from '../store/paths.js';
+import type { VerifyRecord } from '../store/rows.js';
 import type { Store } from '../store/store.js';
 import { appendEventBodies } from '../runner/standalone-events.js';
 
@@ -44,6 +45,7 @@ export function hookRunSpec(f: TrackerFrontmatter, trackerFile: string): Record<
     completion_marker: f.completion_marker,
     session_id: f.session_id,
     continue_message: f.continue_message,
+    verify: f.verify === null ? null : { command: f.verify, timeout_ms: f.verify_timeout_ms },
     tracker: trackerFile,
   };
 }
@@ -84,6 +86,8 @@ export interface StoreDecision {
   stopReason: StopReason | null;
   /** Number of the turn that just ended (blocks so far + 1): the last turn's row when the loop ends. */
   turnNumber: number;
+  /** The verify check's evidence, when the decision checked a claim: kept on the turn's iteration row. */
+  verify?: VerifyRecord | null;
   now: number;
 }
 
@@ -119,14 +123,16 @@ export async function recordInStore(env: StoreEnv, d: StoreDecision): Promise<vo
       const previous = turn > 1 ? await store.getIteration(d.runId, turn - 1) : null;
       const startedAt = Math.min(previous?.completed_at ?? run.created_at, d.now);
       const signal = d.stopReason === 'success_signal';
+      const failed = d.verify?.passed === false;
       await store.startIteration({ run_id: d.runId, number: turn, agent: HOOK_AGENT, started_at: startedAt, log_path: null });
       await store.completeIteration(d.runId, turn, {
-        status: signal ? 'complete' : 'success',
+        status: signal ? 'complete' : failed ? 'failure' : 'success',
         exit_code: null,
         duration_ms: d.now - startedAt,
         completion_signal_found: signal,
-        error_kind: null,
-        error_message: null,
+        error_kind: failed ? 'verify_failed' : null,
+        error_message: failed ? `claimed complete, but the verify command '${d.verify?.command ?? ''}' ${d.verify?.summary ?? ''}` : null,
+        verify: d.verify ?? null,
         session_id: sessionId,
         completed_at: d.now,
       });

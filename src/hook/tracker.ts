@@ -1,73 +1,31 @@
 // The hook-mode tracker: `.ringmaster/loop-tracker.md`, YAML frontmatter (runtime state) + a markdown body the agent fills.
-import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { parse, stringify } from 'yaml';
-import { z } from 'zod';
 import type { HookLoopState } from '../core/hook-decision.js';
 import { trackerPath } from './paths.js';
+import { plainFrontmatter, plainYaml, splitTracker, TrackerError, type Tracker } from './tracker-plain.js';
 
 export { RINGMASTER_DIR, TRACKER_FILE, trackerPath } from './paths.js';
+export { TrackerError, type Tracker } from './tracker-plain.js';
+export type { TrackerFrontmatter } from './tracker-yaml.js';
 /** Body used when no tracker template is given (the minimal default). */
 export const DEFAULT_TRACKER_BODY = '# Loop Progress\n\n_In progress_\n';
 
-/** The tracker's frontmatter, validated on every read. Unknown keys are kept. */
-export const trackerFrontmatterSchema = z.looseObject({
-  iteration: z.number().int().min(0),
-  max_iterations: z.number().int().min(1),
-  completion_marker: z.string().min(1),
-  active: z.boolean(),
-  started_at: z.string(),
-  session_id: z.string().min(1).nullable().default(null),
-  task: z.string().default(''),
-  continue_message: z.string().nullable().default(null),
-  ended_at: z.string().nullable().default(null),
-  stop_reason: z.string().nullable().default(null),
-  /** The loop's run in the project's store (null when the project has no store). */
-  run_id: z.string().min(1).nullable().default(null),
-});
-
-/** Frontmatter of a tracker. */
-export type TrackerFrontmatter = z.infer<typeof trackerFrontmatterSchema>;
-
-/** A parsed tracker file. */
-export interface Tracker {
-  frontmatter: TrackerFrontmatter;
-  body: string;
+/** Parses tracker text; the YAML library and the schema are loaded only for a frontmatter not in the plain shape. Throws TrackerError. */
+export async function parseTrackerText(text: string, path: string): Promise<Tracker> {
+  const { yaml, body } = splitTracker(text, path);
+  const plain = plainFrontmatter(yaml);
+  if (plain !== null) return { frontmatter: plain, body };
+  const { parseTracker } = await import('./tracker-yaml.js');
+  return parseTracker(text, path);
 }
 
-/** Raised when a tracker file exists but cannot be understood. */
-export class TrackerError extends Error {
-  readonly path: string;
-  constructor(path: string, problem: string, options?: { cause?: unknown }) {
-    super(`${path}: ${problem}`, options);
-    this.name = 'TrackerError';
-    this.path = path;
-  }
-}
-
-/** Parses tracker text: `---\n<yaml>\n---\n<body>`. Throws TrackerError. */
-export function parseTracker(text: string, path: string): Tracker {
-  const match = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
-  if (!match) throw new TrackerError(path, 'no YAML frontmatter (the file must start with a --- block)');
-  let raw: unknown;
-  try {
-    raw = parse(match[1] ?? '');
-  } catch (error) {
-    throw new TrackerError(path, `invalid YAML frontmatter: ${(error as Error).message}`, { cause: error });
-  }
-  const result = trackerFrontmatterSchema.safeParse(raw);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new TrackerError(path, `frontmatter ${issue?.path.join('.') || 'root'}: ${issue?.message ?? 'invalid'}`);
-  }
-  return { frontmatter: result.data, body: match[2] ?? '' };
-}
-
-/** Serialises a tracker; the body is kept byte for byte. */
-export function formatTracker(tracker: Tracker): string {
-  const yaml = stringify(tracker.frontmatter, { lineWidth: 0 });
-  return `---\n${yaml}---\n${tracker.body}`;
+/** Serialises a tracker as the yaml library does (by hand when every value is plain); the body is kept byte for byte. */
+export async function formatTrackerText(tracker: Tracker): Promise<string> {
+  const plain = plainYaml(tracker.frontmatter);
+  if (plain !== null) return `---\n${plain}---\n${tracker.body}`;
+  const { formatTracker } = await import('./tracker-yaml.js');
+  return formatTracker(tracker);
 }
 
 /** Reads the project's tracker; null when there is none. Throws TrackerError when it is unreadable or invalid. */
@@ -80,16 +38,20 @@ export async function readTracker(projectDir: string): Promise<Tracker | null> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new TrackerError(path, `cannot read: ${(error as Error).message}`, { cause: error });
   }
-  return parseTracker(text, path);
+  return parseTrackerText(text, path);
 }
+
+/** Tracker writes made by this process (names its temporary files). */
+let writes = 0;
 
 /** Writes the tracker atomically (temporary file + rename). */
 export async function writeTracker(projectDir: string, tracker: Tracker): Promise<void> {
   const path = trackerPath(projectDir);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  // Unique per write: the process and its own count (writes are serialised by the tracker's lock anyway).
+  const temporary = `${path}.${process.pid}.${++writes}.tmp`;
   try {
-    await writeFile(temporary, formatTracker(tracker), { encoding: 'utf8', mode: 0o600 });
+    await writeFile(temporary, await formatTrackerText(tracker), { encoding: 'utf8', mode: 0o600 });
     await rename(temporary, path);
   } finally {
     await rm(temporary, { force: true });

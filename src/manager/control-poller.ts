@@ -7,13 +7,17 @@ import type { ControlRow, Store, Subscription } from '../store/index.js';
 /** How a run answers a control request: done, nothing to do (already so), or the run is not running here. */
 export type ControlAnswer = 'accepted' | 'already' | 'not_running';
 
-/** What the poller needs of a run it dispatches to. */
+/** A control request a run takes from the store (the run controller's one control channel: run-mailbox.ts). */
+export type StoredControl =
+  | { kind: 'pause'; by: string | null; now?: boolean }
+  | { kind: 'resume'; by: string | null }
+  | { kind: 'stop'; by: string | null }
+  | { kind: 'extend'; iterations: number; by: string | null };
+
+/** What the poller needs of a run it dispatches to: the one entry of its control requests. */
 export interface ControlTarget {
   readonly runId: string;
-  requestPause(by: string | null, now?: boolean): ControlAnswer;
-  requestResume(by: string | null): ControlAnswer;
-  requestStop(by: string | null): ControlAnswer;
-  extend(iterations: number, by: string | null): ControlAnswer;
+  control(request: StoredControl): ControlAnswer;
 }
 
 /** Default poll interval: a request is picked up well within a second. */
@@ -96,16 +100,22 @@ export class ControlPoller {
 
 /** Hands one request to its run; the answer to store. */
 export function applyControl(target: ControlTarget, request: ControlRow): ControlAnswer | 'invalid_request' {
+  const control = storedControl(request);
+  return control === null ? 'invalid_request' : target.control(control);
+}
+
+/** A stored request as a control request, or null when it is invalid (an extension by no whole number). */
+function storedControl(request: ControlRow): StoredControl | null {
+  const by = request.requested_by;
   switch (request.action) {
     case 'pause':
-      return target.requestPause(request.requested_by, request.options.now === true);
+      return { kind: 'pause', by, now: request.options.now === true };
     case 'resume':
-      return target.requestResume(request.requested_by);
     case 'stop':
-      return target.requestStop(request.requested_by);
+      return { kind: request.action, by };
     case 'extend': {
       const n = request.options.iterations;
-      return typeof n === 'number' && Number.isInteger(n) && n > 0 ? target.extend(n, request.requested_by) : 'invalid_request';
+      return typeof n === 'number' && Number.isInteger(n) && n > 0 ? { kind: 'extend', iterations: n, by } : null;
     }
   }
 }

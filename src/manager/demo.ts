@@ -104,7 +104,7 @@ export function prepareDemo(env: Readonly<Record<string, string | undefined>>, p
   const dir = mkdtempSync(join(parent, 'ringmaster-serve-demo-'));
   const bin = join(dir, 'bin');
   mkdirSync(bin);
-  const agent = fileURLToPath(new URL('../agents/scripted-stream-agent.js', import.meta.url));
+  const agent = fileURLToPath(new URL('../agents/scripted/stream-agent.js', import.meta.url));
   const shim = join(bin, 'claude');
   writeFileSync(shim, `#!/bin/sh\n# The demo's scripted stand-in for Claude Code (ringmaster serve --demo).\nexec ${quoteArgv([process.execPath, agent])}\n`);
   chmodSync(shim, 0o755);

@@ -134,12 +134,24 @@ export class LoopManager {
     return this.active.get(runId)?.controller.transition ?? null;
   }
 
-  /** Until when a run driven here waits for a usage or rate limit (epoch ms), or null. */
   /** True while a run this process drives is paused with its agent frozen mid-iteration (pause --now). */
   suspended(runId: string): boolean {
     return this.active.get(runId)?.controller.suspended ?? false;
   }
 
+  /** A run's place (1 = next to start) in this process's queue of pending runs that are not held by a pause, or null. */
+  queuePosition(runId: string): number | null {
+    if (!this.queued.has(runId)) return null;
+    let place = 0;
+    for (const [id, q] of this.queued) {
+      if (q.held) continue;
+      place += 1;
+      if (id === runId) return place;
+    }
+    return null;
+  }
+
+  /** Until when a run driven here waits for a usage or rate limit (epoch ms), or null. */
   waitingUntil(runId: string): number | null {
     return this.active.get(runId)?.controller.waitingUntil ?? null;
   }
@@ -170,6 +182,7 @@ export class LoopManager {
       agent: spec.agent.name,
       kind: program?.kind ?? 'prompt',
       meta: metaForStorage(program?.metadata() ?? {}, redactor(this.options.env)),
+      definition: program?.definition ? metaForStorage(program.definition(), redactor(this.options.env)) : null,
       spec: specForStorage(spec, redactor(this.options.env)),
       workspace: key,
       worktree: worktree?.path ?? null,
@@ -207,10 +220,8 @@ export class LoopManager {
     if (action === 'extend' && (!Number.isInteger(iterations) || iterations < 1)) throw new ManagerError('invalid_request', 'iterations: expected a whole number of at least 1');
     const live = this.active.get(runId);
     if (live) {
-      const c = live.controller;
-      const answer =
-        action === 'pause' ? c.requestPause(by, now) : action === 'resume' ? c.requestResume(by) : action === 'stop' ? c.requestStop(by) : c.extend(iterations, by);
-      return this.outcome(runId, action, answer);
+      const request = action === 'extend' ? { kind: action, iterations, by } : action === 'pause' ? { kind: action, by, now } : { kind: action, by };
+      return this.outcome(runId, action, live.controller.control(request));
     }
     const waiting = this.queued.get(runId);
     if (waiting) return this.controlQueued(runId, waiting, action, iterations);
@@ -276,7 +287,7 @@ export class LoopManager {
   /** Stops accepting runs and interrupts every run driven here (each resumable); resolves when all have ended. */
   async shutdown(): Promise<void> {
     this.accepting = false;
-    for (const { controller } of this.active.values()) controller.interrupt();
+    for (const { controller } of this.active.values()) controller.control({ kind: 'interrupt' });
     await Promise.all([...this.active.values()].map((a) => a.done));
     this.poller.stop();
     await this.pool?.close();
@@ -315,7 +326,9 @@ export class LoopManager {
     // The stored spec has the secrets of its agent command redacted: they come back from this environment.
     const spec = asRequestError(() => specFromStorage(parseStoredSpec(run.id, run.spec), this.options.env));
     const meta = asRequestError(() => metaFromStorage(run.meta, this.options.env));
-    const program = await programForRun({ ...run, meta }, spec);
+    const stored = await this.options.store.getRunDefinition(run.id);
+    const definition = stored === null ? null : asRequestError(() => metaFromStorage(stored, this.options.env));
+    const program = await programForRun({ ...run, meta }, spec, definition);
     // Queued from now on: whoever looks sees it pending (not still stopped or failed) until it is claimed.
     if (!startPaused) await this.options.store.updateRunStatus(run.id, 'pending', this.now());
     this.queued.set(run.id, {
@@ -343,7 +356,7 @@ export class LoopManager {
       return 'accepted';
     };
     this.queuedControl.get(runId)?.();
-    this.queuedControl.set(runId, this.poller.register({ runId, requestPause: () => act('pause'), requestResume: () => act('resume'), requestStop: () => act('stop'), extend: (n) => act('extend', n) }));
+    this.queuedControl.set(runId, this.poller.register({ runId, control: (request) => act(request.kind, request.kind === 'extend' ? request.iterations : 0) }));
   }
 
   /** The run left the queue (started, handed to the workers, stopped): its controller (if any) answers from now on. */
@@ -441,7 +454,7 @@ export class LoopManager {
       onStoreError: (message) => this.options.log?.(`run ${id}: ${message}`),
       ...(this.pool ? { runIteration: this.pool.run } : {}),
     });
-    if (queued.startPaused) controller.requestPause('restart');
+    if (queued.startPaused) controller.control({ kind: 'pause', by: 'restart' });
     const unregister = this.poller.register(controller);
     const done = controller
       .run()

@@ -1,18 +1,19 @@
 // One run and everything around its loop: workspace lock, store rows, recorder (events, heartbeat,
 // checkpoints), its own stop / pause / interrupt handles. The CLI drives one; `ringmaster serve` hundreds
 // in one process. Process signals are not its business: its owner turns them into interrupt().
-import { createSuspendSwitch, type SuspendSwitch } from '../agents/suspend-signal.js';
 import { hostname } from 'node:os';
 import { isGitRepo } from '../git/index.js';
 import { acquireLock, type HeldLock } from '../runner/lock.js';
 import { createEventStream, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
 import { killLeftoverAgent } from '../runner/leftover.js';
 import { applyControl, type ControlAnswer } from './control-poller.js';
+import { RunMailbox, type ControlRequest } from './run-mailbox.js';
 import { createRunNotifier, type RunNotifierOptions } from './run-notifier.js';
 import type { Notifier } from '../notify/notifier.js';
 import { claimWhenIdle, unfinishedWait, type ClaimInfo } from './claim.js';
 
 export { ClaimInterruptedError, type ClaimInfo } from './claim.js';
+export type { ControlRequest } from './run-mailbox.js';
 import type { IterationRunner } from '../runner/iteration.js';
 import type { LoopProgram } from '../runner/program.js';
 import { startLease } from '../runner/lease.js';
@@ -86,53 +87,40 @@ export class RunController {
   private readonly now: () => number;
   /** Hides the secrets of the environment and of the agent's options in what is stored and shown (spec, events). */
   private readonly redact: Redactor;
-  private readonly interruptController = new AbortController();
-  /** Aborted (and replaced) when a pause or stop request must wake the loop from a sleep. */
-  private wakeController = new AbortController();
-  private resumeWaiters: Array<() => void> = [];
+  /** The run's one control channel: every pause, resume, stop, hand-over, interrupt and fatal error goes through it. */
+  private readonly mailbox: RunMailbox;
   private stream: RunEventStream | null = null;
-  private stopBy: string | null | undefined = undefined;
-  private pauseRequest: { by: string | null } | null = null;
-  private isPaused = false;
-  /** Suspends the running agent (`pause --now`). */
-  private readonly suspension: SuspendSwitch;
-  /** The iteration started last (0 before the first). */
-  private lastStarted = 0;
   private finished = false;
   private lastEvent: RunEvent | null = null;
   private recorder: Recorder | null = null;
   private waitingUntilMs: number | null = null;
-  private handOverRequested = false;
   /** The status the run was claimed with (the recorder starts from it). */
   private claimedStatus: RunStatus = 'running';
-  /** Why the run cannot go on (the store or the disk cannot be written): it ends failed with this message. */
-  private fatal: string | null = null;
 
   constructor(options: RunControllerOptions) {
     this.options = options;
     this.runId = options.runId;
     this.workspace = workspaceKey(options.workspace);
     this.now = options.now ?? Date.now;
-    this.suspension = createSuspendSwitch(this.now);
+    this.mailbox = new RunMailbox(this.now, (body) => this.emit(body), () => this.finished);
     this.redact = redactorOf(secretsOfProcess([...(options.spec.agent.command ?? []), ...options.spec.agent.args], options.env));
   }
 
   /** pausing / stopping while a request has not taken effect yet. */
   get transition(): Transition {
     if (this.finished) return null;
-    if (this.stopBy !== undefined) return 'stopping';
-    if (this.pauseRequest !== null && !this.isPaused) return 'pausing';
-    return null;
+    if (this.mailbox.stopping) return 'stopping';
+    return this.mailbox.pausing ? 'pausing' : null;
   }
 
   /** True once the loop has paused at an iteration boundary (until resumed). */
   get paused(): boolean {
-    return this.isPaused;
+    return this.mailbox.paused;
   }
 
   /** True while its agent is frozen mid-iteration (pause --now). */
   get suspended(): boolean {
-    return this.suspension.suspended;
+    return this.mailbox.suspension.suspended;
   }
 
   /** When a run waiting for a usage or rate limit goes on (epoch ms), or null when it is not waiting. */
@@ -169,6 +157,7 @@ export class RunController {
           agent: spec.agent.name,
           kind: program?.kind ?? 'prompt',
           meta: metaForStorage(program?.metadata() ?? {}, redactor(this.options.env)),
+          definition: program?.definition ? metaForStorage(program.definition(), redactor(this.options.env)) : null,
           spec: specForStorage(spec, redactor(this.options.env)),
           workspace: this.workspace,
           worktree: this.options.worktree?.path ?? null,
@@ -179,6 +168,8 @@ export class RunController {
       } else {
         resume = await this.claim(dir, owner);
         lastSeq = await store.lastEventSeq(this.runId);
+        // Written again as this process runs it (a resume may change it: a workflow's loops given more iterations).
+        if (program?.definition) await store.updateRunDefinition(this.runId, metaForStorage(program.definition(), redactor(this.options.env)), this.now(), owner);
       }
       // The run is ours from here: the lease is renewed until the loop has ended and its writes are done.
       const lease = startLease({
@@ -206,6 +197,7 @@ export class RunController {
   private async drive(dir: string, owner: Owner, resume: ResumePoint | undefined, lastSeq: number, program: LoopProgram | undefined): Promise<RunSummary> {
     const { store, spec, env } = this.options;
     const gitEnabled = await isGitRepo(spec.workspace);
+    const changes = gitEnabled && spec.trackChanges !== false ? createChangeTracker({ discardFailed: spec.discardFailed === true }) : null;
     const storing = redactor(env);
     const recorder = createRecorder({
       store,
@@ -214,6 +206,7 @@ export class RunController {
       agentDir: spec.workspace,
       owner,
       checkpointInterval: spec.checkpointInterval,
+      ...(changes ? { trackedCheckpoint: (at: string, message: string) => changes.checkpoint(at, message) } : {}),
       status: this.claimedStatus,
       gitEnabled,
       now: this.now,
@@ -234,15 +227,12 @@ export class RunController {
       this.lastEvent = event;
       if (event.type === 'waiting') this.waitingUntilMs = event.until;
       else if (event.type === 'iteration_started' || event.type === 'paused' || event.type === 'run_finished') this.waitingUntilMs = null;
-      if (event.type === 'iteration_started') this.lastStarted = event.iteration;
-      if (event.type === 'paused') this.isPaused = true;
-      if (event.type === 'resumed') this.isPaused = false;
+      this.mailbox.observe(event);
       this.options.onEvent?.(event);
       recorder.record(event);
       notifier?.observe(event);
     });
     notifier = createRunNotifier({ runId: this.runId, spec, env, emit: (body) => this.emit(body), now: this.now, ...this.options.notify });
-    const changes = gitEnabled && spec.trackChanges !== false ? createChangeTracker({ discardFailed: spec.discardFailed === true }) : null;
     let summary: RunSummary;
     try {
       summary = await runLoop(
@@ -254,13 +244,8 @@ export class RunController {
           env,
           onEvent: (body) => this.emit(body),
           onActivity: this.options.onActivity ?? null,
-          signal: this.interruptController.signal,
-          startWarnings: !gitEnabled && spec.checkpointInterval > 0 ? [`${spec.workspace} is not a git repository: checkpoints are off`] : [],
-          stopRequested: () => this.stopBy !== undefined,
-          wakeSignal: () => this.waker(),
-          pause: { requested: () => this.pauseRequest, waitUntilResumed: () => this.waitUntilResumed(), suspend: this.suspension },
-          handOver: () => this.handOverRequested && this.stopBy === undefined && (this.pauseRequest === null || this.isPaused),
-          fatalError: () => this.fatal,
+          ...this.mailbox.deps(),
+          startWarnings: gitWarnings(spec, gitEnabled),
           budgetGate: storeBudgetGate(store, spec.budgetPollMs),
           ...(changes ? { changes } : {}),
           ...(program ? { program } : {}),
@@ -273,7 +258,7 @@ export class RunController {
       );
     } finally {
       this.finished = true;
-      this.releaseWaiters();
+      this.mailbox.releaseWaiters();
       // Deliveries still going get a bounded time (their events are recorded), never the run's exit held long.
       await notifier?.flush();
       await changes?.close();
@@ -285,55 +270,29 @@ export class RunController {
   }
 
   /**
+   * Takes one control request: the one way in for every pause, resume, stop, extension, hand-over, interrupt and
+   * fatal error, wherever it comes from (the API, a control request in the store, the CLI's signals, a worker).
+   */
+  control(request: ControlRequest): ControlAnswer {
+    return request.kind === 'extend' ? this.extend(request.iterations, request.by) : this.mailbox.post(request);
+  }
+
+  /**
    * Asks the run to pause at the next iteration boundary; with `now`, suspends its running agent at once
    * (SIGSTOP of its process group, timers held) instead. Without an agent running, `now` is a pause.
    */
   requestPause(by: string | null, now = false): ControlAnswer {
-    if (this.finished || this.stopBy !== undefined) return 'not_running';
-    if (now && this.suspension.attached && !this.suspension.suspended && this.resumeWaiters.length === 0) {
-      // A pause already asked for (pausing) becomes a suspension.
-      this.pauseRequest ??= { by };
-      this.emit({ type: 'pause_requested', time: this.now(), by, now: true });
-      this.suspension.set(true);
-      this.emit({ type: 'paused', time: this.now(), after_iteration: Math.max(0, this.lastStarted - 1), by, suspended: true });
-      return 'accepted';
-    }
-    if (this.pauseRequest !== null) return 'already';
-    this.pauseRequest = { by };
-    this.emit({ type: 'pause_requested', time: this.now(), by, now: false });
-    this.wake();
-    return 'accepted';
+    return this.control({ kind: 'pause', by, now });
   }
 
   /** Resumes a paused run, or cancels a pause that has not taken effect yet. */
   requestResume(by: string | null): ControlAnswer {
-    if (this.finished || this.stopBy !== undefined) return 'not_running';
-    if (this.pauseRequest === null) return 'already';
-    this.pauseRequest = null;
-    if (this.suspension.suspended) {
-      const pausedMs = this.suspension.currentMs();
-      this.suspension.set(false);
-      // The agent goes on where it was, unless its iteration ended meanwhile and the loop waits at a boundary.
-      if (this.resumeWaiters.length === 0) {
-        this.emit({ type: 'resumed', time: this.now(), paused_ms: pausedMs });
-        return 'accepted';
-      }
-    }
-    if (this.isPaused) this.releaseWaiters();
-    else this.emit({ type: 'resumed', time: this.now(), paused_ms: 0 });
-    void by;
-    return 'accepted';
+    return this.control({ kind: 'resume', by });
   }
 
   /** Stops the run: the agent's process group is killed now, the iteration recorded, the run ends `stopped`. */
   requestStop(by: string | null): ControlAnswer {
-    if (this.finished) return 'not_running';
-    if (this.stopBy !== undefined) return 'already';
-    this.stopBy = by;
-    this.emit({ type: 'stop_requested', time: this.now(), by });
-    this.interruptController.abort();
-    this.releaseWaiters();
-    return 'accepted';
+    return this.control({ kind: 'stop', by });
   }
 
   /** Raises the iteration limit by `iterations` (an unlimited run stays unlimited); stored with the run's spec. */
@@ -352,10 +311,7 @@ export class RunController {
    * the run cannot survive, such as a store that can no longer be written.
    */
   fail(message: string): void {
-    if (this.finished) return;
-    this.fatal ??= message;
-    this.interruptController.abort();
-    this.releaseWaiters();
+    this.control({ kind: 'fail', message });
   }
 
   /** Adds a warning to the run's events (e.g. how long its writes waited for a locked database). */
@@ -365,8 +321,7 @@ export class RunController {
 
   /** Interrupts the run (process shutdown, Ctrl+C): like a stop, but recorded as `interrupted` (resumable). */
   interrupt(): void {
-    this.interruptController.abort();
-    this.releaseWaiters();
+    this.control({ kind: 'interrupt' });
   }
 
   /**
@@ -376,14 +331,12 @@ export class RunController {
    * (the next owner goes on waiting until the same time).
    */
   requestHandOver(): void {
-    this.handOverRequested = true;
-    this.wake();
-    if (this.isPaused) this.releaseWaiters();
+    this.control({ kind: 'hand_over' });
   }
 
   /** Another process owns the run now (a takeover after our lease ran out): stop here, write nothing more. */
   private lostOwnership(): void {
-    if (this.interruptController.signal.aborted) return;
+    if (this.mailbox.signal.aborted) return;
     this.emit({ type: 'warning', time: this.now(), message: `run ${this.runId} was taken over by another process: stopping here` });
     this.interrupt();
   }
@@ -396,7 +349,7 @@ export class RunController {
   private async claim(dir: string, owner: Owner): Promise<ResumePoint> {
     const { store } = this.options;
     const leftoverKilled = killLeftoverAgent(dir, this.runId);
-    const claim = await claimWhenIdle(store, this.runId, owner, { options: this.options.claim ?? {}, now: this.now, signal: this.interruptController.signal });
+    const claim = await claimWhenIdle(store, this.runId, owner, { options: this.options.claim ?? {}, now: this.now, signal: this.mailbox.signal });
     this.claimedStatus = claim.run.status;
     for (const request of await store.pendingControls(this.runId)) {
       // Requests addressed to a previous owner are void: a stop sent before a crash must not stop the resumed run.
@@ -408,28 +361,11 @@ export class RunController {
     this.options.onClaim?.({ iterations: state.iteration, costUsd: state.totalCostUsd, interrupted: claim.interrupted, leftoverKilled });
     return { runId: this.runId, state, lastSessionId, wait: await unfinishedWait(store, this.runId, this.now()) };
   }
+}
 
-  private waker(): AbortSignal {
-    if (this.pauseRequest !== null || this.stopBy !== undefined) return AbortSignal.abort();
-    return this.wakeController.signal;
-  }
-
-  private wake(): void {
-    const current = this.wakeController;
-    this.wakeController = new AbortController();
-    current.abort();
-  }
-
-  private waitUntilResumed(): Promise<void> {
-    if (this.pauseRequest === null || this.stopBy !== undefined || this.handOverRequested || this.interruptController.signal.aborted) return Promise.resolve();
-    // A paused run has no timer or child process of its own: keep the process alive until it is resumed.
-    const keepAlive = setInterval(() => undefined, 60 * 60 * 1000);
-    return new Promise<void>((resolve) => this.resumeWaiters.push(resolve)).finally(() => clearInterval(keepAlive));
-  }
-
-  private releaseWaiters(): void {
-    const waiters = this.resumeWaiters;
-    this.resumeWaiters = [];
-    for (const resolve of waiters) resolve();
-  }
+/** What a workspace outside git turns off: checkpoints, and the no-progress guard (it counts changed files). */
+function gitWarnings(spec: RunSpec, gitEnabled: boolean): string[] {
+  if (gitEnabled) return [];
+  const off = [spec.checkpointInterval > 0 ? 'checkpoints are off' : null, (spec.noProgressAfter ?? 0) > 0 ? '--no-progress-after is ignored (it counts the files each iteration changed)' : null];
+  return off.filter((w) => w !== null).map((w) => `${spec.workspace} is not a git repository: ${w}`);
 }

@@ -57,6 +57,7 @@ export const runRequestSchema = z
     verify: z.string().min(1).optional().describe('a command that must exit 0 before a claimed completion ends the run (split like agent_command, never run by a shell)'),
     verify_timeout: durationOrSeconds.optional(),
     verify_each: z.boolean().optional().describe('run the verify command after every iteration'),
+    no_progress_after: z.number().int().nonnegative().optional().describe('stop (no_progress) after N iterations in a row that changed no file in the git workspace; 0 = off'),
     worktree: z.boolean().optional(),
     sandbox: sandboxRequestSchema.optional().describe("run every agent in an OS sandbox: true, or an object with the config's sandbox keys"),
   })

@@ -1,25 +1,23 @@
 // Runs one iteration: supervise the agent process, parse its stream, scan its own text for signals,
 // and fold everything into an IterationResult (failures are values, never exceptions).
 import type { SuspendSignal } from '../agents/suspend-signal.js';
-import type { AgentAdapter, AgentEvent, InvocationOptions } from '../agents/types.js';
+import type { AgentAdapter, InvocationOptions, StreamParser } from '../agents/types.js';
 import { passLongPromptByFile } from './long-prompt.js';
-import { activityOf } from './activity.js';
 import type { AgentActivityBody } from './events.js';
 import type { PriceTable } from '../agents/pricing.js';
-import { IterationCost } from './iteration-cost.js';
 import { DEFAULT_MAX_LOG_BYTES } from '../agents/capped-log.js';
 import { supervise, type SupervisedExit } from '../agents/supervisor.js';
 import { createEchoFilter } from '../core/echo-filter.js';
 import { redactor, redactorOf, secretsOfProcess } from '../core/redact.js';
-import { createSignalScanner, type SignalScanner } from '../core/signals.js';
-import { completionScannerFor, type CompletionRule } from './completion-rule.js';
+import type { SignalScanner } from '../core/signals.js';
+import type { CompletionRule } from './completion-rule.js';
 import { signalBody } from '../core/completion.js';
 import type { ErrorKind, IterationResult } from '../core/types.js';
 import { createLineSplitter } from './line-splitter.js';
 import { enterSandbox, type SandboxRun } from './sandboxed.js';
 import type { SandboxContext } from '../sandbox/wrap.js';
 import type { Endpoint } from '../sandbox/policy.js';
-import { readableError, shortMessage } from '../agents/classify.js';
+import { createIterationFold, iterationError, lastLines, type IterationFold } from './iteration-fold.js';
 
 /** Runs one iteration somewhere (this thread, or a worker thread of a pool): see iteration-pool.ts. */
 export type IterationRunner = (input: IterationInput) => Promise<IterationOutcomeData>;
@@ -86,49 +84,7 @@ export interface IterationOutcomeData {
   blocked?: Endpoint[];
 }
 
-/** Error kinds by how much they explain a failure: a higher one wins when several are seen. */
-const KIND_RANK: Partial<Record<ErrorKind, number>> = {
-  auth: 6,
-  missing_binary: 6,
-  usage_limit: 5,
-  rate_limit: 4,
-  overloaded: 3,
-  agent_error: 1,
-};
-
 const TAIL_BYTES = 64 * 1024;
-/** How much of the agent's own text an iteration keeps for the program (structured results, $PREVIOUS_OUTPUT). */
-const TEXT_TAIL_CHARS = 64 * 1024;
-
-/**
- * Keeps (at least) the last `max` characters of what is appended. Chunks are only joined when the value is read:
- * joining per chunk would allocate a new big string for every chunk of a flood of output.
- */
-function createTextTail(max: number): { push(text: string): void; value(): string } {
-  let parts: string[] = [];
-  let head = 0;
-  let size = 0;
-  return {
-    push(text) {
-      if (text === '') return;
-      parts.push(text);
-      size += text.length;
-      while (parts.length - head > 1 && size - (parts[head]?.length ?? 0) >= max) {
-        size -= parts[head]?.length ?? 0;
-        parts[head] = ''; // release the chunk now, not at the next compaction
-        head += 1;
-      }
-      if (head > 1024 && head * 2 > parts.length) {
-        parts = parts.slice(head);
-        head = 0;
-      }
-    },
-    value() {
-      const joined = parts.slice(head).join('');
-      return joined.length > max ? joined.slice(-max) : joined;
-    },
-  };
-}
 
 /**
  * Every signal this iteration listens for, whoever defined it: the run's success and failure signals, a workflow
@@ -141,70 +97,9 @@ export function listenedSignals(input: Pick<IterationInput, 'successSignals' | '
 }
 
 /** Runs the agent once and returns its result. */
-// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
 export async function runIteration(input: IterationInput): Promise<IterationOutcomeData> {
   const { adapter } = input;
-  const success = completionScannerFor(input.completion, input.completionScanner, input.successSignals);
-  const failure = createSignalScanner([input.failureSignal]);
-  const spend = new IterationCost(input.model, input.prices, input.resumeSessionId ? input.resumeCostBaseline : 0, input.onSpend ?? null);
-  let sessionId: string | null = input.resumeSessionId;
-  let classified: { kind: ErrorKind; message: string } | null = null;
-  let resetAtMs: number | null = null;
-  let resultIsError = false;
-  /** The agent reported its final result: its turn is over. */
-  let turnEnded = false;
-  let malformed = 0;
-  const ownText = createTextTail(TEXT_TAIL_CHARS);
-
-  const classify = (kind: ErrorKind, message: string): void => {
-    if (!classified || (KIND_RANK[kind] ?? 0) > (KIND_RANK[classified.kind] ?? 0)) classified = { kind, message };
-  };
-
-  // Structured activity is numbered in stream order, as activityOf numbers it when the log is read back.
-  let activityIndex = 0;
-  const onEvent = (event: AgentEvent): void => {
-    if (input.onActivity && adapter.format === 'jsonl') {
-      const activity = activityOf(event, activityIndex);
-      if (activity) {
-        activityIndex += 1;
-        input.onActivity(activity);
-      }
-    }
-    switch (event.type) {
-      case 'text':
-        success.feed(event.text);
-        failure.feed(event.text);
-        ownText.push(event.text.endsWith('\n') ? event.text : `${event.text}\n`);
-        break;
-      case 'tool_call':
-        break;
-      case 'usage':
-      case 'cost':
-        spend.add(event);
-        break;
-      case 'session':
-        sessionId = event.id;
-        if (event.model) spend.model = event.model;
-        break;
-      case 'error':
-        classify(event.kind, event.message);
-        break;
-      case 'limit':
-        classify(event.kind, event.message);
-        if (event.resetAtMs !== null) resetAtMs = event.resetAtMs;
-        break;
-      case 'result':
-        resultIsError = resultIsError || event.isError;
-        turnEnded = true;
-        break;
-      case 'malformed':
-        malformed += 1;
-        break;
-      case 'tool_result':
-        break;
-    }
-  };
-
+  const fold = createIterationFold(input);
   const invocationOptions: InvocationOptions = {
     prompt: input.prompt,
     cwd: input.cwd,
@@ -220,41 +115,83 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     // agent gets it in a file, and a short argument saying where.
     invocation = passLongPromptByFile(adapter.buildInvocation(invocationOptions), input.prompt, input.logPath);
   } catch (error) {
-    return failed(`${adapter.name}: ${(error as Error).message}`, 'spawn_failed');
+    return notRun(input, `${adapter.name}: ${(error as Error).message}`);
   }
   let boxed: SandboxRun;
   try {
     boxed = await enterSandbox(invocation, adapter.name, input.cwd, input.logPath, input.sandbox, input.tag ?? `${process.pid}-${Date.now()}`);
   } catch (error) {
-    return failed(`sandbox: ${(error as Error).message}`, 'spawn_failed');
+    return notRun(input, `sandbox: ${(error as Error).message}`);
   }
-
   // Messages never carry the secrets of the agent's environment and command line. What the agent prints comes
   // from the supervisor already redacted (as it is in the log), so parsed events and live activity are too.
   const redact = redactorOf(secretsOfProcess([invocation.command, ...invocation.args], invocation.env));
-
-  const parser = adapter.createParser(invocationOptions);
-  const splitter = createLineSplitter((line) => {
-    for (const e of parser.line(line)) onEvent(e);
-    // The spend so far, while the agent's turn goes on (the run's budget may stop it).
-    if (!turnEnded) spend.report();
-  });
-  // A plain-text agent's output is its own text, except signals it reproduces from the prompt (core/echo-filter.ts).
-  const echo = createEchoFilter(input.prompt, listenedSignals(input));
-  const scan = (text: string): void => {
-    success.feed(text);
-    failure.feed(text);
-    ownText.push(text);
+  const output = outputReader(input, fold, adapter.createParser(invocationOptions));
+  const exit = await superviseAgent(input, boxed, output.onStdout);
+  const blocked = await boxed.finish();
+  output.end();
+  // The output has ended: rules about its end (a workflow's plain signal as the last thing said) are judged now.
+  fold.success.end?.();
+  const error = iterationError(exit, fold, adapter, input);
+  const ownText = fold.ownText.value();
+  return {
+    malformedLines: fold.malformed,
+    warnings: [...fold.spend.oddFigures].map((problem) => `${adapter.name} reported ${problem}`),
+    sessionCumulativeCost: fold.spend.sessionCumulativeCost,
+    logClosed: exit.logClosed,
+    text: ownText,
+    ...(blocked.length > 0 ? { blocked } : {}),
+    result: {
+      exitCode: exit.exitCode,
+      exitSignal: exit.exitSignal,
+      successSignal: fold.success.found,
+      failureSignal: fold.failure.found,
+      durationMs: exit.durationMs,
+      usage: fold.spend.finalUsage,
+      costUsd: fold.spend.costUsd(),
+      sessionId: fold.sessionId,
+      model: fold.spend.model,
+      errorKind: error.kind,
+      // Error messages quote the agent's output: its environment's secrets are never recorded or shown.
+      errorMessage: error.message === null ? null : redact(error.message),
+      resetAtMs: error.kind === 'usage_limit' || error.kind === 'rate_limit' ? fold.resetAtMs : null,
+      // A JSON-lines agent's own text reads better than its raw stream lines.
+      ...(error.kind === 'none' ? {} : { lastOutput: lastLines(adapter.format === 'jsonl' && ownText !== '' ? ownText : exit.tail).map(redact) }),
+    },
   };
-  const onStdout =
-    adapter.format === 'text'
-      ? (text: string, offset: number) => {
-          for (const piece of echo.pieces(text)) scan(piece);
-          input.onActivity?.({ kind: 'output', stream: 'stdout', offset, text });
-        }
-      : (text: string) => splitter.push(text);
+}
 
-  const exit: SupervisedExit = await supervise({
+/** Where the agent's stdout goes: a text agent's through the echo filter to the scanners, a JSON-lines agent's parsed. */
+function outputReader(input: IterationInput, fold: IterationFold, parser: StreamParser): { onStdout: (text: string, offset: number) => void; end(): void } {
+  if (input.adapter.format === 'text') {
+    // A plain-text agent's output is its own text, except signals it reproduces from the prompt (core/echo-filter.ts).
+    const echo = createEchoFilter(input.prompt, listenedSignals(input));
+    return {
+      onStdout: (text, offset) => {
+        for (const piece of echo.pieces(text)) fold.text(piece);
+        input.onActivity?.({ kind: 'output', stream: 'stdout', offset, text });
+      },
+      end: () => fold.text(echo.end()),
+    };
+  }
+  const splitter = createLineSplitter((line) => {
+    for (const e of parser.line(line)) fold.event(e);
+    // The spend so far, while the agent's turn goes on (the run's budget may stop it).
+    if (!fold.turnEnded) fold.spend.report();
+  });
+  return {
+    onStdout: (text) => splitter.push(text),
+    end: () => {
+      splitter.end();
+      for (const e of parser.end()) fold.event(e);
+      fold.malformed += splitter.oversized;
+    },
+  };
+}
+
+/** The agent's process, supervised to its end (agents/supervisor.ts). */
+function superviseAgent(input: IterationInput, boxed: SandboxRun, onStdout: (text: string, offset: number) => void): Promise<SupervisedExit> {
+  return supervise({
     invocation: boxed.invocation,
     cwd: input.cwd,
     logPath: input.logPath,
@@ -273,98 +210,11 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
     tag: input.tag,
     sealed: boxed.sealed,
   });
-  const blocked = await boxed.finish();
-  if (adapter.format === 'text') scan(echo.end());
-  if (adapter.format === 'jsonl') {
-    splitter.end();
-    for (const e of parser.end()) onEvent(e);
-    malformed += splitter.oversized;
-  }
-  // The output has ended: rules about its end (a workflow's plain signal as the last thing said) are judged now.
-  success.end?.();
+}
 
-  let errorKind: ErrorKind = 'none';
-  let errorMessage: string | null = null;
-  const failedRun = exit.exitCode !== 0 || resultIsError;
-  switch (exit.reason) {
-    case 'spawn_failed': {
-      const missing = exit.spawnError?.startsWith('command not found') === true;
-      errorKind = missing ? 'missing_binary' : 'spawn_failed';
-      // The adapter knows how its CLI is installed: let it word the message.
-      const byAdapter = missing ? adapter.classifyExit(127, exit.spawnError ?? '') : null;
-      errorMessage = byAdapter?.kind === 'missing_binary' ? byAdapter.message : exit.spawnError;
-      break;
-    }
-    case 'aborted':
-      errorKind = 'interrupted';
-      errorMessage = 'interrupted';
-      break;
-    case 'idle_timeout':
-      errorKind = 'idle_timeout';
-      errorMessage = `no output for ${Math.round((input.idleTimeoutMs ?? 0) / 1000)}s: agent killed`;
-      break;
-    case 'iteration_timeout':
-      errorKind = 'iteration_timeout';
-      errorMessage = `iteration ran longer than ${Math.round((input.hardTimeoutMs ?? 0) / 1000)}s: agent killed`;
-      break;
-    case 'deadline':
-      errorKind = 'max_runtime';
-      errorMessage = 'the run reached max_runtime: agent killed';
-      break;
-    case 'max_cost':
-      errorKind = 'max_cost';
-      errorMessage = "the run's cost budget was spent while the agent worked: agent stopped";
-      break;
-    case 'log_failed':
-      errorKind = 'write_failed';
-      errorMessage = `${exit.logError ?? 'the iteration log could not be written'}: agent stopped (resume the run once Ringmaster can write there again)`;
-      break;
-    case 'exited': {
-      const found = classified as { kind: ErrorKind; message: string } | null;
-      if (failedRun && found) {
-        errorKind = found.kind;
-        errorMessage = found.message;
-      } else if (failedRun) {
-        const byAdapter = adapter.classifyExit(exit.exitCode, exit.tail);
-        errorKind = byAdapter?.kind ?? (resultIsError && exit.exitCode === 0 ? 'agent_error' : 'exit_nonzero');
-        errorMessage = byAdapter?.message ?? lastLine(exit.tail) ?? `exit code ${exit.exitCode ?? exit.exitSignal}`;
-      } else if (failure.found) {
-        errorKind = 'failure_signal';
-        errorMessage = 'the agent signalled failure';
-      }
-    }
-  }
-  if (errorKind !== 'usage_limit' && errorKind !== 'rate_limit') resetAtMs = null;
-
-  return {
-    malformedLines: malformed,
-    warnings: [...spend.oddFigures].map((problem) => `${adapter.name} reported ${problem}`),
-    sessionCumulativeCost: spend.sessionCumulativeCost,
-    logClosed: exit.logClosed,
-    text: ownText.value(),
-    ...(blocked.length > 0 ? { blocked } : {}),
-    result: {
-      exitCode: exit.exitCode,
-      exitSignal: exit.exitSignal,
-      successSignal: success.found,
-      failureSignal: failure.found,
-      durationMs: exit.durationMs,
-      usage: spend.finalUsage,
-      costUsd: spend.costUsd(),
-      sessionId,
-      model: spend.model,
-      errorKind,
-      // Error messages quote the agent's output: its environment's secrets are never recorded or shown.
-      errorMessage: errorMessage === null ? null : redact(errorMessage),
-      resetAtMs,
-      // A JSON-lines agent's own text reads better than its raw stream lines.
-      ...(errorKind === 'none' ? {} : { lastOutput: lastLines(adapter.format === 'jsonl' && ownText.value() !== '' ? ownText.value() : exit.tail).map(redact) }),
-    },
-  };
-
-  function failed(message: string, kind: ErrorKind): IterationOutcomeData {
-    return { malformedLines: 0, warnings: [], sessionCumulativeCost: null, logClosed: Promise.resolve(), text: '', result: noRunResult(input.model, kind, redactor(input.env)(message)) };
-  }
+/** An iteration whose agent could not be started (its invocation or its sandbox failed). */
+function notRun(input: IterationInput, message: string): IterationOutcomeData {
+  return { malformedLines: 0, warnings: [], sessionCumulativeCost: null, logClosed: Promise.resolve(), text: '', result: noRunResult(input.model, 'spawn_failed', redactor(input.env)(message)) };
 }
 
 /** The result of an iteration whose agent never ran (or whose runner failed): nothing known but the error. */
@@ -383,16 +233,4 @@ export function noRunResult(model: string | null, errorKind: ErrorKind, errorMes
     errorMessage,
     resetAtMs: null,
   };
-}
-
-/** The last non-empty lines of a text (at most 10, each cut at 300 characters; a JSON line read for its message). */
-function lastLines(text: string): string[] {
-  const lines = text.split('\n').map((l) => readableError(l.trimEnd())).filter((l) => l.trim() !== '').slice(-10);
-  return lines.map((l) => (l.length > 300 ? `${l.slice(0, 299)}…` : l));
-}
-
-function lastLine(text: string): string | null {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-  const last = lines[lines.length - 1];
-  return last === undefined ? null : shortMessage(last, 300);
 }

@@ -133,8 +133,14 @@ export interface LoopProgram {
   next(ctx: ProgramContext): Promise<ProgramStep | ProgramStop | ProgramWait>;
   /** After each iteration, before the run's limits are checked. */
   settle(ctx: ProgramContext, iteration: SettledIteration): Promise<ProgramSettlement>;
-  /** Run metadata to store with the run (JSON object); stored after every next() and settle(). */
+  /** Run metadata to store with the run (JSON object); stored after every next() and settle(): keep it small. */
   metadata(): Record<string, unknown>;
+  /**
+   * What the program is made of and does not change from iteration to iteration (a workflow's resolved steps), stored
+   * once apart from the metadata (Store.updateRunDefinition): when the run is created and when it is resumed. Given
+   * back to the program's factory on resume (manager/programs.ts).
+   */
+  definition?(): Record<string, unknown>;
   /** Sees what the agent does while an iteration runs (tool calls, text), e.g. for lifecycle hooks. Must not throw. */
   observe?(activity: AgentActivity, step: ProgramStep): void;
   /**
@@ -147,6 +153,11 @@ export interface LoopProgram {
    * its own rules): the runner then leaves loop.discard_failed to it.
    */
   readonly discardsFailed?: boolean;
+  /**
+   * True when next() and settle() change no file in the worktree, or say so (SettledIteration's `verify`: the gate's
+   * command ran): change tracking may then take an iteration's before-tree from the previous one's after-tree.
+   */
+  readonly worktreeUntouched?: boolean;
 }
 
 /**
@@ -157,6 +168,7 @@ export function promptProgram(spec: Pick<RunSpec, 'prompt' | 'context' | 'freshC
   const gate = spec.verify ? verifyGate(spec.verify) : null;
   return {
     kind: 'prompt',
+    worktreeUntouched: true,
     next() {
       const prompt = composePrompt(spec.prompt, spec.context);
       const feedback = gate?.feedback() ?? null;

@@ -2,17 +2,13 @@
 // run status changes, program metadata, and checkpoints (with a snapshot of the loop state) every N iterations
 // and at the end. The loop stays ignorant of both. Every write is fenced by the run's owner: once another
 // process has taken the run over, nothing more is written and the owner is told to stop.
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { loopSnapshot } from '../core/snapshot.js';
 import type { IterationOutcome, LoopState, RunStatus } from '../core/types.js';
-import { checkpoint, clearStaleIndexLock } from '../git/index.js';
-import { fsProblem } from '../os/fs-errors.js';
-import { agentPidPath, ensurePrivateDir } from '../store/paths.js';
-import { agentPidBlank, agentPidLine } from './leftover.js';
-import type { IterationStatus, NewEvent, Owner, Store } from '../store/index.js';
+import { checkpoint, checkpointMessage, clearStaleIndexLock, type CheckpointResult } from '../git/index.js';
+import type { IterationStatus, Owner, Store } from '../store/index.js';
 import { OwnershipLostError } from '../store/index.js';
-import { StoreUnusableError } from '../store/errors.js';
+import { AgentPidFile } from './agent-pid-file.js';
+import { EventBatcher, StoreWriter } from './store-writer.js';
 import type { RunEvent, RunEventBody } from './events.js';
 import type { RunDeps } from './run-loop.js';
 
@@ -34,6 +30,11 @@ export interface RecorderOptions {
   emit: (event: RunEventBody) => void;
   /** A store write failed: shown, never stored (storing it could fail the same way, again and again). */
   onStoreError: (message: string, error: unknown) => void;
+  /**
+   * Change tracking's checkpoint of the tree it just wrote (ChangeTracker.checkpoint); null answers, or none given,
+   * take git/checkpoint.ts's path.
+   */
+  trackedCheckpoint?: (dir: string, message: string) => Promise<CheckpointResult | null>;
   /** Called (once) when a write finds that another process now owns the run. */
   onLostOwnership?: () => void;
   /**
@@ -80,238 +81,167 @@ function statusAfter(event: RunEvent, current: RunStatus): RunStatus | null {
   }
 }
 
+/** A checkpoint of the iteration: change tracking's tree when it can, else the worktree as it is now. */
+async function takeCheckpoint(options: RecorderOptions, runId: string, iteration: number): Promise<CheckpointResult> {
+  return (await options.trackedCheckpoint?.(options.agentDir, checkpointMessage(runId, iteration))) ?? checkpoint(options.agentDir, runId, iteration);
+}
+
 /** Creates the recorder of one run. */
-// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
 export function createRecorder(options: RecorderOptions): Recorder {
-  const { store, runId } = options;
-  let chain: Promise<void> = Promise.resolve();
-  let lastCheckpoint = 0;
-  let status: RunStatus = options.status ?? 'running';
-  let lastMeta = '';
-
-  const owner = options.owner;
-  // Another process owns the run now: nothing more is written (its rows are not ours to touch).
-  let lost = false;
-  // finishRun closed our owner row: the run's last events are written after it, without the fence.
-  let finished = false;
-  let diskFull = false;
+  const { store, runId, owner } = options;
+  const writer = new StoreWriter(options);
+  const events = new EventBatcher(writer, runId);
+  const warn = (message: string): void => options.emit({ type: 'warning', time: options.now(), message });
+  const pidFile = new AgentPidFile(options.dataDir, runId, warn);
+  const checkpoints = checkpointer(options, writer);
+  const run = { status: options.status ?? 'running', lastMeta: '', latestState: null as LoopState | null };
   /** The exit code and agent of an iteration that ended with an error, until its `error` event is recorded. */
-  /** The loop's state after the last iteration (the snapshot of a checkpoint taken on a pause). */
-  let latestState: LoopState | null = null;
   const errorContext = new Map<number, { exit_code: number | null; agent: string }>();
-  /** Runs a store write; on a full disk, gives back the reserved space once and tries again. */
-  const withRoom = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      if (!(error instanceof StoreUnusableError && error.reason === 'disk_full') || diskFull) throw error;
-      diskFull = true;
-      if (!options.freeSpace?.()) throw error;
-      const result = await work();
-      options.onDiskFull?.(error.message);
-      return result;
-    }
-  };
-
-  const enqueue = (what: string, work: () => Promise<unknown>, settled?: () => void): void => {
-    chain = chain.then(() => (lost ? undefined : withRoom(work))).finally(settled).then(
-      () => undefined,
-      (error: unknown) => {
-        if (error instanceof OwnershipLostError) return loseOwnership();
-        options.onStoreError(`store: ${what}: ${(error as Error).message}`, error);
-      },
-    );
-  };
-  const loseOwnership = (): void => {
-    if (lost) return;
-    lost = true;
-    options.onLostOwnership?.();
-  };
-
-  // Events are written on the next turn of the event loop, i.e. while the next agent already runs: they stay
-  // in order but off the critical path between two iterations, as one batch. Rows (the truth for totals) are
-  // not deferred, so when an event is stored, the rows it reports are too.
-  const eventQueue: NewEvent[] = [];
-  // Recorded and not yet confirmed written (queued or in flight), oldest first: writes complete in order.
-  const unwritten: RunEvent[] = [];
-  let eventsScheduled: NodeJS.Immediate | null = null;
-  // Events whose write failed (the database unreachable, the disk full): written first with the next batch, so
-  // that no later event is ever stored past a missing one (event numbers stay gap-free), nor any twice.
-  let held: NewEvent[] = [];
-  const flushEvents = (): void => {
-    eventsScheduled = null;
-    const batch = eventQueue.splice(0);
-    if (batch.length === 0) return;
-    enqueue(`events ${batch[0]?.seq ?? ''}-${batch.at(-1)?.seq ?? ''}`, async () => {
-      const events = [...held, ...batch];
-      held = events;
-      await store.appendEvents(events, finished ? undefined : owner);
-      held = [];
-      unwritten.splice(0, events.length);
-    });
-  };
-
-  const pidPath = agentPidPath(options.dataDir, runId);
-  // One descriptor for the whole run, overwritten in place with a fixed-width line (agentPidLine): one pwrite per
-  // iteration (creating a file per iteration cost more than the rest of the iteration's bookkeeping). Written
-  // blank at once, so its block exists before a disk fills up. Without it, a crash's leftover agent cannot be
-  // found: a warning, not a reason to stop.
-  let pidFd: number | null = null;
-  try {
-    ensurePrivateDir(dirname(pidPath));
-    pidFd = openSync(pidPath, 'w', 0o600);
-    writeSync(pidFd, agentPidBlank(), 0);
-  } catch (error) {
-    options.emit({ type: 'warning', time: options.now(), message: `cannot write ${pidPath} (${fsProblem(error)}): an agent left behind by a crash could not be found` });
-  }
-
   const record = (e: RunEvent): void => {
-    unwritten.push(e);
-    const iteration = 'iteration' in e ? e.iteration : null;
-    eventQueue.push({ run_id: runId, seq: e.seq, type: e.type, payload: e, at: e.time, iteration: iteration === 0 ? null : iteration });
-    eventsScheduled ??= setImmediate(flushEvents);
-    const next = statusAfter(e, status);
-    if (next !== null && next !== status) {
-      status = next;
-      enqueue('status', () => store.updateRunStatus(runId, next, e.time, owner));
+    // Rows (the truth for totals) are not deferred, so when an event is stored, the rows it reports are too.
+    events.push(e);
+    const next = statusAfter(e, run.status);
+    if (next !== null && next !== run.status) {
+      run.status = next;
+      writer.enqueue('status', () => store.updateRunStatus(runId, next, e.time, owner));
     }
-    switch (e.type) {
-      case 'cost_so_far':
-        // Into the running iteration's row: the run's totals (the board, resume after a crash) include it.
-        enqueue(`iteration ${e.iteration} cost so far`, () => store.updateIteration(runId, e.iteration, { cost_usd: e.cost_usd }, owner));
-        break;
-      case 'iteration_completed':
-        // Its log could not be written (a full disk, most likely): make room for recording how the run ends.
-        if (e.error_kind === 'write_failed' && !diskFull) {
-          diskFull = true;
-          options.freeSpace?.();
-        }
-        enqueue(`iteration ${e.iteration}`, () =>
-          store.completeIteration(runId, e.iteration, {
-            status: STATUS_OF[e.outcome],
-            exit_code: e.exit_code,
-            exit_signal: e.exit_signal,
-            duration_ms: e.duration_ms,
-            tokens_in: e.tokens_in,
-            tokens_out: e.tokens_out,
-            cache_read: e.cache_read,
-            cache_write: e.cache_write,
-            cost_usd: e.cost_usd,
-            session_id: e.session_id,
-            model: e.model,
-            completion_signal_found: e.completion_signal_found,
-            failure_signal_found: e.failure_signal_found,
-            error_kind: e.error_kind,
-            error_message: e.error_message,
-            completed_at: e.time,
-            changes: e.changes ?? null,
-            verify: e.verify ?? null,
-          }, owner),
-        );
-        if (e.error_kind !== 'none' && e.error_message) errorContext.set(e.iteration, { exit_code: e.exit_code, agent: e.agent });
-        break;
-      case 'error':
-        // The record of an iteration's error: its message, the agent's last output lines, the retries in a row.
-        if (e.iteration !== null && errorContext.has(e.iteration)) {
-          const at = errorContext.get(e.iteration);
-          errorContext.delete(e.iteration);
-          const iteration = e.iteration;
-          const context = { iteration, consecutive_failures: e.consecutive_failures, retry_count: e.retry_count ?? 0, exit_code: at?.exit_code ?? null, agent: at?.agent ?? null, last_output: e.last_output ?? [] };
-          enqueue('error', () => store.recordError({ run_id: runId, iteration, kind: e.kind, message: e.message, context, created_at: e.time }, owner));
-        }
-        break;
-      case 'paused':
-        // Seed 000's PAUSED state takes a checkpoint: a pause at an iteration boundary commits the workspace (no
-        // agent is working in it). `pause --now` does not: the agent is frozen mid-edit.
-        if (!e.suspended && options.checkpointInterval > 0 && latestState !== null && e.after_iteration > 0) {
-          const at = latestState;
-          enqueue('pause checkpoint', () => doCheckpoint(e.after_iteration, at, 'paused'));
-        }
-        break;
-      case 'run_finished':
-        enqueue('finish', async () => {
-          await store.finishRun(runId, { status: e.status, stop_reason: e.stop_reason, now: e.time }, owner);
-          finished = true;
-        });
-        break;
-      default:
-        break;
+    recordRows(e, options, writer, errorContext);
+    // Seed 000's PAUSED state takes a checkpoint: a pause at an iteration boundary commits the workspace (no
+    // agent is working in it). `pause --now` does not: the agent is frozen mid-edit.
+    if (e.type === 'paused' && !e.suspended && options.checkpointInterval > 0 && run.latestState !== null && e.after_iteration > 0) {
+      const at = run.latestState;
+      writer.enqueue('pause checkpoint', () => checkpoints(e.after_iteration, at, 'paused'));
     }
   };
+  return {
+    record,
+    unstored: () => events.unstored(),
+    deps: {
+      async beforeIteration(_runId, iteration, agent, logPath, unitId) {
+        await writer.idle();
+        if (writer.lost) return;
+        try {
+          await writer.withRoom(() => store.startIteration({ run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath, unit_id: unitId }, owner));
+        } catch (error) {
+          // Taken over: the owner is told to stop (the loop sees its interrupt before starting the agent).
+          if (!(error instanceof OwnershipLostError)) throw error;
+          writer.loseOwnership();
+        }
+      },
+      onAgentSpawn: (_runId, _iteration, pid) => pidFile.write(pid),
+      async afterIteration(_runId, iteration, state) {
+        run.latestState = state;
+        await writer.idle();
+        if (options.checkpointInterval > 0 && iteration % options.checkpointInterval === 0) await checkpoints(iteration, state, run.status);
+      },
+      onMetadata(meta) {
+        const text = JSON.stringify(meta);
+        if (text === run.lastMeta) return;
+        run.lastMeta = text;
+        writer.enqueue('metadata', () => store.updateRunMeta(runId, meta, options.now(), owner));
+      },
+      async beforeFinish(_runId, state, finalStatus) {
+        await writer.idle();
+        if (options.checkpointInterval > 0 && state.iteration > 0) await checkpoints(state.iteration, state, finalStatus);
+      },
+    },
+    async close() {
+      events.flush();
+      await writer.idle();
+      pidFile.close();
+    },
+  };
+}
 
-  const doCheckpoint = async (iteration: number, state: LoopState, runStatus: RunStatus): Promise<void> => {
-    if (!options.gitEnabled || iteration === lastCheckpoint || lost) return;
+/** The rows an event implies: the running iteration's cost, the iteration's end, its error record, the run's end. */
+function recordRows(e: RunEvent, options: RecorderOptions, writer: StoreWriter, errorContext: Map<number, { exit_code: number | null; agent: string }>): void {
+  const { store, runId, owner } = options;
+  switch (e.type) {
+    case 'cost_so_far':
+      // Into the running iteration's row: the run's totals (the board, resume after a crash) include it.
+      writer.enqueue(`iteration ${e.iteration} cost so far`, () => store.updateIteration(runId, e.iteration, { cost_usd: e.cost_usd }, owner));
+      break;
+    case 'iteration_completed':
+      // Its log could not be written (a full disk, most likely): make room for recording how the run ends.
+      if (e.error_kind === 'write_failed' && !writer.diskFull) {
+        writer.diskFull = true;
+        options.freeSpace?.();
+      }
+      writer.enqueue(`iteration ${e.iteration}`, () => store.completeIteration(runId, e.iteration, completedRow(e), owner));
+      if (e.error_kind !== 'none' && e.error_message) errorContext.set(e.iteration, { exit_code: e.exit_code, agent: e.agent });
+      break;
+    case 'error': {
+      // The record of an iteration's error: its message, the agent's last output lines, the retries in a row.
+      const iteration = e.iteration;
+      const at = iteration === null ? undefined : errorContext.get(iteration);
+      if (iteration === null || at === undefined) break;
+      errorContext.delete(iteration);
+      const context = { iteration, consecutive_failures: e.consecutive_failures, retry_count: e.retry_count ?? 0, exit_code: at.exit_code, agent: at.agent, last_output: e.last_output ?? [] };
+      writer.enqueue('error', () => store.recordError({ run_id: runId, iteration, kind: e.kind, message: e.message, context, created_at: e.time }, owner));
+      break;
+    }
+    case 'run_finished':
+      writer.enqueue('finish', async () => {
+        await store.finishRun(runId, { status: e.status, stop_reason: e.stop_reason, now: e.time }, owner);
+        writer.finished = true;
+      });
+      break;
+    default:
+      break;
+  }
+}
+
+/** The iteration row's end, from its event. */
+function completedRow(e: Extract<RunEvent, { type: 'iteration_completed' }>): Parameters<Store['completeIteration']>[2] {
+  return {
+    status: STATUS_OF[e.outcome],
+    exit_code: e.exit_code,
+    exit_signal: e.exit_signal,
+    duration_ms: e.duration_ms,
+    tokens_in: e.tokens_in,
+    tokens_out: e.tokens_out,
+    cache_read: e.cache_read,
+    cache_write: e.cache_write,
+    cost_usd: e.cost_usd,
+    session_id: e.session_id,
+    model: e.model,
+    completion_signal_found: e.completion_signal_found,
+    failure_signal_found: e.failure_signal_found,
+    error_kind: e.error_kind,
+    error_message: e.error_message,
+    completed_at: e.time,
+    changes: e.changes ?? null,
+    verify: e.verify ?? null,
+  };
+}
+
+/** Takes checkpoints (a commit of the agent's directory and its row with a loop snapshot), at most one per iteration. */
+function checkpointer(options: RecorderOptions, writer: StoreWriter): (iteration: number, state: LoopState, runStatus: RunStatus) => Promise<void> {
+  const { store, runId, owner } = options;
+  let lastCheckpoint = 0;
+  return async (iteration, state, runStatus) => {
+    if (!options.gitEnabled || iteration === lastCheckpoint || writer.lost) return;
     lastCheckpoint = iteration;
     const at = options.now();
     const snapshot = loopSnapshot(state, runStatus, at);
     try {
       let result;
       try {
-        result = await checkpoint(options.agentDir, runId, iteration);
+        result = await takeCheckpoint(options, runId, iteration);
       } catch (error) {
         // A git killed mid-commit (a crash of an earlier ringmaster) leaves index.lock behind: clear it once.
         if (!String((error as Error).message).includes('index.lock') || (await clearStaleIndexLock(options.agentDir)) === null) throw error;
         options.emit({ type: 'warning', time: options.now(), message: 'removed a stale .git/index.lock left by a killed git process' });
-        result = await checkpoint(options.agentDir, runId, iteration);
+        result = await takeCheckpoint(options, runId, iteration);
       }
       const outcome = result.committed ? 'committed' : 'unchanged';
       await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: result.sha, state: outcome, message: result.message, snapshot, created_at: at }, owner);
       options.emit({ type: 'checkpoint_created', time: options.now(), iteration, commit_sha: result.sha, state: outcome });
     } catch (error) {
-      if (error instanceof OwnershipLostError) return loseOwnership();
+      if (error instanceof OwnershipLostError) return writer.loseOwnership();
       await store.recordCheckpoint({ run_id: runId, iteration, commit_sha: null, state: 'failed', message: (error as Error).message, snapshot, created_at: at }, owner);
       options.emit({ type: 'checkpoint_created', time: options.now(), iteration, commit_sha: null, state: 'failed' });
       throw error;
     }
-  };
-
-  return {
-    record,
-    unstored: () => [...unwritten],
-    deps: {
-      async beforeIteration(_runId, iteration, agent, logPath, unitId) {
-        await chain;
-        if (lost) return;
-        try {
-          await withRoom(() => store.startIteration({ run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath, unit_id: unitId }, owner));
-        } catch (error) {
-          // Taken over: the owner is told to stop (the loop sees its interrupt before starting the agent).
-          if (!(error instanceof OwnershipLostError)) throw error;
-          loseOwnership();
-        }
-      },
-      onAgentSpawn(_runId, _iteration, pid) {
-        if (pidFd === null) return;
-        try {
-          writeSync(pidFd, agentPidLine(pid), 0);
-        } catch (error) {
-          options.emit({ type: 'warning', time: options.now(), message: `cannot write ${pidPath} (${fsProblem(error)}): an agent left behind by a crash could not be found` });
-        }
-      },
-      async afterIteration(_runId, iteration, state) {
-        latestState = state;
-        await chain;
-        if (options.checkpointInterval > 0 && iteration % options.checkpointInterval === 0) await doCheckpoint(iteration, state, status);
-      },
-      onMetadata(meta) {
-        const text = JSON.stringify(meta);
-        if (text === lastMeta) return;
-        lastMeta = text;
-        enqueue('metadata', () => store.updateRunMeta(runId, meta, options.now(), owner));
-      },
-      async beforeFinish(_runId, state, finalStatus) {
-        await chain;
-        if (options.checkpointInterval > 0 && state.iteration > 0) await doCheckpoint(state.iteration, state, finalStatus);
-      },
-    },
-    async close() {
-      if (eventsScheduled) clearImmediate(eventsScheduled);
-      flushEvents();
-      await chain;
-      // The agent's group is gone once the loop returns: a stale pid file could make a later resume or stop
-      // SIGKILL an unrelated process group that reused the id.
-      if (pidFd !== null) closeSync(pidFd);
-      rmSync(pidPath, { force: true });
-    },
   };
 }

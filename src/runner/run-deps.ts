@@ -2,6 +2,7 @@
 // from (ResumePoint), and how it ended (RunSummary): the contract of runLoop (run-loop.ts).
 import type { SuspendSignal } from '../agents/suspend-signal.js';
 import type { LoopState, RunStatus, StopReason } from '../core/types.js';
+import type { WaitReason } from '../core/run-step.js';
 import type { ChangeTracker } from './change-tracking.js';
 import type { AgentActivitySink, RunEventBodySink } from './events.js';
 import type { IterationRunner } from './iteration.js';
@@ -64,13 +65,12 @@ export interface RunDeps {
    * when the run is interrupted: the run then ends failed (fatal_error) with this message.
    */
   fatalError?(): string | null;
-  /** The shared budget (runner/budget-gate.ts): asked before each iteration; absent = none. */
+  /** The shared budget (budget-gate.ts): read at every iteration boundary; absent = none. */
   budgetGate?: BudgetGate;
 }
 
-/** Continuing an existing run (resume after a crash, a stop or a limit). */
 /** Why a run waits before its next iteration. */
-export type WaitReason = 'usage_limit' | 'rate_limit' | 'overloaded';
+export type { WaitReason } from '../core/run-step.js';
 
 /** Continuing an existing run (resume after a crash, a stop or a limit; a worker's continuation job). */
 export interface ResumePoint {

@@ -1,23 +1,27 @@
-// The imperative shell of one run: ask the program what to run, run an iteration, let the program judge it,
-// ask decide(), pause or sleep at the boundary, repeat. Everything with side effects comes in through RunDeps.
-import { dirname } from 'node:path';
+// The imperative shell of one run: it performs the actions of the pure step (core/run-step.ts) and tells it what
+// happened: ask the program what to run, run an iteration, let the program judge it, pause or sleep at the
+// boundary, repeat. Everything with side effects comes in through RunDeps; control requests through one channel
+// (run-controls.ts). The state machine: docs/architecture.md "The run as a state machine".
 import { getAdapter } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
-import { decide, initialState, limitReached, overloadRetried, runtimeUsedMs } from '../core/decide.js';
+import { initialState, overloadRetried, runtimeUsedMs } from '../core/decide.js';
 import { UserError } from '../core/errors.js';
-import type { Decision, LoopState, RunStatus, StopReason } from '../core/types.js';
-import type { ResumePoint, RunDeps, RunSummary, WaitReason } from './run-deps.js';
-import { iterationTag } from '../os/process-tag.js';
+import { FATAL_END, finalEnd, INTERRUPTED_END, startState, step, type LoopAction, type LoopInput, type RunEnd, type RunLoopState, type StepOutput, type StepSetup } from '../core/run-step.js';
+import type { LoopState, RunStatus, StopReason } from '../core/types.js';
+import type { ResumePoint, RunDeps, RunSummary } from './run-deps.js';
 import { dataDir, iterationLogPath } from '../store/paths.js';
-import type { AgentActivity, AgentActivityBody, RunEventBody } from './events.js';
+import type { RunEventBody } from './events.js';
 import { eventUnit, iterationEvents } from './iteration-events.js';
 import { InFlight } from './in-flight.js';
 import { discardFailed, isDiscardable, snapshotAfter, snapshotBefore, type BeforeSnapshot } from './change-tracking.js';
-import { runSpendGuard } from './spend-guard.js';
+import { runSpendGuard, type SpendGuard } from './spend-guard.js';
+import { budgetWaitAt } from './budget-gate.js';
 import { runIteration, type IterationOutcomeData } from './iteration.js';
+import { iterationInput } from './iteration-launch.js';
+import { loopControls, type LoopControls } from './run-controls.js';
 import { sandboxProblem } from './sandboxed.js';
 import { agentBinDirs, withBinDirs } from './agent-install.js';
-import { promptProgram, type ProgramContext, type ProgramSettlement, type ProgramStep, type ProgramStop, type ProgramWait } from './program.js';
+import { promptProgram, type LoopProgram, type ProgramContext, type ProgramSettlement, type ProgramStep, type ProgramStop, type ProgramWait } from './program.js';
 import type { RunSpec } from '../spec/run-spec.js';
 
 export type { PauseControl, RunDeps, ResumePoint, RunSummary, WaitReason } from './run-deps.js';
@@ -25,7 +29,6 @@ export type { PauseControl, RunDeps, ResumePoint, RunSummary, WaitReason } from 
 /** Default sleep: a timer that an AbortSignal cuts short, safe for any length (os/timers.ts). */
 export { sleep as abortableSleep } from '../os/timers.js';
 
-type Stop = Extract<Decision, { kind: 'stop' }>;
 /** An iteration that ended, with what it was started with. */
 interface Ran {
   step: ProgramStep;
@@ -36,382 +39,369 @@ interface Ran {
   /** The worktree before the agent started (change tracking), or null. */
   before: BeforeSnapshot | null;
 }
-const INTERRUPTED: Stop = { kind: 'stop', reason: 'interrupted', status: 'stopped' };
-const FATAL: Stop = { kind: 'stop', reason: 'fatal_error', status: 'failed' };
+
+/** What performing an action leads to: look at the boundary again, the run's end, or a hand-over. */
+type Next = 'look' | 'end' | 'hand_over';
 
 /** Runs a loop to its end and returns the summary. Throws only for bugs and invalid specs. */
-// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
 export async function runLoop(spec: RunSpec, deps: RunDeps, resume?: ResumePoint): Promise<RunSummary> {
-  const runId = resume?.runId ?? deps.newRunId();
-  let state: LoopState = resume ? { ...resume.state, startedAtMs: deps.now() } : initialState(deps.now());
-  const limits = spec.limits;
-  const program = deps.program ?? promptProgram(spec, deps.env);
-  const chain = [spec.agent.name, ...spec.agent.fallback.filter((n) => n !== spec.agent.name)];
-  let agentIndex = 0;
-  let runAgentSpec = { name: chain[0] ?? spec.agent.name, command: spec.agent.command };
-  let runAgent: AgentAdapter = getAdapter(runAgentSpec);
-  // The last agent session of each lane (one lane unless iterations run at once).
-  const sessions = new Map<string, { id: string; agent: string }>();
-  if (resume?.lastSessionId) sessions.set('', { id: resume.lastSessionId, agent: runAgent.name });
-  const sessionCost = new Map<string, number>();
-  // Iteration logs still being flushed: awaited before the run reports its end, never between iterations.
-  const openLogs = new Set<Promise<void>>();
-  const emit = (event: RunEventBody): void => deps.onEvent(event);
-  const warn = (message: string): void => emit({ type: 'warning', time: deps.now(), message });
-  // A plain copy: adapters spread the env into every invocation, and spreading process.env is slow.
-  const env = { ...deps.env };
-  const logsRoot = deps.logPath ? null : dataDir(env);
-  const logPathOf = (iteration: number): string => deps.logPath?.(runId, iteration) ?? iterationLogPath(logsRoot ?? '', runId, iteration);
-  const displayMax = (): number | null => (limits.maxIterations === null ? null : limits.maxIterations + state.waitedIterations);
-  const stopRequested = (): boolean => deps.stopRequested?.() ?? false;
-  // Iterations at once (LoopProgram.concurrency). Above 1, a stop ends the others through `halt`, and each lane
-  // (a task) keeps its own consecutive failures; with 1 the loop is the plain one: start, wait, judge, decide.
-  const capacity = Math.max(1, Math.floor(program.concurrency?.() ?? 1));
-  const halt = new AbortController();
-  const iterationSignal = capacity > 1 ? AbortSignal.any([deps.signal, halt.signal]) : deps.signal;
-  const running = new InFlight<Ran>();
-  // What agents spend while they work: reported (cost_so_far), and max_cost enforced on it (spend-guard.ts).
-  const budget = runSpendGuard(limits.maxCostUsd, () => state.totalCostUsd, emit, () => deps.now());
-  /** Iteration numbers handed out (started iterations); state.iteration counts finished ones. */
-  let numbered = state.iteration;
-  const laneFailures = new Map<string, number>();
-  const failuresOf = (lane: string): number => (capacity === 1 ? state.consecutiveFailures : (laneFailures.get(lane) ?? 0));
-  const context = (): ProgramContext => ({ runId, workspace: spec.workspace, state, nextIteration: numbered + 1, now: () => deps.now(), signal: deps.signal, emit });
-  const publishMetadata = (): void => deps.onMetadata?.(program.metadata());
-  /** Sleeps unless interrupted or woken by a pause/stop request; true when the full time passed. */
-  const sleepAwake = async (ms: number): Promise<boolean> => {
-    if (!deps.wakeSignal) return deps.sleep(ms, deps.signal);
-    // Combined by hand with listeners removed after each sleep: nothing accumulates on the run's long-lived signal.
-    const wake = deps.wakeSignal();
-    const combined = new AbortController();
-    const onAbort = (): void => combined.abort();
-    if (deps.signal.aborted || wake.aborted) combined.abort();
-    deps.signal.addEventListener('abort', onAbort, { once: true });
-    wake.addEventListener('abort', onAbort, { once: true });
+  return new LoopShell(spec, deps, resume).run();
+}
+
+/** One run's shell: the state of the step, and the handles its actions need (agents, sessions, logs, controls). */
+class LoopShell {
+  private readonly runId: string;
+  private state: RunLoopState;
+  private readonly setup: StepSetup;
+  private readonly program: LoopProgram;
+  /** The run's agent, then its fallbacks. */
+  private readonly chain: string[];
+  private runAgent: AgentAdapter;
+  /** The last agent session of each lane (one lane unless iterations run at once). */
+  private readonly sessions = new Map<string, { id: string; agent: string }>();
+  private readonly sessionCost = new Map<string, number>();
+  /** Iteration logs still being flushed: awaited before the run reports its end, never between iterations. */
+  private readonly openLogs = new Set<Promise<void>>();
+  /** A plain copy: adapters spread the env into every invocation, and spreading process.env is slow. */
+  private readonly env: Record<string, string | undefined>;
+  private readonly controls: LoopControls;
+  /** Above one iteration at once, a stop ends the others through `halt`. */
+  private readonly halt = new AbortController();
+  private readonly iterationSignal: AbortSignal;
+  private readonly running = new InFlight<Ran>();
+  /** What agents spend while they work: reported (cost_so_far), and max_cost enforced on it (spend-guard.ts). */
+  private readonly budget: SpendGuard;
+  /** The program's step waiting to start (between the `start` action and the agent's start). */
+  private pending: ProgramStep | null = null;
+
+  constructor(
+    private readonly spec: RunSpec,
+    private readonly deps: RunDeps,
+    private readonly resume: ResumePoint | undefined,
+  ) {
+    this.runId = resume?.runId ?? deps.newRunId();
+    this.controls = loopControls(deps);
+    const loop: LoopState = resume ? { ...resume.state, startedAtMs: deps.now() } : initialState(deps.now());
+    const wait = resume?.wait ? { untilMs: resume.wait.until, reason: resume.wait.reason } : null;
+    this.state = startState(loop, wait);
+    this.program = deps.program ?? promptProgram(spec, deps.env);
+    this.chain = [spec.agent.name, ...spec.agent.fallback.filter((n) => n !== spec.agent.name)];
+    this.runAgent = getAdapter(this.runAgentSpec());
+    if (resume?.lastSessionId) this.sessions.set('', { id: resume.lastSessionId, agent: this.runAgent.name });
+    this.env = { ...deps.env };
+    // Iterations at once (LoopProgram.concurrency); with 1 the loop is the plain one: start, wait, judge, decide.
+    const capacity = Math.max(1, Math.floor(this.program.concurrency?.() ?? 1));
+    this.setup = { limits: spec.limits, capacity, agents: this.chain.length, noProgressAfter: spec.noProgressAfter ?? 0 };
+    this.iterationSignal = capacity > 1 ? AbortSignal.any([deps.signal, this.halt.signal]) : deps.signal;
+    this.budget = runSpendGuard(spec.limits.maxCostUsd, () => this.state.loop.totalCostUsd, (e) => this.emit(e), () => deps.now());
+  }
+
+  async run(): Promise<RunSummary> {
+    const { deps, spec } = this;
+    // A run taken over before its first iteration (queued in a server, for a worker) starts: it resumes nothing.
+    const resumed = this.resume !== undefined && this.resume.state.iteration > 0;
+    const limits = spec.limits;
+    this.emit({ type: 'run_started', time: deps.now(), kind: this.program.kind, label: spec.label, max_iterations: limits.maxIterations, workspace: spec.workspace, agent: this.runAgent.name, resumed });
+    for (const message of deps.startWarnings ?? []) this.warn(message);
+    if (limits.maxCostUsd !== null && this.runAgent.format === 'text') this.warn(`agent '${this.runAgent.name}' reports no cost: max_cost ($${limits.maxCostUsd}) cannot be enforced`);
+    const refused = await this.prepare();
+    if (refused !== null) this.state = { ...this.state, end: refused };
+    this.state = { ...this.state, suspendedAccountedMs: this.controls.suspendedMs() };
     try {
-      return await deps.sleep(ms, combined.signal);
+      if ((await this.drive()) === 'hand_over') return await this.handOver();
     } finally {
-      deps.signal.removeEventListener('abort', onAbort);
-      wake.removeEventListener('abort', onAbort);
+      // The run ends (a stop, a limit, or a bug) while other iterations run: their agents are stopped and each is recorded.
+      if (this.running.size > 0) this.halt.abort();
+      while (this.running.size > 0) {
+        const ran = await this.running.next(null, () => deps.now());
+        // The run is ending (state.end): an ended iteration is only recorded, its action is 'look'.
+        if (ran !== null) await this.finish(ran);
+      }
     }
-  };
-
-  // A run taken over before its first iteration (queued in a server, for a worker) starts: it resumes nothing.
-  const resumed = resume !== undefined && resume.state.iteration > 0;
-  emit({ type: 'run_started', time: deps.now(), kind: program.kind, label: spec.label, max_iterations: limits.maxIterations, workspace: spec.workspace, agent: runAgent.name, resumed });
-  for (const message of deps.startWarnings ?? []) emit({ type: 'warning', time: deps.now(), message });
-  if (limits.maxCostUsd !== null && runAgent.format === 'text') {
-    emit({ type: 'warning', time: deps.now(), message: `agent '${runAgent.name}' reports no cost: max_cost ($${limits.maxCostUsd}) cannot be enforced` });
+    return this.end();
   }
 
-  let final: Stop | ProgramStop | null = null;
-  let message: string | null = null;
-  // The run's agents missing from PATH run from the data directory (doctor --install), installed there first with agent.auto_install.
-  if (spec.agent.command === null) {
-    try {
-      const binDirs = await agentBinDirs(chain, spec.agent.autoInstall, dataDir(env), env, (notice) => emit({ type: 'agent_install', time: deps.now(), ...notice }));
-      Object.assign(env, withBinDirs(env, binDirs));
-    } catch (error) {
-      if (!(error instanceof UserError)) throw error;
-      final = FATAL;
-      message = error.message;
-    }
-  }
-  // A sandbox this machine cannot enforce (a run resumed or taken over elsewhere) ends the run: never unsandboxed.
-  const refused = final === null ? sandboxProblem(spec.sandbox) : null;
-  if (refused !== null) [final, message] = [FATAL, refused];
-  /** The time agents spent suspended (`pause --now`) already taken out of the runtime. */
-  let suspendedAccounted = deps.pause?.suspend?.suspendedMs() ?? 0;
-  let waitUntil: number | null = resume?.wait?.until ?? null;
-  let waitReason: WaitReason = resume?.wait?.reason ?? 'usage_limit';
-  /** When the next iteration may start (cooldown, backoff); null = now. */
-  let notBefore: number | null = null;
-  /** The program answered 'wait': nothing starts until a running iteration ends. */
-  let programWaits = false;
-  const fatalError = (): string | null => deps.fatalError?.() ?? null;
-  const handingOver = (): boolean => deps.handOver?.() ?? false;
-  /** While iterations run: whether another may start now, or when to look again (null: when one ends). */
-  const startable = (): { now: boolean; at: number | null } => {
-    const now = deps.now();
-    if (fatalError() !== null || deps.signal.aborted || programWaits || (deps.pause?.requested() ?? null) !== null || handingOver()) return { now: false, at: null };
-    if (budget.exhausted || limitReached({ ...state, iteration: state.iteration + running.size }, limits, now, stopRequested())) return { now: false, at: null };
-    const at = Math.max(waitUntil ?? 0, notBefore ?? 0);
-    return at > now ? { now: false, at } : { now: true, at: null };
-  };
-  try {
-    while (final === null) {
-      if (running.size > 0) {
-        const can = running.size < capacity ? startable() : { now: false, at: null };
-        if (!can.now) {
-          const ran = await running.next(can.at, () => deps.now());
-          if (ran !== null) await finish(ran);
-          continue;
-        }
-      }
-      if (fatalError() !== null) {
-        final = FATAL;
-        break;
-      }
-      if (deps.signal.aborted) {
-        final = INTERRUPTED;
-        break;
-      }
-      const pause = deps.pause?.requested() ?? null;
-      // A paused run being handed over goes to its next owner paused (its stored status), not through another pause.
-      if (pause && !stopRequested() && !handingOver()) {
-        notBefore = null;
-        await pauseHere(pause.by);
-        continue;
-      }
-      final = limitReached(state, limits, deps.now(), stopRequested()) as Stop | null;
-      if (final) break;
-      if (handingOver()) {
-        await Promise.all(openLogs);
-        // The next owner starts from this state (a worker pushed the last checkpoint); a wait or cooldown it was
-        // in is cut short here: the next owner goes on waiting until the same time.
-        await finishHook(state, 'running', 'interrupted');
-        return { runId, status: 'running', stopReason: 'interrupted', state, message: null, handedOver: true };
-      }
-      if (waitUntil !== null && waitUntil > deps.now()) {
-        emit({ type: 'waiting', time: deps.now(), iteration: state.iteration, until: waitUntil, reason: waitReason });
-        if (!(await sleepAwake(waitUntil - deps.now()))) continue;
-      }
-      waitUntil = null;
-      if (notBefore !== null) {
-        // The pause after an iteration (cooldown, backoff), cut short by a pause or stop request; then look again.
-        const ms = Math.max(0, notBefore - deps.now());
-        notBefore = null;
-        await sleepAwake(ms);
-        continue;
-      }
-
-      // The shared budget (budget-gate.ts): reached, the run waits here; cut short, it looks at the boundary again.
-      if (deps.budgetGate && !(await deps.budgetGate.admit({ iteration: numbered + 1, emit, now: () => deps.now(), sleep: sleepAwake }))) continue;
-
-      let step: ProgramStep | ProgramStop | ProgramWait;
+  /** The run's agents missing from PATH are installed first; a sandbox this machine cannot enforce ends the run. */
+  private async prepare(): Promise<RunEnd | null> {
+    const { spec, env } = this;
+    if (spec.agent.command === null) {
       try {
-        step = await program.next(context());
+        const binDirs = await agentBinDirs(this.chain, spec.agent.autoInstall, dataDir(env), env, (notice) => this.emit({ type: 'agent_install', time: this.deps.now(), ...notice }));
+        Object.assign(env, withBinDirs(env, binDirs));
       } catch (error) {
         if (!(error instanceof UserError)) throw error;
-        step = { kind: 'stop', reason: 'fatal_error', status: 'failed', message: error.message };
+        return { ...FATAL_END, message: error.message };
       }
-      publishMetadata();
-      if (step.kind === 'stop') {
-        final = step;
-        message = step.message;
-        break;
-      }
-      if (step.kind === 'wait') {
-        if (running.size === 0) throw new Error(`the ${program.kind} program waits with no iteration running`);
-        programWaits = true;
-        continue;
-      }
-      const lane = step.lane ?? '';
-      // A new unit (task, workflow step) starts with no consecutive failures: they were the previous unit's.
-      if (step.unit?.iteration === 1 && failuresOf(lane) > 0) {
-        laneFailures.set(lane, 0);
-        state = { ...state, consecutiveFailures: 0 };
-      }
-      const iteration = numbered + 1;
-      const stepAgentSpec = step.agent?.name ? { name: step.agent.name, command: step.agent.command ?? spec.agent.command } : null;
-      const adapter = stepAgentSpec ? getAdapter(stepAgentSpec) : runAgent;
-      const logPath = logPathOf(iteration);
-      emit({ type: 'iteration_started', time: deps.now(), iteration, max_iterations: displayMax(), agent: adapter.name, log_path: logPath, unit: eventUnit(step.unit) });
-      if (deps.beforeIteration) {
-        try {
-          await deps.beforeIteration(runId, iteration, adapter.name, logPath, step.unit?.id ?? null);
-        } catch (error) {
-          // The iteration cannot be recorded (the store cannot be written): the agent does not start, the run ends.
-          if (!(error instanceof UserError)) throw error;
-          final = FATAL;
-          message = error.message;
-          break;
-        }
-      }
-      // Interrupted while the row was written (e.g. the run was taken over): no agent starts.
-      if (deps.signal.aborted) {
-        final = INTERRUPTED;
-        break;
-      }
-      numbered = iteration;
-      const before = await snapshotBefore(deps.changes, step.cwd ?? spec.workspace, warn);
-      const session = sessions.get(lane) ?? null;
-      const resumeId = !step.freshSession && adapter.supportsResume && session?.agent === adapter.name ? session.id : null;
-      const onActivity = deps.onActivity ?? null;
-      const observe = program.observe ? program.observe.bind(program) : null;
-      const ranStep = step;
-      const activitySink =
-        onActivity || observe
-          ? (body: AgentActivityBody): void => {
-              const activity: AgentActivity = { ...body, iteration, time: deps.now() };
-              observe?.(activity, ranStep);
-              onActivity?.(activity);
-            }
-          : null;
-      const outcome = (deps.runIteration ?? runIteration)({
-        adapter,
-        agentSpec: stepAgentSpec ?? runAgentSpec,
-        prompt: step.prompt,
-        cwd: step.cwd ?? spec.workspace,
-        logPath,
-        model: step.agent?.model !== undefined ? step.agent.model : spec.agent.model,
-        extraArgs: spec.agent.args,
-        permissionMode: spec.agent.permissionMode,
-        resumeSessionId: resumeId,
-        resumeCostBaseline: resumeId ? (sessionCost.get(resumeId) ?? 0) : 0,
-        env,
-        successSignals: step.successSignals ?? spec.successSignals,
-        completion: step.completion ?? null,
-        completionScanner: step.completionScanner ?? null,
-        failureSignal: spec.failureSignal,
-        ...(step.echoSignals ? { echoSignals: step.echoSignals } : {}),
-        idleTimeoutMs: step.idleTimeoutMs !== undefined ? step.idleTimeoutMs : spec.idleTimeoutMs,
-        hardTimeoutMs: spec.iterationTimeoutMs,
-        deadlineMs: limits.maxRuntimeMs === null ? null : deps.now() + Math.max(0, limits.maxRuntimeMs - runtimeUsedMs(state, deps.now())),
-        killGraceMs: spec.killGraceMs,
-        maxLogBytes: spec.maxLogBytes,
-        prices: spec.prices,
-        signal: iterationSignal,
-        ...budget.start(iteration),
-        ...(deps.pause?.suspend ? { suspend: deps.pause.suspend } : {}),
-        onSpawn: deps.onAgentSpawn ? (pid) => deps.onAgentSpawn?.(runId, iteration, pid) : undefined,
-        tag: iterationTag(runId, iteration),
-        sandbox: spec.sandbox ? { policy: spec.sandbox, dataDir: dirname(dirname(dirname(logPath))), readable: [] } : null,
-        onActivity: activitySink,
-      });
-      running.add(outcome.then((data) => ({ step: ranStep, iteration, adapter, logPath, data, before })));
     }
-  } finally {
-    // The run ends (a stop, a limit, or a bug) while other iterations run: their agents are stopped and each is recorded.
-    if (running.size > 0) halt.abort();
-    while (running.size > 0) {
-      const ran = await running.next(null, () => deps.now());
-      if (ran !== null) await finish(ran);
+    // A run resumed or taken over elsewhere is never run unsandboxed.
+    const refused = sandboxProblem(spec.sandbox);
+    return refused === null ? null : { ...FATAL_END, message: refused };
+  }
+
+  /** Steps until the run ends or is handed over. */
+  private async drive(): Promise<'end' | 'hand_over'> {
+    while (this.state.end === null) {
+      const budgetWait = await this.budgetWait();
+      const controls = this.controls.read();
+      const next = await this.perform(this.apply({ type: 'boundary', nowMs: this.deps.now(), controls, running: this.running.size, budgetExhausted: this.budget.exhausted, budgetWait }));
+      if (next !== 'look') return next;
+    }
+    return 'end';
+  }
+
+  /** The shared budget's reset time when it is reached (budget-gate.ts); null without a gate or while no other iteration may start. */
+  private async budgetWait(): Promise<number | null> {
+    const gate = this.deps.budgetGate;
+    if (gate === undefined || this.running.size >= this.setup.capacity) return null;
+    return budgetWaitAt(gate, { now: () => this.deps.now(), sleep: (ms) => this.controls.sleep(ms), warn: (m) => this.warn(m) });
+  }
+
+  /** Feeds the step; the action it returns. */
+  private apply(input: LoopInput): LoopAction {
+    return this.take(step(this.state, input, this.setup));
+  }
+
+  private take(out: StepOutput): LoopAction {
+    this.state = out.state;
+    return out.action;
+  }
+
+  private async perform(action: LoopAction): Promise<Next> {
+    switch (action.kind) {
+      case 'collect': {
+        const ran = await this.running.next(action.untilMs, () => this.deps.now());
+        return ran === null ? 'look' : this.perform(await this.finish(ran));
+      }
+      case 'end':
+        return 'end';
+      case 'hand_over':
+        return 'hand_over';
+      case 'pause':
+        return this.perform(this.apply({ type: 'resumed', pausedMs: await this.pauseHere(action.by) }));
+      case 'wait': {
+        this.emit({ type: 'waiting', time: this.deps.now(), iteration: this.state.loop.iteration, until: action.untilMs, reason: action.reason });
+        const full = await this.controls.sleep(action.untilMs - this.deps.now());
+        return this.perform(this.apply({ type: 'waited', nowMs: this.deps.now(), full }));
+      }
+      case 'sleep':
+        await this.controls.sleep(action.ms);
+        return 'look';
+      case 'budget_wait': {
+        const now = this.deps.now();
+        if (action.announce) this.emit({ type: 'waiting', time: now, iteration: this.state.loop.iteration, until: action.untilMs, reason: 'budget' });
+        await this.controls.sleep(Math.max(1, Math.min(this.deps.budgetGate?.pollMs ?? 0, action.untilMs - now)));
+        return 'look';
+      }
+      case 'next':
+        return this.perform(this.apply(await this.nextStep()));
+      case 'start':
+        return this.perform(await this.start(action.iteration));
+      case 'switch_agent': {
+        const previous = this.runAgent.name;
+        this.runAgent = getAdapter(this.runAgentSpec());
+        this.sessions.clear();
+        this.emit({ type: 'agent_switched', time: this.deps.now(), from: previous, to: this.runAgent.name, reason: action.reason });
+        return 'look';
+      }
+      case 'look':
+        return 'look';
     }
   }
 
-  // An interrupt that a stop request caused is a user stop, not a crash-like interruption.
-  await Promise.all(openLogs);
-  const fatal = fatalError();
-  if (fatal !== null) message = fatal;
-  const end: Stop | ProgramStop = fatal !== null ? FATAL : final.reason === 'interrupted' && stopRequested() ? { kind: 'stop', reason: 'user_stop', status: 'stopped' } : final;
-  await finishHook(state, end.status, end.reason);
-  const time = deps.now();
-  if (end.status === 'completed') emit({ type: 'completed', time, stop_reason: end.reason });
-  else if (end.status === 'failed') emit({ type: 'failed', time, stop_reason: end.reason, message });
-  else emit({ type: 'stopped', time, stop_reason: end.reason });
-  emit({
-    type: 'run_finished',
-    time,
-    status: end.status,
-    stop_reason: end.reason,
-    iterations: state.iteration,
-    total_ms: Math.round(runtimeUsedMs(state, time)),
-    cost_usd: state.totalCostUsd,
-    cost_unknown: state.costUnknown,
-    tokens_in: state.totalUsage.tokensIn,
-    tokens_out: state.totalUsage.tokensOut,
-    consecutive_failures: state.consecutiveFailures,
-    failure_threshold: limits.failureThreshold,
-    max_iterations: limits.maxIterations,
-    message,
-  });
-  return { runId, status: end.status, stopReason: end.reason, state, message };
+  /** The program's next step, as the step function's input. */
+  private async nextStep(): Promise<LoopInput> {
+    let next: ProgramStep | ProgramStop | ProgramWait;
+    try {
+      next = await this.program.next(this.context());
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      next = { kind: 'stop', reason: 'fatal_error', status: 'failed', message: error.message };
+    }
+    this.publishMetadata();
+    if (next.kind === 'stop') return { type: 'program_stop', end: { reason: next.reason, status: next.status, message: next.message } };
+    if (next.kind === 'wait') {
+      if (this.running.size === 0) throw new Error(`the ${this.program.kind} program waits with no iteration running`);
+      return { type: 'program_wait' };
+    }
+    this.pending = next;
+    return { type: 'step', lane: next.lane ?? '', firstOfUnit: next.unit?.iteration === 1 };
+  }
+
+  /** Starts iteration `iteration` with the pending step: its row first, then its agent (not awaited). */
+  private async start(iteration: number): Promise<LoopAction> {
+    const { deps, spec } = this;
+    const step = this.pending;
+    this.pending = null;
+    if (step === null) throw new Error('no program step to start');
+    const stepAgentSpec = step.agent?.name ? { name: step.agent.name, command: step.agent.command ?? spec.agent.command } : null;
+    const adapter = stepAgentSpec ? getAdapter(stepAgentSpec) : this.runAgent;
+    const logPath = deps.logPath?.(this.runId, iteration) ?? iterationLogPath(dataDir(this.env), this.runId, iteration);
+    this.emit({ type: 'iteration_started', time: deps.now(), iteration, max_iterations: this.displayMax(), agent: adapter.name, log_path: logPath, unit: eventUnit(step.unit) });
+    if (deps.beforeIteration) {
+      try {
+        await deps.beforeIteration(this.runId, iteration, adapter.name, logPath, step.unit?.id ?? null);
+      } catch (error) {
+        // The iteration cannot be recorded (the store cannot be written): the agent does not start, the run ends.
+        if (!(error instanceof UserError)) throw error;
+        return this.apply({ type: 'not_started', end: { ...FATAL_END, message: error.message } });
+      }
+    }
+    // Interrupted while the row was written (e.g. the run was taken over): no agent starts.
+    if (deps.signal.aborted) return this.apply({ type: 'not_started', end: INTERRUPTED_END });
+    const action = this.apply({ type: 'started', iteration });
+    const before = await snapshotBefore(deps.changes, step.cwd ?? spec.workspace, (m) => this.warn(m));
+    const session = this.sessions.get(step.lane ?? '') ?? null;
+    const resumeId = !step.freshSession && adapter.supportsResume && session?.agent === adapter.name ? session.id : null;
+    const input = iterationInput(spec, deps, this.program, this.budget, {
+      runId: this.runId,
+      iteration,
+      step,
+      adapter,
+      agentSpec: stepAgentSpec ?? this.runAgentSpec(),
+      logPath,
+      resumeId,
+      resumeCostBaseline: resumeId ? (this.sessionCost.get(resumeId) ?? 0) : 0,
+      state: this.state.loop,
+      env: this.env,
+      signal: this.iterationSignal,
+    });
+    const outcome = (deps.runIteration ?? runIteration)(input);
+    this.running.add(outcome.then((data) => ({ step, iteration, adapter, logPath, data, before })));
+    return action;
+  }
 
   /**
-   * Takes in an iteration that ended: the program judges it, decide() counts it and says what comes next, its
-   * events are emitted. While the run is ending (`final` set: the others are being stopped) only the recording is done.
+   * Takes in an iteration that ended: the program judges it, the step counts it and says what comes next, its
+   * events are emitted; the step's next action is returned. While the run is ending (state.end set: the others are
+   * being stopped) only the recording is done.
    */
-  async function finish(ran: Ran): Promise<void> {
-    const { step, iteration, adapter, logPath, data: outcome } = ran;
-    const lane = step.lane ?? '';
-    openLogs.add(outcome.logClosed);
-    void outcome.logClosed.then(() => openLogs.delete(outcome.logClosed));
+  private async finish(ran: Ran): Promise<LoopAction> {
+    const { deps } = this;
+    const { step: programStep, iteration, adapter, logPath, data: outcome } = ran;
+    const lane = programStep.lane ?? '';
+    this.openLogs.add(outcome.logClosed);
+    void outcome.logClosed.then(() => this.openLogs.delete(outcome.logClosed));
     if (outcome.result.sessionId) {
-      sessions.set(lane, { id: outcome.result.sessionId, agent: adapter.name });
-      if (outcome.sessionCumulativeCost !== null) sessionCost.set(outcome.result.sessionId, outcome.sessionCumulativeCost);
+      this.sessions.set(lane, { id: outcome.result.sessionId, agent: adapter.name });
+      if (outcome.sessionCumulativeCost !== null) this.sessionCost.set(outcome.result.sessionId, outcome.sessionCumulativeCost);
     }
-    // Time agents spent suspended (`pause --now`) does not count toward max runtime, like a pause (counted once
-    // however many iterations were suspended together).
-    const suspendedMs = deps.pause?.suspend?.suspendedMs() ?? 0;
-    state = { ...state, startedAtMs: state.startedAtMs + Math.max(0, suspendedMs - suspendedAccounted) };
-    suspendedAccounted = suspendedMs;
+    // Time agents spent suspended (`pause --now`) does not count toward max runtime, like a pause.
+    this.apply({ type: 'suspended', totalMs: this.controls.suspendedMs() });
+    const changes = await snapshotAfter(deps.changes, ran.before, (m) => this.warn(m));
+    const result = overloadRetried(outcome.result, this.state.loop, this.spec.limits);
     // An interrupted iteration is not the program's to judge: the run ends as interrupted.
-    const changes = await snapshotAfter(deps.changes, ran.before, warn);
-    const result = overloadRetried(outcome.result, state, limits);
     const settled: ProgramSettlement =
       result.errorKind === 'interrupted'
         ? { result, completionEnds: 'run', stop: null, events: [] }
-        : await program.settle(context(), { iteration, step, result, text: outcome.text, logPath, changes });
-    publishMetadata();
-    const decided = decide({ state: { ...state, consecutiveFailures: failuresOf(lane) }, result: settled.result, limits, nowMs: deps.now(), stopRequested: stopRequested(), completionEnds: settled.completionEnds, unitEnded: settled.unitEnded ?? false });
-    state = decided.state;
-    budget.end(iteration);
-    laneFailures.set(lane, state.consecutiveFailures);
-    programWaits = false;
-    if (changes && deps.changes?.discardFailed && !program.discardsFailed && isDiscardable(decided.outcome, settled.result)) await discardFailed(changes, runId, iteration, warn);
-    await changes?.dispose();
-    for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: displayMax(), result: settled.result, decided, limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: step.unit, changes: changes?.record() ?? null, verify: settled.verify ?? null })) emit(e);
-    for (const warning of outcome.warnings) emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${warning}` });
-    for (const to of outcome.blocked ?? []) emit({ type: 'sandbox_blocked', time: deps.now(), iteration, host: to.host, port: to.port });
-    if (outcome.malformedLines > 0) {
-      emit({ type: 'warning', time: deps.now(), message: `iteration ${iteration}: ${outcome.malformedLines} malformed output line(s) from ${adapter.name} skipped (see ${logPath})` });
-    }
-    for (const e of settled.events ?? []) emit(e);
+        : await this.program.settle(this.context(), { iteration, step: programStep, result, text: outcome.text, logPath, changes });
+    this.publishMetadata();
+    const stop = settled.stop ? { reason: settled.stop.reason, status: settled.stop.status, message: settled.stop.message } : null;
+    const ranRunAgent = adapter === this.runAgent;
+    const out = step(this.state, { type: 'iteration_ended', nowMs: deps.now(), lane, result: settled.result, completionEnds: settled.completionEnds, unitEnded: settled.unitEnded ?? false, programStop: stop, stopRequested: this.controls.read().stop, ranRunAgent, filesChanged: changes ? changes.files.length : null }, this.setup);
+    const decided = out.decided;
+    if (decided === undefined) throw new Error('an ended iteration was not decided');
+    this.state = out.state;
+    this.budget.end(iteration);
+    if (changes && deps.changes?.discardFailed && !this.program.discardsFailed && isDiscardable(decided.outcome, settled.result)) await discardFailed(changes, this.runId, iteration, (m) => this.warn(m));
+    await changes?.dispose({ reusable: this.program.worktreeUntouched === true && !settled.verify });
+    for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: this.displayMax(), result: settled.result, decided, limits: this.spec.limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: programStep.unit, changes: changes?.record() ?? null, verify: settled.verify ?? null })) this.emit(e);
+    for (const warning of outcome.warnings) this.warn(`iteration ${iteration}: ${warning}`);
+    for (const to of outcome.blocked ?? []) this.emit({ type: 'sandbox_blocked', time: deps.now(), iteration, host: to.host, port: to.port });
+    if (outcome.malformedLines > 0) this.warn(`iteration ${iteration}: ${outcome.malformedLines} malformed output line(s) from ${adapter.name} skipped (see ${logPath})`);
+    for (const e of settled.events ?? []) this.emit(e);
     if (deps.afterIteration) {
       try {
-        await deps.afterIteration(runId, iteration, state);
+        await deps.afterIteration(this.runId, iteration, this.state.loop);
       } catch (error) {
-        emit({ type: 'warning', time: deps.now(), message: `after iteration ${iteration}: ${(error as Error).message}` });
+        this.warn(`after iteration ${iteration}: ${(error as Error).message}`);
       }
     }
-    if (final !== null) return;
-    const decision = decided.decision;
-    // The program's stop comes first: it says more (the workflow completed, which step failed) than a limit reached at the same iteration.
-    if (settled.stop) {
-      final = settled.stop;
-      message = settled.stop.message;
-      return;
-    }
-    if (decision.kind === 'stop') {
-      final = decision;
-      if (decision.reason === 'fatal_error') message = settled.result.errorMessage;
-      return;
-    }
-    if (decision.kind === 'wait') {
-      const next = chain[agentIndex + 1];
-      if (next !== undefined && decision.reason !== 'overloaded' && adapter === runAgent) {
-        agentIndex += 1;
-        const previous = runAgent.name;
-        runAgentSpec = { name: next, command: spec.agent.command };
-        runAgent = getAdapter(runAgentSpec);
-        sessions.clear();
-        emit({ type: 'agent_switched', time: deps.now(), from: previous, to: runAgent.name, reason: settled.result.errorMessage ?? decision.reason });
-        return;
-      }
-      waitUntil = decision.untilMs;
-      waitReason = decision.reason;
-      return;
-    }
-    notBefore = deps.now() + decision.delayMs;
+    return out.action;
   }
 
-  async function finishHook(at: LoopState, status: RunStatus, reason: StopReason): Promise<void> {
-    if (!deps.beforeFinish) return;
+  /** The loop stopped at a boundary to hand the run over: the next owner starts from this state. */
+  private async handOver(): Promise<RunSummary> {
+    await Promise.all(this.openLogs);
+    // A worker pushed the last checkpoint; a wait or cooldown the run was in is cut short (the next owner goes on waiting until the same time).
+    await this.finishHook('running', 'interrupted');
+    return { runId: this.runId, status: 'running', stopReason: 'interrupted', state: this.state.loop, message: null, handedOver: true };
+  }
+
+  /** The run's end: the finish hook, then its final events. */
+  private async end(): Promise<RunSummary> {
+    const { deps } = this;
+    await Promise.all(this.openLogs);
+    const end = finalEnd(this.state.end ?? INTERRUPTED_END, this.controls.read());
+    const state = this.state.loop;
+    const limits = this.spec.limits;
+    await this.finishHook(end.status, end.reason);
+    const time = deps.now();
+    if (end.status === 'completed') this.emit({ type: 'completed', time, stop_reason: end.reason });
+    else if (end.status === 'failed') this.emit({ type: 'failed', time, stop_reason: end.reason, message: end.message });
+    else this.emit({ type: 'stopped', time, stop_reason: end.reason });
+    this.emit({
+      type: 'run_finished',
+      time,
+      status: end.status,
+      stop_reason: end.reason,
+      iterations: state.iteration,
+      total_ms: Math.round(runtimeUsedMs(state, time)),
+      cost_usd: state.totalCostUsd,
+      cost_unknown: state.costUnknown,
+      tokens_in: state.totalUsage.tokensIn,
+      tokens_out: state.totalUsage.tokensOut,
+      consecutive_failures: state.consecutiveFailures,
+      failure_threshold: limits.failureThreshold,
+      max_iterations: limits.maxIterations,
+      message: end.message,
+    });
+    return { runId: this.runId, status: end.status, stopReason: end.reason, state, message: end.message };
+  }
+
+  private async finishHook(status: RunStatus, reason: StopReason): Promise<void> {
+    if (!this.deps.beforeFinish) return;
     try {
-      await deps.beforeFinish(runId, at, status, reason);
+      await this.deps.beforeFinish(this.runId, this.state.loop, status, reason);
     } catch (error) {
-      emit({ type: 'warning', time: deps.now(), message: `finishing the run: ${(error as Error).message}` });
+      this.warn(`finishing the run: ${(error as Error).message}`);
     }
   }
 
-  async function pauseHere(by: string | null): Promise<void> {
+  /** Pauses at the boundary until resumed; how long it was paused (not counted toward max runtime). */
+  private async pauseHere(by: string | null): Promise<number> {
+    const { deps } = this;
     const at = deps.now();
-    emit({ type: 'paused', time: at, after_iteration: state.iteration, by, suspended: false });
-    await deps.pause?.waitUntilResumed();
+    this.emit({ type: 'paused', time: at, after_iteration: this.state.loop.iteration, by, suspended: false });
+    await this.controls.waitUntilResumed();
     const pausedMs = Math.max(0, deps.now() - at);
-    // Time spent paused does not count toward max runtime.
-    state = { ...state, startedAtMs: state.startedAtMs + pausedMs };
-    if (!deps.signal.aborted && !stopRequested() && !handingOver()) emit({ type: 'resumed', time: deps.now(), paused_ms: pausedMs });
+    const controls = this.controls.read();
+    if (!controls.interrupted && !controls.stop && !controls.handOver) this.emit({ type: 'resumed', time: deps.now(), paused_ms: pausedMs });
+    return pausedMs;
+  }
+
+  private runAgentSpec(): { name: string; command: readonly string[] | null } {
+    return { name: this.chain[this.state.agentIndex] ?? this.spec.agent.name, command: this.spec.agent.command };
+  }
+
+  private context(): ProgramContext {
+    const { deps } = this;
+    return { runId: this.runId, workspace: this.spec.workspace, state: this.state.loop, nextIteration: this.state.started + 1, now: () => deps.now(), signal: deps.signal, emit: (e) => this.emit(e) };
+  }
+
+  private displayMax(): number | null {
+    const max = this.spec.limits.maxIterations;
+    return max === null ? null : max + this.state.loop.waitedIterations;
+  }
+
+  private publishMetadata(): void {
+    this.deps.onMetadata?.(this.program.metadata());
+  }
+
+  private emit(event: RunEventBody): void {
+    this.deps.onEvent(event);
+  }
+
+  private warn(message: string): void {
+    this.emit({ type: 'warning', time: this.deps.now(), message });
   }
 }

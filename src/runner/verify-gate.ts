@@ -25,6 +25,8 @@ export interface VerifyContext {
 export interface VerifyRun {
   record: VerifyRecord;
   interrupted: boolean;
+  /** Killed at its time limit (no verdict on the work either; hook mode blocks on it). */
+  timedOut: boolean;
 }
 
 /** Runs the check once. */
@@ -34,7 +36,7 @@ export async function runVerify(settings: VerifySettings, ctx: VerifyContext): P
     argv = splitCommandLine(settings.command);
   } catch (error) {
     const summary = `bad verify command: ${(error as Error).message}`;
-    return { record: { command: settings.command, passed: false, exit_code: null, duration_ms: 0, summary, output_tail: '' }, interrupted: false };
+    return { record: { command: settings.command, passed: false, exit_code: null, duration_ms: 0, summary, output_tail: '' }, interrupted: false, timedOut: false };
   }
   const result = await execBounded({ argv, cwd: ctx.workspace, env: ctx.env, timeoutMs: settings.timeoutMs, signal: ctx.signal, tailBytes: OUTPUT_TAIL_BYTES });
   const passed = result.reason === 'exited' && result.exitCode === 0;
@@ -49,6 +51,7 @@ export async function runVerify(settings: VerifySettings, ctx: VerifyContext): P
       output_tail: redactor(ctx.env)(result.tail),
     },
     interrupted: result.reason === 'aborted',
+    timedOut: result.reason === 'timeout',
   };
 }
 

@@ -8,7 +8,7 @@ import type { Invocation } from '../agents/types.js';
 import { bwrapArgs, statePaths } from './bwrap-args.js';
 import { FORWARDER_SCRIPT } from './forwarder.js';
 import { allowedEndpoints, allowedHosts, isLoopback, type Endpoint, type SandboxPolicy } from './policy.js';
-import { startProxy, type SandboxProxy } from './proxy.js';
+import type { SandboxProxy } from './proxy.js';
 
 /** What one iteration's sandbox needs besides the invocation (plain data: it crosses to worker threads). */
 export interface SandboxContext {
@@ -72,7 +72,11 @@ export async function sandboxInvocation(invocation: Invocation, agent: string, c
   const endpoints = allowedEndpoints(policy, invocation.env);
   const loopback = endpoints.filter((e) => isLoopback(e.host));
   try {
-    if (socketDir !== null) proxy = await startProxy(join(socketDir, 'proxy.sock'), { hosts: allowedHosts(policy, agent, invocation.env), endpoints });
+    if (socketDir !== null) {
+      // Loaded here, not at the top: node:http (and the fetch code it brings) cost every run's start-up tens of ms.
+      const { startProxy } = await import('./proxy.js');
+      proxy = await startProxy(join(socketDir, 'proxy.sock'), { hosts: allowedHosts(policy, agent, invocation.env), endpoints });
+    }
   } catch (error) {
     if (socketDir !== null) rmSync(socketDir, { recursive: true, force: true });
     throw error;

@@ -24,6 +24,7 @@ export const runItemSchema = runViewSchema
     last_seq: z.number().int().nonnegative().describe('seq of the last stored event: the snapshot reflects every event up to it'),
     waiting_until: z.string().nullable().describe('ISO time a run waiting for a usage or rate limit goes on (runs driven by this server)'),
     suspended: z.boolean().describe("a paused run whose agent is frozen mid-iteration (pause --now), not between iterations (runs driven by this server)"),
+    queue_position: z.number().int().positive().nullable().describe('a pending run\'s place in the queue (1 starts next; runs queued by this server), else null'),
   })
   .meta({ id: 'RunItem' });
 
@@ -97,8 +98,25 @@ export const activityListSchema = z
   })
   .meta({ id: 'ActivityList' });
 
+/** Query of GET /api/runs/:id/search. */
+export const searchQuerySchema = z.object({
+  q: z.string().min(1).max(1000).describe('text to find, ignoring case'),
+  before: z.coerce.number().int().positive().optional().describe('only the iterations before this one (those a client has not loaded)'),
+});
+
+/** GET /api/runs/:id/search: how many rows of output contain the text, per iteration that has any. */
+export const searchResultSchema = z
+  .object({
+    iterations: z.array(z.object({ iteration: z.number().int().positive(), matches: z.number().int().positive() })),
+    truncated: z.boolean().describe('a log was longer than the 32 MiB searched per iteration'),
+  })
+  .meta({ id: 'SearchResult' });
+
 /** Path of GET /api/runs/:id/checkpoints/:sha/diff. */
 export const diffParamSchema = runIdParamSchema.extend({ sha: z.string().regex(/^[0-9a-f]{7,64}$/) });
+
+/** Path of GET /api/runs/:id/iterations/:n/diff. */
+export const iterationDiffParamSchema = runIdParamSchema.extend({ n: z.coerce.number().int().positive().max(1_000_000_000).describe('the iteration number') });
 
 /** GET /api/agents. */
 export const agentListSchema = z

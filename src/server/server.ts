@@ -63,34 +63,13 @@ export function defaultDashboardDir(): string {
 }
 
 /** Starts the manager, recovers its runs, and listens. */
-// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.log ?? (() => undefined);
   const startedAt = Date.now();
   const metrics = createServerMetrics();
   // Every write of this server's runs is timed for /metrics (ringmaster_store_write_seconds).
   const store = timedStore(options.store, metrics.observeStoreWrite);
-  let hub: EventHub | null = null;
-  const manager = new LoopManager({
-    store,
-    env: options.env,
-    maxConcurrent: options.maxConcurrent,
-    resumeOnStart: options.resumeOnStart,
-    ...(options.iterationThreads !== undefined ? { iterationThreads: options.iterationThreads } : {}),
-    onEvent: (event) => hub?.publish(event),
-    onActivity: (runId, activity) => hub?.activity(runId, activity),
-    log,
-    ...(options.dispatch ? { dispatch: options.dispatch } : {}),
-    ...(options.origin ? { origin: options.origin } : {}),
-  });
-  hub = new EventHub({
-    store,
-    unstoredEvents: (runId) => manager.unstoredEvents(runId),
-    version: options.version,
-    now: Date.now,
-    ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
-  });
-  const eventHub = hub;
+  const { manager, hub: eventHub } = managerWithHub(options, store, log);
   const watcher = await watchStore({ store, isLocal: (id) => manager.owns(id), publish: (e) => eventHub.publish(e), onError: (e) => log(`watching the store: ${e.message}`) });
 
   const api = createApi({
@@ -113,25 +92,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   mountSignIn(app, options.access);
   mountDashboard(app, options.dashboardDir === undefined ? defaultDashboardDir() : options.dashboardDir);
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () => resolve(s));
   });
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    // Nothing a client sends here may throw out of this handler: that would end the process and every run.
-    socket.on('error', () => socket.destroy());
-    try {
-      const refusal = upgradeRefusal(options.access, req);
-      if (refusal) {
-        socket.end(`HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${refusal.message}\n`);
-        return;
-      }
-      wss.handleUpgrade(req, socket, head, (ws) => eventHub.attach(ws));
-    } catch (error) {
-      log(`refused a WebSocket upgrade that failed: ${error instanceof Error ? error.message : String(error)}`);
-      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    }
-  });
+  const wss = acceptWebSockets(server, options.access, eventHub, log);
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | null = null;
@@ -155,6 +119,52 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw error;
   }
   return { url: `http://${shownHost}:${address.port}`, port: address.port, manager, hub: eventHub, close };
+}
+
+/** The loop manager and the WebSocket hub its events and agent activity go out through. */
+function managerWithHub(options: ServerOptions, store: Store, log: (message: string) => void): { manager: LoopManager; hub: EventHub } {
+  let hub: EventHub | null = null;
+  const manager = new LoopManager({
+    store,
+    env: options.env,
+    maxConcurrent: options.maxConcurrent,
+    resumeOnStart: options.resumeOnStart,
+    ...(options.iterationThreads !== undefined ? { iterationThreads: options.iterationThreads } : {}),
+    onEvent: (event) => hub?.publish(event),
+    onActivity: (runId, activity) => hub?.activity(runId, activity),
+    log,
+    ...(options.dispatch ? { dispatch: options.dispatch } : {}),
+    ...(options.origin ? { origin: options.origin } : {}),
+  });
+  hub = new EventHub({
+    store,
+    unstoredEvents: (runId) => manager.unstoredEvents(runId),
+    version: options.version,
+    now: Date.now,
+    ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
+  });
+  return { manager, hub };
+}
+
+/** Upgrades /api/ws requests that pass the access checks to WebSocket clients of the hub; refuses the others. */
+function acceptWebSockets(server: ServerType, access: AccessPolicy, hub: EventHub, log: (message: string) => void): WebSocketServer {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Nothing a client sends here may throw out of this handler: that would end the process and every run.
+    socket.on('error', () => socket.destroy());
+    try {
+      const refusal = upgradeRefusal(access, req);
+      if (refusal) {
+        socket.end(`HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${refusal.message}\n`);
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => hub.attach(ws));
+    } catch (error) {
+      log(`refused a WebSocket upgrade that failed: ${error instanceof Error ? error.message : String(error)}`);
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    }
+  });
+  return wss;
 }
 
 /** Serves the built dashboard at / (its client-side routes fall back to index.html). */

@@ -4,7 +4,7 @@ import type { Store } from '../store/index.js';
 
 /** The Store methods that write. */
 export const WRITE_METHODS = [
-  'createRun', 'updateRunSpec', 'updateRunMeta', 'updateRunStatus', 'finishRun', 'claimRun', 'releaseRun', 'heartbeat',
+  'createRun', 'updateRunSpec', 'updateRunMeta', 'updateRunDefinition', 'updateRunStatus', 'finishRun', 'claimRun', 'releaseRun', 'heartbeat',
   'startIteration', 'updateIteration', 'completeIteration', 'appendEvent', 'appendEvents', 'requestControl',
   'markControlHandled', 'recordCheckpoint', 'recordError',
 ] as const satisfies ReadonlyArray<keyof Store>;

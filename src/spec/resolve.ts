@@ -93,6 +93,9 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
     prompt = { kind: 'file', path: resolvePath(workspace, flags.promptFile ?? loop.prompt_file) };
   }
 
+  if (loop.no_progress_after > 0 && !loop.track_changes) {
+    throw new UsageError(`loop.no_progress_after (${sources.get('loop.no_progress_after') ?? 'config'}) counts the files each iteration changed: it needs loop.track_changes, which is off`);
+  }
   const maxIterations = resolveMaxIterations(flags, config, procedureDefault, flags.procedure ?? null);
   const limits: Limits = {
     maxIterations: maxIterations.value,
@@ -134,6 +137,7 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
     notify: notifySettings(config),
     sandbox: sandboxPolicy(config.settings.sandbox),
     verify: loop.verify === null ? null : { command: loop.verify, timeoutMs: loop.verify_timeout, each: loop.verify_each },
+    noProgressAfter: loop.no_progress_after,
   };
   if (spec.sandbox && options.check !== false) assertSandboxUsable(spec.sandbox);
   return { spec, config, maxIterations };

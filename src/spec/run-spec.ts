@@ -73,6 +73,8 @@ export interface RunSpec {
   discardFailed?: boolean;
   /** The verify gate (`--verify`, README "The verify gate"); absent/null = a claimed completion ends the run unchecked. */
   verify?: VerifySettings | null;
+  /** loop.no_progress_after: stop `no_progress` after N iterations in a row that changed no file; 0 or absent = off. */
+  noProgressAfter?: number;
 }
 
 /**

@@ -63,6 +63,8 @@ const storedSpecSchema = z.looseObject({
   prices: z.record(z.string(), z.looseObject({})).default({}),
   /** The verify gate came later: older runs had none. */
   verify: z.object({ command: z.string(), timeoutMs: z.number(), each: z.boolean() }).nullable().default(null),
+  /** The no-progress guard came later: older runs had none. */
+  noProgressAfter: z.number().int().min(0).default(0),
 });
 
 /** Thrown when a stored spec is not one any version of Ringmaster wrote (a damaged or hand-edited row). */

@@ -6,7 +6,6 @@
 //     runs/<run-id>/agent.pid           the running agent's process group
 //     locks/<hash>.lock                 workspace locks, keyed by the workspace's real path
 //     disk-reserve                      1 MiB given back when the disk fills up during a run (reserve.ts)
-import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -53,7 +52,8 @@ export function agentPidPath(dir: string, runId: string): string {
 
 /** The lock file of a workspace (by the hash of its real path). */
 export function workspaceLockPath(dir: string, workspaceKey: string): string {
-  const hash = createHash('sha256').update(workspaceKey).digest('hex').slice(0, 24);
+  // node:crypto is taken when needed: importing it costs tens of ms of start-up that `hook stop` does not need.
+  const hash = process.getBuiltinModule('node:crypto').createHash('sha256').update(workspaceKey).digest('hex').slice(0, 24);
   return join(dir, 'locks', `${hash}.lock`);
 }
 

@@ -66,6 +66,9 @@ export const verifyRecordSchema = z.object({
 /** The verify gate's evidence on an iteration. */
 export type VerifyRecord = z.infer<typeof verifyRecordSchema>;
 
+/** A run's program definition as stored (JSON text of an object). */
+export const definitionSchema = json.pipe(z.record(z.string(), z.unknown()));
+
 /** A run as stored, plus its current owner (the open owner row, if any). */
 export const runRowSchema = z.object({
   id: z.string().min(1),

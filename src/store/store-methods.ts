@@ -4,7 +4,7 @@ import type { Store } from './store.js';
 
 /** Every method of Store but close(). */
 export const STORE_METHODS = [
-  'createRun', 'getRun', 'findRun', 'listRuns', 'countRuns', 'updateRunSpec', 'updateRunMeta', 'updateRunStatus', 'finishRun',
+  'createRun', 'getRun', 'findRun', 'listRuns', 'countRuns', 'updateRunSpec', 'updateRunMeta', 'updateRunDefinition', 'getRunDefinition', 'updateRunStatus', 'finishRun',
   'claimRun', 'releaseRun', 'heartbeat', 'startIteration', 'updateIteration', 'completeIteration', 'getIteration',
   'listIterations', 'runTotals', 'appendEvent', 'appendEvents', 'listEvents', 'lastEventSeq', 'listEventsAfterId',
   'lastEventId', 'requestControl', 'pendingControls', 'getControl', 'markControlHandled', 'importDatabase',

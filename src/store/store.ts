@@ -41,8 +41,10 @@ export interface NewRun {
   spec: unknown;
   /** What the run runs: 'prompt' (default), 'tasks', 'workflow'. */
   kind?: string;
-  /** Program metadata (workflow name, steps, current task...). */
+  /** Program metadata (workflow name, current step, current task...). */
   meta?: Record<string, unknown>;
+  /** The program's definition (a workflow's resolved steps): stored once, apart from meta (updateRunDefinition). */
+  definition?: Record<string, unknown> | null;
   /** Who started it: 'cli' (default), 'server', 'worker', 'hook'. A server resumes its own runs after a restart. */
   origin?: string;
   /** The workspace's real path: where the user started the run (runs are listed by it). */
@@ -206,6 +208,14 @@ export interface Store {
   updateRunSpec(id: string, spec: unknown, now: number, fence?: Fence): Promise<void>;
   /** Replaces the run's program metadata. */
   updateRunMeta(id: string, meta: Record<string, unknown>, now: number, fence?: Fence): Promise<void>;
+  /**
+   * Replaces the run's program definition (what does not change from iteration to iteration, e.g. a workflow's
+   * steps): written at creation and when a resume changes it, so the metadata written after every iteration stays
+   * small whatever the program's size.
+   */
+  updateRunDefinition(id: string, definition: Record<string, unknown>, now: number, fence?: Fence): Promise<void>;
+  /** The run's program definition, or null when it has none. */
+  getRunDefinition(id: string): Promise<Record<string, unknown> | null>;
   /** Sets status (e.g. waiting, paused, running) without ending the run. */
   updateRunStatus(id: string, status: RunStatus, now: number, fence?: Fence): Promise<void>;
   /** Ends the run: final status + stop reason, closes the open owner row. */

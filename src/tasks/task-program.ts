@@ -21,11 +21,10 @@ import { EMPTY_TASK_RUN_STATE, taskRunMeta, type TaskRunState } from './run-stat
 import { blockTask, completeTask, type TaskEndContext } from './task-end.js';
 import { beginTask, commitTask } from './task-git.js';
 import type { Task } from './task.js';
-import { failureThresholdReached, judgeTaskIteration, taskTurn, type InHand, type VerdictDeps } from './verdict.js';
+import { failureThresholdReached, judgeTaskIteration, taskTurn, type TaskInProgress, type VerdictDeps } from './verdict.js';
 
 
 /** The task in hand. */
-type Current = InHand;
 
 /** Creates the program of a task run. */
 export function createTaskProgram(options: TaskProgramOptions): TaskProgram {
@@ -37,17 +36,17 @@ export class TaskProgram implements LoopProgram {
   readonly kind = 'tasks';
   // A failed iteration is discarded under the task's rules (verdict.ts), not the runner's.
   readonly discardsFailed = true;
-  private readonly o: TaskProgramOptions;
+  private readonly options: TaskProgramOptions;
   private readonly setup: StoredSetup;
   private state: TaskRunState;
-  private current: Current | null = null;
+  private current: TaskInProgress | null = null;
   private git = false;
   private hooks: HookRunner | null = null;
   private started = false;
   private units: Array<{ id: string; title: string; status: string }> = [];
 
   constructor(options: TaskProgramOptions) {
-    this.o = options;
+    this.options = options;
     this.setup = taskRunSetup(options);
     this.state = options.state ?? EMPTY_TASK_RUN_STATE;
   }
@@ -96,7 +95,7 @@ export class TaskProgram implements LoopProgram {
   /** Once per process: git or not, hooks, and the task a resumed run was working on. */
   private async start(ctx: ProgramContext): Promise<ProgramStop | null> {
     this.started = true;
-    const { settings, env } = this.o;
+    const { settings, env } = this.options;
     this.git = await isGitRepo(ctx.workspace);
     if (!this.git) ctx.emit({ type: 'warning', time: ctx.now(), message: `${ctx.workspace} is not a git repository: tasks are not committed and a blocked task is not rolled back` });
     if (settings.parallelism > 1) {
@@ -104,7 +103,7 @@ export class TaskProgram implements LoopProgram {
       const why = !this.git ? 'it is not a git repository' : (await headSha(ctx.workspace)) === null ? 'it has no commit yet' : 'this task program runs one task at a time (createTaskLoop runs them at once)';
       ctx.emit({ type: 'warning', time: ctx.now(), message: `tasks.parallelism is ${settings.parallelism}, but parallel tasks each work in a git worktree of ${ctx.workspace} and ${why}: tasks run one at a time` });
     }
-    this.hooks = taskHookRunner(ctx, settings, this.o.callbacks ?? null, env);
+    this.hooks = taskHookRunner(ctx, settings, this.options.callbacks ?? null, env);
     const resumed = this.state.current;
     if (resumed === null) return null;
     this.state = { ...this.state, current: null };
@@ -126,34 +125,34 @@ export class TaskProgram implements LoopProgram {
     this.current = { task, attempt: resumed, limits, snapshot: null, previousTrace: null };
     ctx.emit({ type: 'task_started', time: ctx.now(), task_id: task.id, title: task.title, base: resumed.base, resumed: true, tasks_started: this.state.tasksStarted, max_tasks: settings.maxTasks });
     // The run may have stopped right after the task reached a limit, before it was blocked.
-    const reached = attemptLimitReached(resumed, limits) ?? failureThresholdReached(resumed, this.o.spec.limits.failureThreshold);
+    const reached = attemptLimitReached(resumed, limits) ?? failureThresholdReached(resumed, this.options.spec.limits.failureThreshold);
     return reached === null ? null : this.block(ctx, this.current, reached);
   }
 
   /** The tasks, with this run's own verdicts over a source that may not record them (a command without a status command). */
   private async load(ctx: ProgramContext): Promise<Task[]> {
-    const seen = await loadWithVerdicts(this.o.source, this.state, ctx.signal);
+    const seen = await loadWithVerdicts(this.options.source, this.state, ctx.signal);
     this.units = seen.map((t) => ({ id: t.id, title: t.title, status: t.id === this.current?.task.id ? 'in_progress' : t.status }));
     return seen;
   }
 
   private async pick(ctx: ProgramContext): Promise<{ kind: 'task'; task: Task } | ProgramStop> {
     const tasks = await this.load(ctx);
-    const selection = explainSelection(tasks, { priorityOrder: this.o.source.priorityOrder });
+    const selection = explainSelection(tasks, { priorityOrder: this.options.source.priorityOrder });
     if (selection.task === null) return noTaskStop(tasks, this.state);
-    if (this.state.tasksStarted >= this.o.settings.maxTasks) return maxTasksStop(this.state);
+    if (this.state.tasksStarted >= this.options.settings.maxTasks) return maxTasksStop(this.state);
     return { kind: 'task', task: selection.task };
   }
 
   /** Takes up a task: leftovers committed (the task's base), tracker `in_progress`, task_started everywhere. */
   private async begin(ctx: ProgramContext, task: Task): Promise<void> {
     const base = this.git ? await beginTask(ctx.workspace, task) : null;
-    if (task.status !== 'in_progress') await this.o.source.setStatus({ id: task.id, status: 'in_progress', blocker: null }, ctx.signal);
+    if (task.status !== 'in_progress') await this.options.source.setStatus({ id: task.id, status: 'in_progress', blocker: null }, ctx.signal);
     const attempt = startAttempt(ctx.runId, task, base);
     this.state = { ...this.state, tasksStarted: this.state.tasksStarted + 1 };
-    this.current = { task: { ...task, status: 'in_progress' }, attempt, limits: effectiveLimits(task.limits, this.o.settings.defaults), snapshot: null, previousTrace: null };
+    this.current = { task: { ...task, status: 'in_progress' }, attempt, limits: effectiveLimits(task.limits, this.options.settings.defaults), snapshot: null, previousTrace: null };
     await appendEntries(join(ctx.workspace, PROGRESS_FILE), [{ time: isoNow(ctx), run_id: ctx.runId, task_id: task.id, event: 'task_started', title: task.title, attempt_base: base }]);
-    ctx.emit({ type: 'task_started', time: ctx.now(), task_id: task.id, title: task.title, base, resumed: false, tasks_started: this.state.tasksStarted, max_tasks: this.o.settings.maxTasks });
+    ctx.emit({ type: 'task_started', time: ctx.now(), task_id: task.id, title: task.title, base, resumed: false, tasks_started: this.state.tasksStarted, max_tasks: this.options.settings.maxTasks });
     await this.hooks?.fire({ event: 'task_start', time: ctx.now(), run_id: ctx.runId, task: taskRef(this.current.task) }, this.current.task);
   }
 
@@ -162,9 +161,9 @@ export class TaskProgram implements LoopProgram {
     const current = this.current;
     if (current === null) throw new Error('no task in hand');
     const { task, attempt, limits } = current;
-    const { spec, settings } = this.o;
+    const { spec, settings } = this.options;
     const iteration = attempt.iterations + 1;
-    const prompt = await composeTaskPrompt({ spec, template: settings.template, tracker: this.o.source.name, task, iteration, maxIterations: limits.maxIterations, feedback: attempt.feedback });
+    const prompt = await composeTaskPrompt({ spec, template: settings.template, tracker: this.options.source.name, task, iteration, maxIterations: limits.maxIterations, feedback: attempt.feedback });
     current.snapshot = this.git ? await snapshotWorkingState(ctx.workspace) : null;
     await this.hooks?.fire({ event: 'iteration_start', time: ctx.now(), run_id: ctx.runId, task: taskRef(task), iteration, run_iteration: ctx.state.iteration + 1 }, task);
     return {
@@ -177,11 +176,11 @@ export class TaskProgram implements LoopProgram {
   }
 
   /** The verdict on one iteration: structured result, check, verify gate, limits; then complete or block. */
-  private async judge(ctx: ProgramContext, current: Current, settled: SettledIteration): Promise<ProgramSettlement> {
-    const deps: VerdictDeps = { workdir: ctx.workspace, git: this.git, env: this.o.env, settings: this.o.settings, hooks: this.hooks, record: (entry) => appendEntries(join(ctx.workspace, PROGRESS_FILE), [entry]) };
+  private async judge(ctx: ProgramContext, current: TaskInProgress, settled: SettledIteration): Promise<ProgramSettlement> {
+    const deps: VerdictDeps = { workdir: ctx.workspace, git: this.git, env: this.options.env, settings: this.options.settings, hooks: this.hooks, record: (entry) => appendEntries(join(ctx.workspace, PROGRESS_FILE), [entry]) };
     const judged = await judgeTaskIteration(ctx, deps, current, settled);
     const settlement = (extra: Partial<ProgramSettlement> = {}): ProgramSettlement => ({ result: judged.result, completionEnds: 'unit', ...extra });
-    const turn = taskTurn(judged, current, this.o.spec.limits.failureThreshold);
+    const turn = taskTurn(judged, current, this.options.spec.limits.failureThreshold);
     if (turn.kind === 'go_on') return settlement();
     if (turn.kind === 'complete') {
       await this.complete(ctx, current);
@@ -191,10 +190,10 @@ export class TaskProgram implements LoopProgram {
   }
 
   private endContext(ctx: ProgramContext): TaskEndContext {
-    return { workspace: ctx.workspace, git: this.git, source: this.o.source, signal: ctx.signal, time: isoNow(ctx) };
+    return { workspace: ctx.workspace, git: this.git, source: this.options.source, signal: ctx.signal, time: isoNow(ctx) };
   }
 
-  private async complete(ctx: ProgramContext, current: Current): Promise<void> {
+  private async complete(ctx: ProgramContext, current: TaskInProgress): Promise<void> {
     const { task, attempt } = current;
     const commit = await completeTask(this.endContext(ctx), task, attempt);
     this.current = null;
@@ -204,7 +203,7 @@ export class TaskProgram implements LoopProgram {
   }
 
   /** Blocks the task in hand; returns the stop of the run when tasks.on_failure is stop. */
-  private async block(ctx: ProgramContext, current: Current, reason: string): Promise<ProgramStop | null> {
+  private async block(ctx: ProgramContext, current: TaskInProgress, reason: string): Promise<ProgramStop | null> {
     const { task, attempt } = current;
     const blocked = await blockTask(this.endContext(ctx), task, attempt, reason);
     this.current = null;
@@ -224,7 +223,7 @@ export class TaskProgram implements LoopProgram {
     });
     const final = { ...task, status: 'blocked' as const, blocker: reason };
     await this.hooks?.fire({ event: 'task_end', time: ctx.now(), run_id: ctx.runId, task: taskRef(final), success: false, reason }, final);
-    return this.o.settings.onFailure === 'stop' ? onFailureStop(task.id, reason) : null;
+    return this.options.settings.onFailure === 'stop' ? onFailureStop(task.id, reason) : null;
   }
 }
 

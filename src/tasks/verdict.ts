@@ -15,7 +15,7 @@ import type { TaskRunSettings } from './run-settings.js';
 import type { Task, TaskLimits } from './task.js';
 
 /** A task being worked on, as a task program keeps it between iterations. */
-export interface InHand {
+export interface TaskInProgress {
   task: Task;
   attempt: TaskAttempt;
   limits: TaskLimits;
@@ -38,7 +38,7 @@ export interface VerdictDeps {
 
 
 /** Judges the iteration just settled of the task `current` (its attempt and trace are updated). */
-export async function judgeTaskIteration(ctx: ProgramContext, d: VerdictDeps, current: InHand, settled: SettledIteration): Promise<TaskJudgement> {
+export async function judgeTaskIteration(ctx: ProgramContext, d: VerdictDeps, current: TaskInProgress, settled: SettledIteration): Promise<TaskJudgement> {
   const { task } = current;
   const answer = parseTaskResult(settled.text);
   const check = shouldRunCheck(task, settled.result, answer)
@@ -81,7 +81,7 @@ export async function judgeTaskIteration(ctx: ProgramContext, d: VerdictDeps, cu
 export type TaskTurn = { kind: 'go_on' } | { kind: 'complete' } | { kind: 'block'; reason: string };
 
 /** The task's turn after `judged`: complete, blocked (the agent said so, a limit, the failure threshold), or go on. */
-export function taskTurn(judged: TaskJudgement, current: InHand, failureThreshold: number): TaskTurn {
+export function taskTurn(judged: TaskJudgement, current: TaskInProgress, failureThreshold: number): TaskTurn {
   if (judged.kind === 'waiting' || judged.kind === 'interrupted' || isRunFatal(judged.result.errorKind)) return { kind: 'go_on' };
   if (judged.kind === 'complete') return { kind: 'complete' };
   const reason = judged.kind === 'blocked' ? (judged.blocker ?? 'the agent is blocked') : (attemptLimitReached(current.attempt, current.limits) ?? failureThresholdReached(current.attempt, failureThreshold));

@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { timerAfter } from '../os/timers.js';
 import type { ControlPoller } from '../manager/control-poller.js';
 import { closeOrphanedRun } from '../manager/orphans.js';
-import { programForRun } from '../manager/programs.js';
+import { programForRun, storedDefinition } from '../manager/programs.js';
 import { ClaimInterruptedError, RunController } from '../manager/run-controller.js';
 import type { RunEvent } from '../runner/events.js';
 import { metaFromStorage, specFromStorage, type RunSpec } from '../spec/run-spec.js';
@@ -95,11 +95,11 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
         rerootPrompt(spec, original, ws.dir);
         git.pusher = checkpointPusher(ws, leaseOurs, (message) => ctx.log(`run ${runId}: ${message}`));
       }
-      return programForRun({ ...run, meta: metaFromStorage(run.meta, ctx.env) }, spec);
+      return programForRun({ ...run, meta: metaFromStorage(run.meta, ctx.env) }, spec, await storedDefinition(store, runId, ctx.env));
     },
     onEvent: (event: RunEvent) => {
       if (event.type === 'checkpoint_created' && event.state === 'committed') git.pusher?.push();
-      if (event.type === 'iteration_completed' && performance.now() - startedAt > ctx.handOverAfterMs) controller.requestHandOver();
+      if (event.type === 'iteration_completed' && performance.now() - startedAt > ctx.handOverAfterMs) controller.control({ kind: 'hand_over' });
     },
     onStoreError: (message) => ctx.log(`run ${runId}: ${message}`),
     onClaim: (info) => {
@@ -109,12 +109,12 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
     },
   });
   // A paused run taken over stays paused.
-  if (run.status === 'paused') controller.requestPause('takeover');
+  if (run.status === 'paused') controller.control({ kind: 'pause', by: 'takeover' });
   let ended = false;
   const stop = (): void => {
     if (ended) return;
     outcome = 'interrupted';
-    controller.interrupt();
+    controller.control({ kind: 'interrupt' });
   };
   const onAbort = (): void => stop();
   const unregister = ctx.controls.register(controller);
@@ -128,7 +128,7 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
   // Before the job's cap: a run that is running hands over after its next iteration (onEvent); one that is paused
   // or waiting for a usage limit then, at once (it would otherwise sit in this job until the job expires).
   const cap = timerAfter(ctx.handOverAfterMs, () => {
-    if (controller.paused || controller.waitingUntil !== null) controller.requestHandOver();
+    if (controller.paused || controller.waitingUntil !== null) controller.control({ kind: 'hand_over' });
   });
   try {
     const summary = await controller.run();

@@ -1,52 +1,14 @@
-// The metadata a workflow run stores with the run (runs.meta): what `ringmaster show` and the API report
-// (workflow, kind, iteration_count, max_iterations, current step, each step's outcome), the machine's state,
-// and the resolved definition, so a resumed run does not depend on the YAML file being unchanged.
+// The metadata a workflow run stores with the run (runs.meta), after every iteration: the workflow (name, kind,
+// message), iteration_count and max_iterations, the current step and its state, $PREVIOUS_OUTPUT. Its size does not
+// depend on the number of steps: the definition is stored once apart (definition.ts), and the outcome of the steps
+// before the current one comes from their iterations' rows (meta-view.ts puts the whole picture back for views).
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
-import type { WorkflowState } from './machine.js';
-import type { ResolvedStep } from './resolve.js';
-import type { Workflow } from './types.js';
+import { loadStep, workflowDefinitionSchema, type WorkflowRunDefinition } from './definition.js';
+import { stepStateSchema, type WorkflowState } from './machine.js';
 
 const count = z.number().int().min(0);
 const positive = z.number().int().positive();
-
-const storedLoopSchema = z.object({
-  until: z.string().min(1),
-  max_iterations: positive,
-  fresh_context: z.boolean(),
-  until_command: z.array(z.string()).nullable(),
-  max_cost: z.number().min(0).nullable(),
-  max_runtime_ms: count.nullable(),
-  idle_timeout_ms: count.nullable(),
-});
-
-const storedStepSchema = z.object({
-  name: z.string().min(1),
-  /** Inline text, or a command file (re-read at every iteration). */
-  prompt: z.union([z.object({ text: z.string() }), z.object({ command: z.string(), path: z.string() })]),
-  agent: z.object({ name: z.string().min(1), model: z.string().nullable(), command: z.array(z.string()).nullable() }),
-  clear_context: z.boolean(),
-  loop: storedLoopSchema.nullable(),
-  idle_timeout_ms: count.nullable(),
-});
-
-/** The resolved workflow as stored: run options already applied. */
-const definitionSchema = z.object({
-  file: z.string(),
-  source: z.enum(['project', 'built-in']),
-  steps: z.array(storedStepSchema).min(1),
-});
-
-const stepOutcomeSchema = z.object({
-  name: z.string(),
-  status: z.enum(['pending', 'running', 'completed', 'failed']),
-  iterations: count,
-  max_iterations: positive,
-  cost_usd: z.number().min(0),
-  cost_unknown: z.boolean(),
-  runtime_ms: z.number().min(0),
-  message: z.string().nullable(),
-});
 
 /** runs.meta of a workflow run. */
 export const workflowMetaSchema = z.object({
@@ -60,67 +22,24 @@ export const workflowMetaSchema = z.object({
   iteration_count: count,
   /** The current (or last) step's max_iterations (1 for a step without a loop). */
   max_iterations: positive,
-  steps: z.array(stepOutcomeSchema).min(1),
+  /** How many steps the workflow has. */
+  steps_total: positive,
+  /** The state of the current step (of the last one once the workflow completed). */
+  step: stepStateSchema,
+  /** Counted iterations of every step so far. */
+  iterations_total: count,
   /** $PREVIOUS_OUTPUT of the next iteration (bounded). */
   previous_output: z.string(),
-  definition: definitionSchema,
 });
 
 /** Metadata of a workflow run. */
 export type WorkflowMeta = z.infer<typeof workflowMetaSchema>;
 
-/** What a workflow run is: the workflow (name, kind, file) and its resolved steps. */
-export interface WorkflowRunDefinition {
-  workflow: Pick<Workflow, 'name' | 'kind' | 'description' | 'file' | 'source'>;
-  steps: ResolvedStep[];
-  userMessage: string;
-}
-
-function storeStep(s: ResolvedStep): z.infer<typeof storedStepSchema> {
-  const loop = s.loop;
-  return {
-    name: s.step.name,
-    prompt: s.step.prompt.kind === 'text' ? { text: s.step.prompt.text } : { command: s.step.prompt.name, path: s.step.prompt.path },
-    agent: { name: s.agent.name, model: s.agent.model, command: s.agent.command },
-    clear_context: s.step.clearContext,
-    loop:
-      loop === null
-        ? null
-        : {
-            until: loop.until,
-            max_iterations: loop.maxIterations,
-            fresh_context: loop.freshContext,
-            until_command: loop.untilCommand,
-            max_cost: loop.maxCostUsd,
-            max_runtime_ms: loop.maxRuntimeMs,
-            idle_timeout_ms: loop.idleTimeoutMs,
-          },
-    idle_timeout_ms: s.idleTimeoutMs,
-  };
-}
-
-function loadStep(s: z.infer<typeof storedStepSchema>, index: number): ResolvedStep {
-  const loop =
-    s.loop === null
-      ? null
-      : {
-          until: s.loop.until,
-          maxIterations: s.loop.max_iterations,
-          freshContext: s.loop.fresh_context,
-          untilCommand: s.loop.until_command,
-          maxCostUsd: s.loop.max_cost,
-          maxRuntimeMs: s.loop.max_runtime_ms,
-          idleTimeoutMs: s.loop.idle_timeout_ms,
-        };
-  const prompt = 'text' in s.prompt ? { kind: 'text' as const, text: s.prompt.text } : { kind: 'command' as const, name: s.prompt.command, path: s.prompt.path };
-  return {
-    step: { index: index + 1, name: s.name, prompt, agent: s.agent.name, model: s.agent.model, clearContext: s.clear_context, loop },
-    agent: s.agent,
-    maxIterations: loop?.maxIterations ?? 1,
-    loop,
-    idleTimeoutMs: s.idle_timeout_ms,
-  };
-}
+/** The metadata of runs stored before the definition had its own place: every step's outcome and the definition in it. */
+export const legacyWorkflowMetaSchema = workflowMetaSchema.omit({ steps_total: true, step: true, iterations_total: true }).extend({
+  steps: z.array(stepStateSchema.extend({ max_iterations: positive })).min(1),
+  definition: workflowDefinitionSchema,
+});
 
 /** The metadata of a workflow run in the given state. */
 export function workflowMeta(def: WorkflowRunDefinition, state: WorkflowState): WorkflowMeta {
@@ -132,31 +51,63 @@ export function workflowMeta(def: WorkflowRunDefinition, state: WorkflowState): 
     description: def.workflow.description,
     user_message: def.userMessage,
     current_step: current ? { number: state.current + 1, name: current.step.name } : null,
-    iteration_count: state.steps[shown]?.iterations ?? 0,
+    iteration_count: state.step.iterations,
     max_iterations: def.steps[shown]?.maxIterations ?? 1,
-    steps: state.steps.map((s, i) => ({ ...s, max_iterations: def.steps[i]?.maxIterations ?? 1 })),
+    steps_total: def.steps.length,
+    step: state.step,
+    iterations_total: state.iterations,
     previous_output: state.previous_output,
-    definition: { file: def.workflow.file, source: def.workflow.source, steps: def.steps.map(storeStep) },
   };
 }
 
-/** Reads a stored workflow run back: its definition and the machine's state. A UserError if the metadata is not a workflow's. */
-export function readWorkflowMeta(runId: string, meta: unknown): { def: WorkflowRunDefinition; state: WorkflowState } {
+function damaged(runId: string, problem: string): UserError {
+  return new UserError(`run ${runId}: its workflow metadata is missing or damaged, so it cannot be continued${problem === '' ? '' : ` (${problem})`}`);
+}
+
+function issue(error: z.ZodError): string {
+  const first = error.issues[0];
+  return first ? `${first.path.join('.')}: ${first.message}` : '';
+}
+
+/**
+ * Reads a stored workflow run back: its definition and the machine's state, from its metadata and its stored
+ * definition (or, for a run stored before the definition had its own place, from its metadata alone). A UserError if
+ * they are not a workflow's.
+ */
+export function readWorkflowMeta(runId: string, meta: unknown, definition: unknown): { def: WorkflowRunDefinition; state: WorkflowState } {
+  const legacy = legacyWorkflowMetaSchema.safeParse(meta);
+  if (legacy.success) return readLegacy(runId, legacy.data);
   const parsed = workflowMetaSchema.safeParse(meta);
-  if (!parsed.success || parsed.data.steps.length !== parsed.data.definition.steps.length) {
-    throw new UserError(`run ${runId}: its workflow metadata is missing or damaged, so it cannot be continued${parsed.success ? '' : ` (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? ''})`}`);
-  }
+  if (!parsed.success) throw damaged(runId, issue(parsed.error));
+  const stored = workflowDefinitionSchema.safeParse(definition);
+  if (!stored.success) throw damaged(runId, definition === null || definition === undefined ? 'its definition is missing' : `definition.${issue(stored.error)}`);
   const m = parsed.data;
+  if (stored.data.steps.length !== m.steps_total) throw damaged(runId, `${m.steps_total} steps in its metadata, ${stored.data.steps.length} in its definition`);
+  const steps = stored.data.steps.map(loadStep);
+  const def: WorkflowRunDefinition = {
+    workflow: { name: m.workflow, kind: m.workflow_kind, description: m.description, file: stored.data.file, source: stored.data.source },
+    steps,
+    userMessage: m.user_message,
+  };
+  const state: WorkflowState = { current: m.current_step === null ? steps.length : m.current_step.number - 1, step: m.step, iterations: m.iterations_total, previous_output: m.previous_output };
+  return { def, state };
+}
+
+function readLegacy(runId: string, m: z.infer<typeof legacyWorkflowMetaSchema>): { def: WorkflowRunDefinition; state: WorkflowState } {
+  if (m.steps.length !== m.definition.steps.length) throw damaged(runId, '');
   const steps = m.definition.steps.map(loadStep);
   const def: WorkflowRunDefinition = {
     workflow: { name: m.workflow, kind: m.workflow_kind, description: m.description, file: m.definition.file, source: m.definition.source },
     steps,
     userMessage: m.user_message,
   };
-  const state: WorkflowState = {
-    current: m.current_step === null ? steps.length : m.current_step.number - 1,
-    steps: m.steps.map(({ max_iterations: _max, ...s }) => s),
-    previous_output: m.previous_output,
-  };
-  return { def, state };
+  const current = m.current_step === null ? steps.length : m.current_step.number - 1;
+  const shown = m.steps[Math.min(current, steps.length - 1)];
+  if (!shown) throw damaged(runId, '');
+  const { max_iterations: _max, ...step } = shown;
+  const iterations = m.steps.reduce((sum, s) => sum + s.iterations, 0);
+  return { def, state: { current, step, iterations, previous_output: m.previous_output } };
 }
+
+/** The metadata of a workflow run as its views show it (meta-view.ts): with every step's outcome. */
+export const workflowMetaViewSchema = legacyWorkflowMetaSchema.omit({ definition: true });

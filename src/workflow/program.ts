@@ -8,7 +8,8 @@ import type { LoopProgram, ProgramContext, ProgramSettlement, ProgramStep, Progr
 import type { RunSpec } from '../spec/run-spec.js';
 import type { RunRow } from '../store/index.js';
 import { initialWorkflowState, nextIteration, settleIteration, startStep, type WorkflowState } from './machine.js';
-import { readWorkflowMeta, workflowMeta, type WorkflowRunDefinition } from './meta.js';
+import { storedDefinition, type WorkflowRunDefinition } from './definition.js';
+import { readWorkflowMeta, workflowMeta } from './meta.js';
 import { maxIterationsMessage, workflowCompleteLine } from './progress.js';
 import { iterationPrompt } from './prompt.js';
 import type { ResolvedStep } from './resolve.js';
@@ -70,17 +71,19 @@ export class WorkflowProgram implements LoopProgram {
       });
       for (const message of sessionWarnings(steps, this.options.canResume, this.def.workflow.kind)) ctx.emit({ type: 'warning', time: ctx.now(), message });
     }
-    const at = nextIteration(this.state);
+    const at = nextIteration(this.state, steps.length);
     if (at === null) return Promise.resolve(this.completed());
     const resolved = steps[at.step];
-    const stepState = this.state.steps[at.step];
-    if (!resolved || !stepState) throw new Error(`workflow: no step ${at.step + 1}`);
-    // A resumed run whose loop already used every iteration fails again at once (resume --max-iterations gives it more).
-    if (stepState.status === 'failed' && at.iteration > resolved.maxIterations) {
+    const stepState = this.state.step;
+    if (!resolved) throw new Error(`workflow: no step ${at.step + 1}`);
+    // A resumed run whose loop already used every iteration fails again at once (resume --max-iterations gives it more);
+    // a step without a loop that failed runs again (its one iteration, once more).
+    if (stepState.status === 'failed' && resolved.loop !== null && at.iteration > resolved.maxIterations) {
       const message = `${stepState.message ?? maxIterationsMessage(resolved.maxIterations, resolved.loop?.until ?? '')} (resume with --max-iterations N to allow more)`;
       return Promise.resolve({ kind: 'stop', reason: 'max_iterations', status: 'failed', message });
     }
-    if (stepState.status !== 'running') this.state = startStep(this.state);
+    if (stepState.status !== 'running') this.state = startStep(this.state, steps.length);
+    const iteration = resolved.loop === null ? 1 : at.iteration;
     if (this.announced !== at.step) {
       this.announced = at.step;
       ctx.emit({ type: 'step_started', time: ctx.now(), step: at.step + 1, steps: steps.length, name: resolved.step.name, agent: resolved.agent.name, loop: loopOf(resolved) });
@@ -88,7 +91,7 @@ export class WorkflowProgram implements LoopProgram {
     const prompt = iterationPrompt(resolved.step.prompt, {
       userMessage: this.def.userMessage,
       workflowId: ctx.runId,
-      iteration: at.iteration,
+      iteration,
       maxIterations: resolved.maxIterations,
       previousOutput: this.state.previous_output,
     });
@@ -98,9 +101,9 @@ export class WorkflowProgram implements LoopProgram {
     return Promise.resolve({
       kind: 'step',
       prompt,
-      unit: { id: resolved.step.name, title: resolved.step.name, iteration: at.iteration, maxIterations: resolved.maxIterations },
+      unit: { id: resolved.step.name, title: resolved.step.name, iteration, maxIterations: resolved.maxIterations },
       agent: sameAgent ? null : { name: resolved.agent.name, model: resolved.agent.model, command: resolved.agent.command },
-      freshSession: startsFreshSession(steps, at.step, at.iteration, this.options.canResume),
+      freshSession: startsFreshSession(steps, at.step, iteration, this.options.canResume),
       completion: loop ? { kind: 'until', signal: loop.until } : { kind: 'none' },
       ...(resolved.idleTimeoutMs !== null ? { idleTimeoutMs: resolved.idleTimeoutMs } : {}),
     });
@@ -122,7 +125,8 @@ export class WorkflowProgram implements LoopProgram {
     const { state, verdict } = settleIteration(this.def.steps, this.state, { result, untilCommandPassed, text: boundOutput(settled.text) }, this.def.workflow.kind);
     this.state = state;
     if (verdict.kind === 'again') return { result, completionEnds: 'unit', events };
-    const stepState = state.steps[index];
+    // The step's final state: the machine has moved on to the next step when this one completed.
+    const stepState = verdict.kind === 'step_completed' ? verdict.ended : state.step;
     const ended = (status: 'completed' | 'failed', message: string | null): RunEventBody => ({
       type: 'step_completed',
       time: ctx.now(),
@@ -130,10 +134,10 @@ export class WorkflowProgram implements LoopProgram {
       steps: this.def.steps.length,
       name: resolved.step.name,
       status,
-      iterations: stepState?.iterations ?? 0,
-      cost_usd: stepState?.cost_usd ?? 0,
-      cost_unknown: stepState?.cost_unknown ?? false,
-      runtime_ms: Math.round(stepState?.runtime_ms ?? 0),
+      iterations: stepState.iterations,
+      cost_usd: stepState.cost_usd,
+      cost_unknown: stepState.cost_unknown,
+      runtime_ms: Math.round(stepState.runtime_ms),
       message,
     });
     if (verdict.kind === 'failed') {
@@ -146,7 +150,7 @@ export class WorkflowProgram implements LoopProgram {
         time: ctx.now(),
         step: index + 1,
         name: resolved.step.name,
-        iterations: stepState?.iterations ?? 1,
+        iterations: stepState.iterations,
         max_iterations: resolved.maxIterations,
         until: resolved.loop.until,
         by: result.successSignal ? 'signal' : 'until_command',
@@ -156,19 +160,21 @@ export class WorkflowProgram implements LoopProgram {
     return { result, completionEnds: 'unit', events, stop: verdict.next === null ? this.completed() : null };
   }
 
+  /** The current step's state only, whatever the number of steps (views put every step back: meta-view.ts). */
   metadata(): Record<string, unknown> {
-    // `units`: every step with its state, for views that list them (the API's units).
-    const units = this.def.steps.map((s, i) => ({ id: s.step.name, title: s.step.name, status: this.state.steps[i]?.status ?? 'pending' }));
-    return { ...workflowMeta(this.def, this.state), units };
+    return workflowMeta(this.def, this.state);
+  }
+
+  /** The resolved steps, stored once apart from the metadata. */
+  definition(): Record<string, unknown> {
+    return storedDefinition(this.def);
   }
 
   /** The stop of a workflow whose last step completed. */
   private completed(): ProgramStop {
     const { workflow, steps } = this.def;
-    const iterations = this.state.steps.reduce((sum, s) => sum + s.iterations, 0);
-    const last = this.state.steps.at(-1);
-    const message =
-      workflow.kind === 'loop' && last?.message ? last.message : workflowCompleteLine(workflow.name, steps.length, iterations);
+    const last = this.state.step;
+    const message = workflow.kind === 'loop' && last.message ? last.message : workflowCompleteLine(workflow.name, steps.length, this.state.iterations);
     return { kind: 'stop', reason: 'success_signal', status: 'completed', message };
   }
 }
@@ -179,12 +185,12 @@ export function agentCanResume(command: string[] | null): (agent: string) => boo
 }
 
 /**
- * Rebuilds the program of a stored workflow run (resume, a server restart) from its metadata alone.
+ * Rebuilds the program of a stored workflow run (resume, a server restart) from its metadata and stored definition.
  * A new iteration limit given to `resume` (spec.limits.maxIterations) becomes every loop's max_iterations,
  * as `workflow run --max-iterations` does; the run itself keeps no run-wide iteration cap.
  */
-export function workflowProgramFromRun(run: RunRow, spec: RunSpec): WorkflowProgram {
-  const { def, state } = readWorkflowMeta(run.id, run.meta);
+export function workflowProgramFromRun(run: RunRow, spec: RunSpec, definition: Record<string, unknown> | null): WorkflowProgram {
+  const { def, state } = readWorkflowMeta(run.id, run.meta, definition);
   const max = spec.limits.maxIterations;
   if (max !== null) {
     spec.limits.maxIterations = null;

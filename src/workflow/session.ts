@@ -21,9 +21,20 @@ export function describeSessions(steps: readonly ResolvedStep[], index: number, 
   return `${first}; ${current.loop.freshContext ? 'a new session every iteration (fresh_context)' : 'iterations 2.. resume the session'}`;
 }
 
+/** Steps of one agent named one by one in a warning; past it the warning names the first and the last (a long workflow gets one line). */
+const NAMED_STEPS = 3;
+
 /** Warnings to print at start: steps whose agent cannot keep the session the workflow asks for (a loop workflow's one step is not named). */
 export function sessionWarnings(steps: readonly ResolvedStep[], canResume: (agent: string) => boolean, kind: 'steps' | 'loop' = 'steps'): string[] {
-  return steps
-    .filter((s, i) => !canResume(s.agent.name) && ((s.loop !== null && !s.loop.freshContext) || (i > 0 && !s.step.clearContext)))
-    .map((s) => `${kind === 'loop' ? '' : `step ${s.step.index} (${s.step.name}): `}agent '${s.agent.name}' cannot resume sessions: each iteration will be a new session`);
+  const affected = steps.filter((s, i) => !canResume(s.agent.name) && ((s.loop !== null && !s.loop.freshContext) || (i > 0 && !s.step.clearContext)));
+  const why = (agent: string) => `agent '${agent}' cannot resume sessions: each iteration will be a new session`;
+  if (kind === 'loop') return affected.map((s) => why(s.agent.name));
+  const byAgent = new Map<string, ResolvedStep[]>();
+  for (const s of affected) byAgent.set(s.agent.name, [...(byAgent.get(s.agent.name) ?? []), s]);
+  return [...byAgent].flatMap(([agent, list]) => {
+    const first = list[0];
+    const last = list.at(-1);
+    if (list.length <= NAMED_STEPS || !first || !last) return list.map((s) => `step ${s.step.index} (${s.step.name}): ${why(agent)}`);
+    return [`${list.length} steps, step ${first.step.index} (${first.step.name}) to step ${last.step.index} (${last.step.name}): ${why(agent)}`];
+  });
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { iterationLogPath, runDir } from '../../src/store/paths.js';
 import { openTestStore, testHome } from '../helpers/home.js';
+import { until } from '../helpers/until.js';
 import { memoryIO } from '../hook/memory-io.js';
 import { ended, seedHistory } from './history-seed.js';
 
@@ -16,11 +17,6 @@ beforeAll(async () => {
   await seedHistory(ws);
 });
 afterAll(() => rmSync(ws, { recursive: true, force: true }));
-
-/** Waits (polling, no deadline but the test timeout) until `condition` holds. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 20));
-}
 
 async function cli(argv: string[], cwd = ws): Promise<{ code: number; out: string; err: string }> {
   const io = memoryIO(cwd);
@@ -183,15 +179,15 @@ describe('ringmaster logs', () => {
       await store.startIteration({ run_id: 'live', number: 1, agent: 'claude', started_at: now, log_path: log1 });
       const io = memoryIO(ws);
       const following = main(['logs', 'live', '--follow', '--json'], io);
-      await until(() => io.out().includes('first line'));
+      await until('first line', () => io.out().includes('first line'));
       appendFileSync(log1, 'second ');
       appendFileSync(log1, 'line\n');
-      await until(() => io.out().includes('second line'));
+      await until('second line', () => io.out().includes('second line'));
       await store.completeIteration('live', 1, ended(now + 1));
       const log2 = iterationLogPath(testHome(), 'live', 2);
       writeFileSync(log2, 'iteration two\n');
       await store.startIteration({ run_id: 'live', number: 2, agent: 'claude', started_at: now + 2, log_path: log2 });
-      await until(() => io.out().includes('iteration two'));
+      await until('iteration two', () => io.out().includes('iteration two'));
       appendFileSync(log2, 'no newline at the end');
       await store.completeIteration('live', 2, ended(now + 3, { status: 'complete', completion_signal_found: true }));
       await store.finishRun('live', { status: 'completed', stop_reason: 'success_signal', now: now + 4 });

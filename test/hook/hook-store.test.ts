@@ -93,6 +93,7 @@ describe('hook loops in the store', () => {
       completion_marker: 'DONE',
       session_id: null,
       continue_message: null,
+      verify: null,
       tracker: join(project, '.ringmaster', 'loop-tracker.md'),
     });
     expect(out.iterations.map((i) => [i.number, i.status, i.completion_signal_found, i.session_id])).toEqual([

@@ -70,19 +70,19 @@ describe('hook install / uninstall commands', () => {
     const io = memoryIO(project);
     expect(await main(['hook', 'install'], io)).toBe(0);
     const command = hookCommand();
-    expect(io.out()).toBe(`Installed: Stop hook in ${join(project, '.claude', 'settings.json')}\n  command: ${command}\n`);
+    expect(io.out()).toBe(`Installed: Stop hook in ${join(project, '.claude', 'settings.json')}\n  command: ${command}\n  timeout: 630s (covers a verify check of loop.verify_timeout)\n`);
     const again = memoryIO(project);
     expect(await main(['hook', 'install', '--codex'], again)).toBe(0);
     expect(again.out()).toBe(
       `Already installed: Stop hook in ${join(project, '.claude', 'settings.json')}\n` +
-        `Installed: Stop hook in ${join(project, '.codex', 'hooks.json')}\n  command: ${command}\n`,
+        `Installed: Stop hook in ${join(project, '.codex', 'hooks.json')}\n  command: ${command}\n  timeout: 630s (covers a verify check of loop.verify_timeout)\n`,
     );
     expect(await settings()).toEqual({
       ...EXISTING,
-      hooks: { ...EXISTING.hooks, Stop: [OTHER_STOP, { hooks: [{ type: 'command', command, timeout: 30 }] }] },
+      hooks: { ...EXISTING.hooks, Stop: [OTHER_STOP, { hooks: [{ type: 'command', command, timeout: 630 }] }] },
     });
     expect(JSON.parse(await readFile(join(project, '.codex', 'hooks.json'), 'utf8'))).toEqual({
-      hooks: { Stop: [{ hooks: [{ type: 'command', command, timeout: 30 }] }] },
+      hooks: { Stop: [{ hooks: [{ type: 'command', command, timeout: 630 }] }] },
     });
     const out = memoryIO(project);
     expect(await main(['hook', 'uninstall'], out)).toBe(0);

@@ -34,6 +34,8 @@ async function start(maxIterations = 3): Promise<void> {
     template: null,
     sessionId: null,
     continueMessage: null,
+    verify: null,
+    verifyTimeoutMs: 600_000,
     env: homeEnv(),
     force: false,
     now: NOW,

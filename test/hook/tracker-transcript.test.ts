@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { currentTurnAssistantTexts, readCurrentTurnText } from '../../src/hook/transcript.js';
-import { formatTracker, parseTracker, readTracker, TrackerError, writeTracker, type Tracker } from '../../src/hook/tracker.js';
+import { readTracker, TrackerError, writeTracker, type Tracker } from '../../src/hook/tracker.js';
+import { formatTracker, parseTracker } from '../../src/hook/tracker-yaml.js';
 
 const TRACKER: Tracker = {
   frontmatter: {
@@ -19,6 +20,8 @@ const TRACKER: Tracker = {
     ended_at: null,
     stop_reason: null,
     run_id: null,
+    verify: null,
+    verify_timeout_ms: 600_000,
   },
   body: '# E2E Test Progress\n\n## Criteria\n- [ ] All tests passing\n',
 };
@@ -31,7 +34,8 @@ describe('tracker', () => {
       const text = await readFile(join(dir, '.ringmaster', 'loop-tracker.md'), 'utf8');
       expect(text).toBe(
         '---\niteration: 2\nmax_iterations: 15\ncompletion_marker: E2E_COMPLETE\nactive: true\nstarted_at: 2026-02-25T10:00:00Z\n' +
-          'session_id: null\ntask: Add e2e tests\ncontinue_message: null\nended_at: null\nstop_reason: null\nrun_id: null\n---\n' +
+          'session_id: null\ntask: Add e2e tests\ncontinue_message: null\nended_at: null\nstop_reason: null\nrun_id: null\n' +
+          'verify: null\nverify_timeout_ms: 600000\n---\n' +
           '# E2E Test Progress\n\n## Criteria\n- [ ] All tests passing\n',
       );
       expect(await readTracker(dir)).toEqual(TRACKER);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { capMarker } from '../../src/agents/capped-log.js';
 import { cleanEnv, normalise, planAgent, runCli, startCli, useWorkspace } from '../helpers/cli.js';
+import { until } from '../helpers/until.js';
 
 const ws = useWorkspace('work\n');
 
@@ -17,19 +18,11 @@ function alive(pid: number): boolean {
   }
 }
 
-async function waitFor(predicate: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe.each(['SIGINT', 'SIGTERM'] as const)('%s during an iteration', (signal) => {
   it('kills the agent and its grandchild, records the interrupted iteration, exits 130', async () => {
     const { child, done } = startCli(['run', '--agent-command', planAgent('grandchild'), '--max-iterations', '3', '--json'], { cwd: ws.dir, env: cleanEnv() });
     const pidFile = join(ws.dir, '.plan-agent-pids');
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').includes(' '), 15_000);
+    await until('the pid file', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').includes(' '), 15_000);
     const pids = readFileSync(pidFile, 'utf8').split(' ').map(Number);
     expect(pids.every(alive)).toBe(true);
     child.kill(signal);
@@ -45,7 +38,7 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('%s during an iteration', (signal)
 
 it('an interrupt between iterations (during the cooldown) exits 130 at once', async () => {
   const { child, done } = startCli(['run', '--agent-command', planAgent('ok'), '--max-iterations', '3', '--cooldown', '1h'], { cwd: ws.dir, env: cleanEnv() });
-  await waitFor(() => existsSync(join(ws.dir, '.plan-agent-count')), 15_000);
+  await until('the agent to start', () => existsSync(join(ws.dir, '.plan-agent-count')), 15_000);
   await new Promise((r) => setTimeout(r, 500));
   child.kill('SIGINT');
   const r = await done;

@@ -9,6 +9,7 @@ import { agentPidPath, workspaceKey, workspaceLockPath } from '../../src/store/p
 import { removeDir, tempRepo } from '../git/git-repo.js';
 import { cleanEnv, normalise, planAgent, runCli, startCli } from '../helpers/cli.js';
 import { testHome } from '../helpers/home.js';
+import { until } from '../helpers/until.js';
 import { alive, processState } from '../helpers/proc.js';
 
 const dirs: string[] = [];
@@ -24,15 +25,6 @@ function repo(): string {
   const dir = tempRepo({ 'README.md': 'hello\n' });
   dirs.push(dir);
   return dir;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | null> | T | null): Promise<T> {
-  for (let i = 0; i < 1200; i++) {
-    const value = await probe();
-    if (value !== null) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 

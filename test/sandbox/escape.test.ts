@@ -120,6 +120,9 @@ describe.skipIf(NO_BWRAP)(`sandboxed agent${SKIP_REASON}`, () => {
     const r = await runCli(['run', '--sandbox', '--agent-command', 'true', '--prompt', 'x'], { cwd: workspace, env: cleanEnv({ HOME: home, RINGMASTER_HOME: data, RINGMASTER_SANDBOX_PIDS: '50' }) });
     expect(r.code).toBe(64);
     expect(r.stderr).toBe(`ringmaster run: sandbox.memory / sandbox.pids are not supported here: ${support.caps.problem ?? ''} (unset them to run without caps)\n`);
+    // And doctor says so, with the same reason.
+    const doctor = await runCli(['doctor'], { cwd: workspace, env: cleanEnv({ HOME: home, RINGMASTER_HOME: data }) });
+    expect(doctor.stdout).toContain(`\n         caps: sandbox.memory / sandbox.pids unsupported: ${support.caps.problem ?? ''}\n`);
   });
 });
 

@@ -1,6 +1,7 @@
 // GET /api/runs/:id/activity answers a page (at most 1 MiB of log) at a time: a 2.5 MiB log of a plain-text agent
 // comes back in three bounded pages that join into the whole log, with multi-byte characters never split; a
-// structured agent's log pages on line boundaries, numbered on from page to page.
+// structured agent's log pages on line boundaries, numbered on from page to page. GET /api/runs/:id/search says which
+// iterations' output contains a text (only those before `before` when asked), with the token only.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,5 +75,26 @@ describe('GET /api/runs/:id/activity', () => {
     expect(texts.map((x) => x.split(' ')[1])).toEqual(Array.from({ length: 3000 }, (_, i) => String(i)));
     const indexes = all.flatMap(({ page }) => page.activity.map((a) => a.index));
     expect(indexes).toEqual(indexes.map((_, i) => i));
+  });
+
+  it('search: the iterations whose output contains the text, with their rows; before; a credential', async () => {
+    t = await startTestServer();
+    const dir = repo();
+    const script = join(dir, 'agent.js');
+    // Iteration n prints 'iteration n' and 'common'; only iteration 1 prints 'Only-In-One' (twice).
+    writeFileSync(
+      script,
+      "const fs = require('node:fs'); const n = (Number(fs.existsSync('.n') ? fs.readFileSync('.n', 'utf8') : '0') + 1); fs.writeFileSync('.n', String(n));\n" +
+        "console.log('iteration ' + n + '\\ncommon'); if (n === 1) console.log('only-in-one here\\nand ONLY-IN-ONE again');\n",
+    );
+    const id = await finishedRun(t, { workspace: dir, prompt: 'p', agent_command: [process.execPath, script], max_iterations: 3 });
+    const search = async (query: string) => (await t!.request(`/api/runs/${id}/search?${query}`)).body;
+    expect(await search('q=Only-In-One')).toEqual({ iterations: [{ iteration: 1, matches: 2 }], truncated: false });
+    expect(await search('q=common')).toEqual({ iterations: [1, 2, 3].map((iteration) => ({ iteration, matches: 1 })), truncated: false });
+    expect(await search('q=common&before=3')).toEqual({ iterations: [1, 2].map((iteration) => ({ iteration, matches: 1 })), truncated: false });
+    expect(await search('q=nowhere')).toEqual({ iterations: [], truncated: false });
+    expect((await t.request(`/api/runs/${id}/search?q=`)).status).toBe(400);
+    const anonymous = await t.request(`/api/runs/${id}/search?q=common`, { anonymous: true });
+    expect(anonymous.status).toBe(401);
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runTitle } from '../../src/manager/views.js';
 import { runEventSchema } from '../../src/runner/events.js';
-import { planAgent } from '../helpers/cli.js';
+import { cleanEnv, planAgent, runCli } from '../helpers/cli.js';
 import { agentPids, startTestServer, until, useRepos, type TestServer } from './harness.js';
 import { alive } from '../helpers/proc.js';
 
@@ -118,6 +118,43 @@ describe('POST /api/runs', () => {
     expect(diff.text).toContain('diff --git a/.plan-agent-count b/.plan-agent-count\nnew file mode 100644');
     expect((await t.request(`/api/runs/${id}/checkpoints/${'a'.repeat(40)}/diff`)).status).toBe(404);
   });
+
+  it("shows what one iteration changed, from the trees stored on it; the same through 'ringmaster diff'", async () => {
+    t = await startTestServer();
+    const dir = repo();
+    const { id } = (await t.request('/api/runs', { body: { workspace: dir, prompt: 'work', agent_command: planAgent('ok'), max_iterations: 2, checkpoint_interval: 0 } })).body as { id: string };
+    await finished(t, id);
+    const second = await t.request(`/api/runs/${id}/iterations/2/diff`);
+    expect([second.status, second.text]).toEqual([
+      200,
+      [
+        'diff --git a/.plan-agent-count b/.plan-agent-count',
+        'index 56a6051..d8263ee 100644',
+        '--- a/.plan-agent-count',
+        '+++ b/.plan-agent-count',
+        '@@ -1 +1 @@',
+        '-1',
+        '\\ No newline at end of file',
+        '+2',
+        '\\ No newline at end of file',
+        'diff --git a/.plan-agent-prompt-2 b/.plan-agent-prompt-2',
+        'new file mode 100644',
+        'index 0000000..a340c10',
+        '--- /dev/null',
+        '+++ b/.plan-agent-prompt-2',
+        '@@ -0,0 +1 @@',
+        '+work',
+        '\\ No newline at end of file',
+        '',
+      ].join('\n'),
+    ]);
+    const cli = await runCli(['diff', id, '--iteration', '2'], { cwd: dir, env: { ...cleanEnv(), RINGMASTER_HOME: t.home } });
+    expect([cli.code, cli.stdout]).toEqual([0, second.text]);
+    expect((await t.request(`/api/runs/${id}/iterations/3/diff`)).body).toEqual({ error: { code: 'not_found', message: `run ${id} has no iteration 3` } });
+    expect((await t.request(`/api/runs/zzzz/iterations/1/diff`)).body).toEqual({ error: { code: 'not_found', message: "no run 'zzzz'" } });
+    expect((await t.request(`/api/runs/${id}/iterations/0/diff`)).status).toBe(400);
+    expect((await t.request(`/api/runs/${id}/iterations/2/diff`, { anonymous: true })).status).toBe(401);
+  });
 });
 
 describe('run titles', () => {
@@ -213,6 +250,7 @@ describe('the OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/agents',
+      '/api/budget',
       '/api/health',
       '/api/runs',
       '/api/runs/{id}',
@@ -220,13 +258,15 @@ describe('the OpenAPI document', () => {
       '/api/runs/{id}/checkpoints/{sha}/diff',
       '/api/runs/{id}/events',
       '/api/runs/{id}/extend',
+      '/api/runs/{id}/iterations/{n}/diff',
       '/api/runs/{id}/logs',
       '/api/runs/{id}/rollback',
+      '/api/runs/{id}/search',
       '/api/runs/{id}/{action}',
       '/api/sign-out',
       '/api/stats',
     ]);
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['RunItem', 'RunRequest', 'Iteration', 'Checkpoint', 'Error', 'Stats']));
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['RunItem', 'RunRequest', 'Iteration', 'Checkpoint', 'Error', 'Stats', 'SearchResult']));
   });
 });
 

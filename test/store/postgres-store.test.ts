@@ -5,6 +5,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { OwnershipLostError, StoreError, StoreVersionError } from '../../src/store/errors.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { migratePostgres } from '../../src/store/postgres/migrate.js';
 import { StoreUnavailableError } from '../../src/store/postgres/pool.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
 import type { Owner } from '../../src/store/store.js';
@@ -170,6 +171,30 @@ describe('PostgreSQL store specifics', () => {
     const event = await store.appendEvent({ run_id: 'r1', type: 'text', payload: { text: 'x\u0000y' }, at: 4 });
     expect(event.payload).toEqual({ text: 'x\u0000y' });
     }));
+
+  it('fills a gap: a database at 8 without 6 gets 6 when opened, keeps its rows; a later 7 is applied too', async () => {
+    const { url, drop } = await freshDatabase();
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      expect(await migratePostgres(pool, url, 1, POSTGRES_MIGRATIONS.filter((m) => m.version !== 6))).toEqual([1, 2, 3, 4, 5, 8]);
+      await sql(url, "INSERT INTO runs (id, status, agent, spec_json, workspace, created_at, updated_at) VALUES ('r1', 'completed', 'claude', '{}', '/w', 1, 1)");
+      const store = await PostgresStore.open(url, { now: () => 5 });
+      try {
+        expect((await store.listRuns()).map((r) => r.id)).toEqual(['r1']);
+        expect(await store.setBudget({ monthly_usd: 3 }, 5)).toEqual({ daily_usd: null, monthly_usd: 3, updated_at: 5 });
+      } finally {
+        await store.close();
+      }
+      const rows = await sql<{ version: number; applied_at: string }>(url, 'SELECT version, applied_at FROM schema_migrations ORDER BY version');
+      expect(rows.map((r) => [r.version, Number(r.applied_at)])).toEqual([1, 2, 3, 4, 5, 6, 8].map((v) => [v, v === 6 ? 5 : 1]));
+      const seven = { version: 7, name: 'a later seven', sql: 'CREATE TABLE seven (id INTEGER PRIMARY KEY);' };
+      expect(await migratePostgres(pool, url, 9, [...POSTGRES_MIGRATIONS, seven])).toEqual([7]);
+      expect(await migratePostgres(pool, url, 9, [...POSTGRES_MIGRATIONS, seven])).toEqual([]);
+    } finally {
+      await pool.end();
+      await drop();
+    }
+  });
 
   it('refuses a database migrated by a newer ringmaster, naming it without the password', async () => {
     const { url, drop } = await freshDatabase();

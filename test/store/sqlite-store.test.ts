@@ -10,6 +10,7 @@ import { openStore } from '../../src/store/open-store.js';
 import { dataDir, databasePath } from '../../src/store/paths.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { migrate } from '../../src/store/sqlite/migrate.js';
 import { writeLegacyDatabase } from './legacy-db.js';
 import { storeContract } from './store-contract.js';
 
@@ -106,6 +107,38 @@ describe('SQLite store specifics', () => {
       db.close();
     } finally {
       await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('fills a gap: a database at 8 without 6 (migrations taken out of order by branches) gets 6 and keeps its rows; a later 7 is applied too', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rm-store-'));
+    const path = join(dir, 'x.db');
+    try {
+      const old = new DatabaseSync(path);
+      expect(migrate(old, path, 1, SQLITE_MIGRATIONS.filter((m) => m.version !== 6))).toEqual([1, 2, 3, 4, 5, 8]);
+      old.exec("INSERT INTO runs (id, status, agent, spec_json, workspace, created_at, updated_at) VALUES ('r1', 'completed', 'claude', '{}', '/w', 1, 1)");
+      old.close();
+      const store = new SqliteStore(path, { now: () => 5 });
+      try {
+        expect((await store.listRuns()).map((r) => r.id)).toEqual(['r1']);
+        expect(await store.setBudget({ daily_usd: 2 }, 5)).toEqual({ daily_usd: 2, monthly_usd: null, updated_at: 5 });
+      } finally {
+        await store.close();
+      }
+      const db = new DatabaseSync(path);
+      try {
+        expect(db.prepare('SELECT version, applied_at FROM schema_migrations ORDER BY version').all().map((r) => ({ ...r }))).toEqual(
+          [1, 2, 3, 4, 5, 6, 8].map((version) => ({ version, applied_at: version === 6 ? 5 : 1 })),
+        );
+        // Another branch's 7 (the notes) arrives after both: it is applied, nothing else is run again.
+        const seven = { version: 7, name: 'a later seven', sql: 'CREATE TABLE seven (id INTEGER PRIMARY KEY);' };
+        expect(migrate(db, path, 9, [...SQLITE_MIGRATIONS, seven])).toEqual([7]);
+        expect(migrate(db, path, 9, [...SQLITE_MIGRATIONS, seven])).toEqual([]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -342,6 +342,22 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
       expect(row.unit_id).toBe('A-2');
     });
 
+    it("stores a program's definition apart from its metadata: at creation, replaced, fenced, absent for other runs", async () => {
+      await store.createRun({ id: 'w', agent: 'claude', kind: 'workflow', meta: { step: 1 }, definition: { steps: [{ name: 'plan' }] }, spec: {}, workspace: '/w', owner: OWNER, now: T0 });
+      expect(await store.getRunDefinition('w')).toEqual({ steps: [{ name: 'plan' }] });
+      expect((await store.getRun('w'))?.meta).toEqual({ step: 1 });
+      await store.updateRunDefinition('w', { steps: [{ name: 'plan' }, { name: 'review' }] }, T0 + 1, OWNER);
+      expect(await store.getRunDefinition('w')).toEqual({ steps: [{ name: 'plan' }, { name: 'review' }] });
+      await store.createRun({ id: 'p', agent: 'claude', spec: {}, workspace: '/w', owner: null, now: T0 });
+      expect(await store.getRunDefinition('p')).toBeNull();
+      await store.updateRunDefinition('p', { later: true }, T0 + 2);
+      expect(await store.getRunDefinition('p')).toEqual({ later: true });
+      await expect(store.updateRunDefinition('nope', {}, T0)).rejects.toBeInstanceOf(StoreError);
+      await store.claimRun('w', { pid: 5151, host: 'host-b' }, T0 + 3);
+      await expect(store.updateRunDefinition('w', { stale: true }, T0 + 4, OWNER)).rejects.toBeInstanceOf(OwnershipLostError);
+      expect(await store.getRunDefinition('w')).toEqual({ steps: [{ name: 'plan' }, { name: 'review' }] });
+    });
+
     it('filters runs by workspace, several statuses and text, with offset and a count', async () => {
       await store.createRun({ id: 'run-a', agent: 'claude', spec: { label: 'Fix the Parser' }, workspace: '/w1', owner: OWNER, now: T0 });
       await store.createRun({ id: 'run-b', agent: 'codex', spec: { label: 'docs' }, workspace: '/w2', owner: OWNER, now: T0 + 1 });

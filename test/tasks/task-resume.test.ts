@@ -8,17 +8,13 @@ import { readAgentPid } from '../../src/runner/leftover.js';
 import { agentPidPath } from '../../src/store/paths.js';
 import { killGroup } from '../helpers/crash.js';
 import { BIN } from '../helpers/cli.js';
+import { until } from '../helpers/until.js';
 import { sh } from '../git/git-repo.js';
 import { startTestServer } from '../server/harness.js';
 import { events, iterations, ofType, tasksJsonl, useTaskWorkspaces, type TaskWorkspace } from './task-run-harness.js';
 
 const workspace = useTaskWorkspaces();
 const COMPLETE = '<promise>COMPLETE</promise>';
-
-/** Waits (polling, bounded only by the test timeout) until `condition` holds. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 25));
-}
 
 /** Starts `tasks run --json` in its own process group; resolves with the run id and the child once A's iteration 2 waits at its gate. */
 async function startAtGate(ws: TaskWorkspace): Promise<{ runId: string; pid: number; closed: Promise<number | null>; stdout: () => string }> {
@@ -27,7 +23,7 @@ async function startAtGate(ws: TaskWorkspace): Promise<{ runId: string; pid: num
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   child.stderr.resume();
   const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  await until(() => ws.calls().some((c) => c.task === 'A' && c.iteration === 2));
+  await until("task A's iteration 2", () => ws.calls().some((c) => c.task === 'A' && c.iteration === 2));
   const runId = (JSON.parse(out.split('\n')[0] ?? '{}') as { run_id: string }).run_id;
   return { runId, pid: child.pid ?? 0, closed, stdout: () => out };
 }

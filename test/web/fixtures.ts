@@ -33,6 +33,7 @@ const RUN_DEFAULTS: Omit<RunItem, 'id'> = {
   heartbeat_at: null,
   transition: null,
   suspended: false,
+  queue_position: null,
   last_seq: 0,
   waiting_until: null,
 };

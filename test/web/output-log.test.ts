@@ -90,6 +90,32 @@ describe('OutputLog', () => {
     expect(log.indexOf(0)).toBe(-1);
   });
 
+  it('puts earlier iterations in front: ids below the first row, indexOf, search and the live end unchanged', () => {
+    const log = new OutputLog(10);
+    log.append([out('three a\nthree b\n', 3)]);
+    const firstId = log.items[0]?.id ?? -1;
+    expect(log.prepend([out('two\n', 2)])).toBe(2);
+    expect(log.prepend([])).toBe(0);
+    expect(log.prepend([out('one\n', 1), out('one again\n', 1)])).toBe(3);
+    expect(log.items.map((i) => (i.kind === 'iteration' ? `#${i.iteration}` : i.kind === 'line' ? i.text : i.kind))).toEqual(['#1', 'one', 'one again', '#2', 'two', '#3', 'three a', 'three b']);
+    expect(log.items.map((i) => i.id)).toEqual([-5, -4, -3, -2, -1, 0, 1, 2].map((n) => n + firstId));
+    expect(log.indexOf(firstId - 4)).toBe(1);
+    expect(log.search('one')).toEqual([1, 2]);
+    expect(log.lastIteration).toBe(3);
+    // Live output goes on after the last row; a prepend past maxItems adds nothing.
+    expect(log.append([out('three c\n', 3)])).toBe(1);
+    expect(log.items.at(-1)).toMatchObject({ kind: 'line', text: 'three c', id: firstId + 3 });
+    expect(log.prepend([out('a\nb\n', 0 + 1)])).toBeNull();
+    expect(log.items).toHaveLength(9);
+  });
+
+  it('prepends into an empty log (an iteration without output yet)', () => {
+    const log = new OutputLog();
+    expect(log.prepend([out('two\n', 2)])).toBe(2);
+    expect(log.append([out('four\n', 4)])).toBe(2);
+    expect(log.items.map((i) => i.id)).toEqual([-2, -1, 0, 1]);
+  });
+
   it('searches rows ignoring case, tools by name, input and output', () => {
     const log = new OutputLog();
     log.append([out('Error: boom\nok\n'), call(1, 1, 'Grep', 'ERROR')]);

@@ -12,6 +12,19 @@ const e = (fields: { type: string } & Record<string, unknown>): RunEvent => runE
 const completed = (iteration: number, cost: number | null, outcome = 'success', unit: unknown = null) =>
   e({ type: 'iteration_completed', iteration, outcome, duration_ms: 900, exit_code: 0, tokens_in: 100, tokens_out: 10, cache_read: 5, cost_usd: cost, completion_signal_found: outcome === 'complete', model: 'sonnet', unit });
 
+describe('places in the queue', () => {
+  it('a queued run takes its place; when a run ahead starts or leaves, the ones behind move up', () => {
+    const runs = [runItem({ id: 'a', status: 'pending', queue_position: 1, last_seq: 1 }), runItem({ id: 'b', status: 'pending', queue_position: 2, last_seq: 1 }), runItem({ id: 'c', status: 'pending', queue_position: 3, last_seq: 1 }), runItem({ id: 'd', status: 'completed', last_seq: 1 })];
+    const started = foldIntoList(runs, [runEvent({ type: 'run_started', run_id: 'a', seq: 2 })], true).value;
+    expect(started.map((r) => [r.id, r.status, r.queue_position])).toEqual([['a', 'running', null], ['b', 'pending', 1], ['c', 'pending', 2], ['d', 'completed', null]]);
+    // A run paused in the queue is held back (no place); the one behind it moves up.
+    const held = foldIntoList(started, [runEvent({ type: 'paused', run_id: 'b', seq: 2 })], true).value;
+    expect(held.map((r) => r.queue_position)).toEqual([null, null, 1, null]);
+    const queued = foldIntoList(held, [runEvent({ type: 'run_queued', run_id: 'd', seq: 2, position: 2 })], true).value;
+    expect(queued.map((r) => [r.status, r.queue_position])).toEqual([['running', null], ['paused', null], ['pending', 1], ['pending', 2]]);
+  });
+});
+
 describe('applyToItem', () => {
   it('follows a run from the queue to completion', () => {
     seq = 0;

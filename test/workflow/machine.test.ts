@@ -2,7 +2,7 @@
 // at max iterations and on agent errors, waits that do not count, per-loop budgets in steps workflows.
 import { describe, expect, it } from 'vitest';
 import type { IterationResult } from '../../src/core/types.js';
-import { initialWorkflowState, nextIteration, settleIteration, workflowStateSchema, type IterationFacts, type WorkflowState } from '../../src/workflow/machine.js';
+import { initialWorkflowState, nextIteration, settleIteration, workflowStateSchema, type IterationFacts, type StepState, type WorkflowState } from '../../src/workflow/machine.js';
 import type { ResolvedStep } from '../../src/workflow/resolve.js';
 import type { LoopSpec } from '../../src/workflow/types.js';
 
@@ -25,29 +25,33 @@ function step(index: number, name: string, loop: Partial<LoopSpec> | null = null
   };
 }
 
-/** Settles a list of iterations, returning the verdict kinds and the final state. */
-function play(steps: ResolvedStep[], kind: 'steps' | 'loop', list: IterationFacts[]): { trace: string[]; state: WorkflowState } {
+/** Settles a list of iterations, returning the verdict kinds, the final state and the final state of each step that ended. */
+function play(steps: ResolvedStep[], kind: 'steps' | 'loop', list: IterationFacts[]): { trace: string[]; state: WorkflowState; ended: StepState[] } {
   let state = initialWorkflowState(steps);
   const trace: string[] = [];
+  const ended: StepState[] = [];
   for (const f of list) {
-    const at = nextIteration(state);
+    const at = nextIteration(state, steps.length);
     const settled = settleIteration(steps, state, f, kind);
     state = settled.state;
     const v = settled.verdict;
+    if (v.kind === 'step_completed') ended.push(v.ended);
     trace.push(`${at?.step ?? '-'}.${at?.iteration ?? '-'} ${v.kind}${v.kind === 'step_completed' ? ` next=${v.next ?? 'end'}${v.line ? ` "${v.line}"` : ''}` : v.kind === 'failed' ? ` ${v.reason} "${v.message}"` : ''}`);
   }
   expect(workflowStateSchema.parse(JSON.parse(JSON.stringify(state)))).toEqual(state);
-  return { trace, state };
+  return { trace, state, ended };
 }
 
 describe('workflow state machine', () => {
   const pir = [step(1, 'plan'), step(2, 'implement', { maxIterations: 3 }), step(3, 'review')];
 
   it('plan once, loop until the signal, review once: the workflow completes after the last step', () => {
-    const { trace, state } = play(pir, 'steps', [facts(), facts(), facts({ successSignal: true }, 'all done'), facts()]);
+    const { trace, state, ended } = play(pir, 'steps', [facts(), facts(), facts({ successSignal: true }, 'all done'), facts()]);
     expect(trace).toEqual(['0.1 step_completed next=1', '1.1 again', '1.2 step_completed next=2 "Loop complete: implement (2 iterations)"', '2.1 step_completed next=end']);
-    expect(nextIteration(state)).toBeNull();
-    expect(state.steps.map((s) => [s.name, s.status, s.iterations, s.cost_usd])).toEqual([
+    expect(nextIteration(state, pir.length)).toBeNull();
+    // The state holds the last step only (its size does not grow with the workflow), and every counted iteration.
+    expect([state.current, state.step.name, state.step.status, state.iterations]).toEqual([3, 'review', 'completed', 4]);
+    expect(ended.map((s) => [s.name, s.status, s.iterations, s.cost_usd])).toEqual([
       ['plan', 'completed', 1, 0.5],
       ['implement', 'completed', 2, 1],
       ['review', 'completed', 1, 0.5],
@@ -78,7 +82,7 @@ describe('workflow state machine', () => {
   it('a usage limit or an interruption does not count: the same iteration runs again', () => {
     const { trace, state } = play([step(1, 'ralph', { maxIterations: 2 })], 'loop', [facts({ errorKind: 'usage_limit', exitCode: 1 }), facts({ errorKind: 'interrupted', exitCode: null }), facts(), facts({ successSignal: true })]);
     expect(trace).toEqual(['0.1 again', '0.1 again', '0.1 again', '0.2 step_completed next=end "Loop complete: ralph (2 iterations)"']);
-    expect(state.steps[0]?.iterations).toBe(2);
+    expect([state.step.iterations, state.iterations]).toEqual([2, 2]);
   });
 
   it('until_command exit 0 completes a loop like the signal', () => {
@@ -95,6 +99,6 @@ describe('workflow state machine', () => {
 
   it('an unknown cost is remembered as unknown, never as zero', () => {
     const { state } = play([step(1, 'a', {})], 'loop', [facts({ costUsd: null }), facts({ costUsd: 0.25 })]);
-    expect([state.steps[0]?.cost_usd, state.steps[0]?.cost_unknown]).toEqual([0.25, true]);
+    expect([state.step.cost_usd, state.step.cost_unknown]).toEqual([0.25, true]);
   });
 });

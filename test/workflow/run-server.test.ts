@@ -40,6 +40,11 @@ it('the API shows a workflow run with its metadata, and POST /resume continues i
     [2, 'failure', 'fix'],
     [3, 'complete', 'fix'],
   ]);
+  // The steps (the dashboard's units and meta.steps) are put back from the stored definition and the iterations.
+  expect(done.units).toEqual([{ id: 'fix', title: 'fix', status: 'completed', iterations: 3, cost_usd: 0 }]);
+  expect(done.run.meta).toMatchObject({ steps: [{ name: 'fix', status: 'completed', iterations: 3, max_iterations: 5, message: 'Loop complete: fix (3 iterations)' }], definition: { steps: [{ name: 'fix' }] } });
+  const list = (await server.request('/api/runs')).body as { runs: Array<{ id: string; meta: Record<string, unknown> }> };
+  expect(list.runs.find((r) => r.id === id)?.meta).not.toHaveProperty('steps');
   expect(agentRuns(dir)).toBe(3);
 });
 

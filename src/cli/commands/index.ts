@@ -21,6 +21,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'runs', summary: 'list the runs of a workspace, newest first', load: async () => (await import('./runs.js')).runsCommand },
   { name: 'show', summary: "show one run: summary, iterations table, checkpoints", load: async () => (await import('./show.js')).showCommand },
   { name: 'logs', summary: "print a run's agent output (per iteration), optionally following it", load: async () => (await import('./logs.js')).logsCommand },
+  { name: 'diff', summary: 'print what one iteration changed, as a git diff', load: async () => (await import('./diff.js')).diffCommand },
   { name: 'stats', summary: 'cost per run, average iterations to completion, cost by hour', load: async () => (await import('./stats.js')).statsCommand },
   { name: 'budget', summary: 'the shared budget of every run (daily, monthly): spend against it by agent and run; budget set changes it', load: async () => (await import('./budget.js')).budgetCommand },
   { name: 'rollback', summary: "restore a run's workspace to one of its checkpoints", load: async () => (await import('./rollback.js')).rollbackCliCommand },

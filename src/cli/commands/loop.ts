@@ -5,7 +5,9 @@ import { parseArgs } from 'node:util';
 import { EXIT, UsageError, UserError } from '../../core/errors.js';
 import { decisionLogPath } from '../../hook/decision-log.js';
 import { cancelLoop, DEFAULT_COMPLETION_MARKER, DEFAULT_MAX_ITERATIONS, startLoop } from '../../hook/loop-lifecycle.js';
-import { installedCommands, settingsPath } from '../../hook/settings-install.js';
+import { loadConfig, type FlagSetting } from '../../config/load.js';
+import { formatDuration } from '../../core/duration.js';
+import { hookTimeoutSeconds, installedCommands, installedTimeout, settingsPath } from '../../hook/settings-install.js';
 import { readTracker, trackerPath, TrackerError, type Tracker } from '../../hook/tracker.js';
 import type { CliIO, Command } from '../command.js';
 import { flagProblem } from '../flag-problem.js';
@@ -24,6 +26,10 @@ Options of start:
                             <promise>TEXT</promise> (default ${DEFAULT_COMPLETION_MARKER})
   --tracker-template FILE   Markdown body of the tracker (default: a minimal progress page)
   --continue-message TEXT   Message fed back on each continuation (default: the task and instructions)
+  --verify CMD              A claimed completion ends the loop only when CMD exits 0 in the project (run
+                            without a shell, killed at --verify-timeout); otherwise the stop is blocked with
+                            its output (default: loop.verify)
+  --verify-timeout DURATION Time limit of the check (default: loop.verify_timeout, 10m)
   --session-id ID           Bind the loop to this Claude session now (default: $CLAUDE_CODE_SESSION_ID when
                             run inside Claude Code, else the first session that stops claims the loop)
   --force                   Replace an active loop
@@ -40,6 +46,8 @@ interface LoopArgs {
   trackerTemplate: string | undefined;
   continueMessage: string | undefined;
   sessionId: string | undefined;
+  verify: string | undefined;
+  verifyTimeout: string | undefined;
   force: boolean;
   json: boolean;
 }
@@ -55,6 +63,8 @@ function parse(args: string[]): LoopArgs {
         'tracker-template': { type: 'string' },
         'continue-message': { type: 'string' },
         'session-id': { type: 'string' },
+        verify: { type: 'string' },
+        'verify-timeout': { type: 'string' },
         force: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
       },
@@ -68,6 +78,8 @@ function parse(args: string[]): LoopArgs {
       trackerTemplate: values['tracker-template'],
       continueMessage: values['continue-message'],
       sessionId: values['session-id'],
+      verify: values.verify,
+      verifyTimeout: values['verify-timeout'],
       force: values.force,
       json: values.json,
     };
@@ -80,6 +92,15 @@ function parseMax(text: string | undefined): number {
   if (text === undefined) return DEFAULT_MAX_ITERATIONS;
   if (!/^\d+$/.test(text.trim()) || Number(text) < 1) throw new UsageError(`--max-iterations: expected a whole number >= 1, got '${text}'`);
   return Number(text);
+}
+
+/** The verify check of a new loop: the flags over loop.verify / loop.verify_timeout of the project's config. */
+function verifySettings(a: LoopArgs, io: CliIO, projectDir: string): { command: string | null; timeoutMs: number } {
+  const flags: FlagSetting[] = [];
+  if (a.verify !== undefined) flags.push({ key: 'loop.verify', flag: '--verify', raw: a.verify });
+  if (a.verifyTimeout !== undefined) flags.push({ key: 'loop.verify_timeout', flag: '--verify-timeout', raw: a.verifyTimeout });
+  const loop = loadConfig(projectDir, io.env, flags).settings.loop;
+  return { command: loop.verify, timeoutMs: loop.verify_timeout };
 }
 
 async function start(a: LoopArgs, io: CliIO, projectDir: string): Promise<number> {
@@ -96,6 +117,7 @@ async function start(a: LoopArgs, io: CliIO, projectDir: string): Promise<number
     }
   }
   const envSession = io.env.CLAUDE_CODE_SESSION_ID;
+  const check = verifySettings(a, io, projectDir);
   const tracker = await startLoop({
     projectDir,
     task,
@@ -104,6 +126,8 @@ async function start(a: LoopArgs, io: CliIO, projectDir: string): Promise<number
     template,
     sessionId: a.sessionId ?? (envSession !== undefined && envSession !== '' ? envSession : null),
     continueMessage: a.continueMessage ?? null,
+    verify: check.command,
+    verifyTimeoutMs: check.timeoutMs,
     force: a.force,
     now: new Date(),
     env: io.env,
@@ -118,8 +142,14 @@ async function start(a: LoopArgs, io: CliIO, projectDir: string): Promise<number
       ? `  run: ${f.run_id} (decisions recorded in the store: ringmaster show ${f.run_id})\n`
       : `  decisions recorded in ${decisionLogPath(projectDir)} (no store in this project)\n`,
   );
+  if (f.verify !== null) io.stdout.write(`  verify: ${f.verify} (time limit ${formatDuration(f.verify_timeout_ms)})\n`);
   if ((await installedCommands(settingsPath(projectDir, 'claude'))).length === 0) {
     io.stdout.write("  warning: the Stop hook is not installed here; run 'ringmaster hook install'\n");
+  } else if (f.verify !== null) {
+    const installed = await installedTimeout(settingsPath(projectDir, 'claude'));
+    if (installed !== null && installed < hookTimeoutSeconds(f.verify_timeout_ms)) {
+      io.stdout.write(`  warning: the installed Stop hook's timeout (${installed}s) cuts the check short; run 'ringmaster hook install' again\n`);
+    }
   }
   return EXIT.success;
 }
@@ -133,6 +163,7 @@ function describe(tracker: Tracker, path: string): string {
     `session: ${f.session_id ?? 'unclaimed'}`,
     `started: ${f.started_at}`,
   ];
+  if (f.verify !== null) lines.push(`verify: ${f.verify} (time limit ${formatDuration(f.verify_timeout_ms)})`);
   if (typeof f.run_id === 'string') lines.push(`run: ${f.run_id}`);
   if (f.ended_at) lines.push(`ended: ${f.ended_at}`);
   lines.push(`tracker: ${path}`);

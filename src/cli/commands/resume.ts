@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError, UserError } from '../../core/errors.js';
 import { registerBuiltInProgramKinds } from '../../manager/program-kinds.js';
-import { programForRun } from '../../manager/programs.js';
+import { programForRun, storedDefinition } from '../../manager/programs.js';
 import { metaFromStorage, specFromStorage, type RunSpec } from '../../spec/run-spec.js';
 import { parseStoredSpec } from '../../spec/stored-spec.js';
 import type { CliIO, Command } from '../command.js';
@@ -63,7 +63,7 @@ async function resume(args: string[], io: CliIO): Promise<number> {
     // A worktree run goes on in its worktree and, as when it started, without the workspace lock.
     const worktree = run.worktree !== null ? { path: run.worktree, branch: run.branch ?? '' } : null;
     registerBuiltInProgramKinds();
-    continueHere = { spec, runId: run.id, worktree, workspace: run.workspace, program: await programForRun({ ...run, meta: metaFromStorage(run.meta, io.env) }, spec) };
+    continueHere = { spec, runId: run.id, worktree, workspace: run.workspace, program: await programForRun({ ...run, meta: metaFromStorage(run.meta, io.env) }, spec, await storedDefinition(store, run.id, io.env)) };
   } finally {
     await store.close();
   }

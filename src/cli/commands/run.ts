@@ -36,6 +36,7 @@ export const RUN_OPTIONS = {
   verify: { type: 'string' },
   'verify-timeout': { type: 'string' },
   'verify-each': { type: 'boolean' },
+  'no-progress-after': { type: 'string' },
   worktree: { type: 'boolean' },
   sandbox: { type: 'boolean' },
   'sandbox-network': { type: 'string' },
@@ -159,6 +160,8 @@ Limits (config keys in parentheses):
   --idle-timeout DUR        kill an iteration without output for DUR (loop.idle_timeout; default 30m)
   --iteration-timeout DUR   kill an iteration running longer than DUR (loop.iteration_timeout; default none)
   --checkpoint-interval N   git checkpoint every N iterations, 0 = off (loop.checkpoint_interval; default 5)
+  --no-progress-after N     stop (no_progress, exit 2) after N iterations in a row that changed no file in the
+                            git workspace (loop.no_progress_after; default 0 = off)
 
 Sandbox (Linux, bubblewrap; README "Sandbox"):
   --sandbox                 run every agent in an OS sandbox: workspace writable, host read-only, secrets hidden

@@ -12,7 +12,8 @@ import { Credentials } from '../../server/credentials.js';
 import { removeServerInfo, signInLink, signInLinkFor, writeServerInfo } from '../../server/sign-in-link.js';
 import { resolveServerToken, tokenFilePath, type ServerToken } from '../../server/token.js';
 import { redactUrl } from '../../core/url.js';
-import { busyLine, dataDir, openStore, type BusyNotice } from '../../store/index.js';
+import { busyLine, dataDir, openStore, type BusyNotice, type Store } from '../../store/index.js';
+import type { RunQueue } from '../../worker/queue.js';
 import { VERSION } from '../../version.js';
 import type { CliIO, Command } from '../command.js';
 import { flagProblem } from '../flag-problem.js';
@@ -29,37 +30,22 @@ const OPTIONS = {
   demo: { type: 'boolean' },
 } as const;
 
-// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
+type ServeFlags = ReturnType<typeof parseServeFlags>;
+
 async function serveCommand(args: string[], io: CliIO): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true }));
-  } catch (error) {
-    throw new UsageError(`${flagProblem(error)} (see 'ringmaster serve --help')`);
-  }
+  const values = parseServeFlags(args);
   if (values['sign-in-link'] === true) {
     // Beside a running server: a fresh one-time link, printed here only.
     io.stdout.write(`${signInLink(dataDir(io.env))}\n`);
     return EXIT.success;
   }
-  if (values.workers !== undefined && values.workers !== 'local' && values.workers !== 'external') {
-    throw new UsageError(`--workers: expected 'local' or 'external', got '${values.workers}'`);
-  }
   // The demo runs over its own temporary data directory and workspaces, removed when the server stops.
   const demo = values.demo === true ? prepareDemo(io.env) : null;
   const env = demo?.env ?? io.env;
-  const flags: FlagSetting[] = [];
-  if (values.host !== undefined) flags.push({ key: 'server.host', flag: '--host', raw: values.host });
-  if (values.port !== undefined) flags.push({ key: 'server.port', flag: '--port', raw: values.port });
-  if (values['max-concurrent'] !== undefined) flags.push({ key: 'manager.max_concurrent', flag: '--max-concurrent', raw: values['max-concurrent'] });
-  const { manager, server: listen, database } = loadConfig(io.cwd, env, flags).settings;
-  const { host, port } = listen;
-  if (port > 65535) throw new UsageError(`--port: expected a port number up to 65535, got ${port}`);
+  const { manager, host, port, databaseUrl } = serveSettings(values, env, io.cwd, demo !== null);
   const loopback = isLoopbackHost(host);
   const home = dataDir(env);
   const { token, credentials } = serverCredentials(env, home, host, values['no-auth'] === true, values['new-token'] === true);
-  // The demo's loops run here, on a SQLite store in its own data directory.
-  const databaseUrl = demo ? null : database.url;
   if (values.workers === 'external' && databaseUrl === null) {
     demo?.remove();
     throw new UsageError(
@@ -69,21 +55,15 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   // The server's log quotes errors of runs: the environment's secrets never appear in it.
   const redact = redactor(env);
   const log = (message: string): void => void io.stderr.write(`[${new Date().toISOString()}] ${redact(message)}\n`);
-  // SQLite in a worker thread: the API, the WebSocket and every run go on while the database is slow or locked.
-  let warnRuns: ((message: string) => void) | null = null;
-  const onBusy = (notice: BusyNotice): void => {
-    log(busyLine(notice));
-    if (notice.state === 'resumed') warnRuns?.(busyLine(notice));
+  const backend = await openBackend(env, databaseUrl, values.workers === 'external', manager.max_concurrent, log);
+  const release = async (): Promise<void> => {
+    await backend.queue?.close();
+    await backend.store.close();
+    demo?.remove();
   };
-  const store = await openStore({ env, databaseUrl, backgroundCheckpoints: true, inWorker: true, onBusy });
-  // With external workers, runs are queued as jobs (pg-boss) that `ringmaster worker` processes take, at most
-  // max_concurrent at once across all of them (the limit is stored in the database for every worker).
-  const queue = values.workers === 'external' && databaseUrl !== null ? await (await import('../../worker/queue.js')).RunQueue.open(databaseUrl, { onError: (e) => log(`queue: ${e.message}`) }) : null;
-  await queue?.setMaxConcurrent(manager.max_concurrent);
-  const dispatch = queue ? async (runId: string): Promise<void> => void (await queue.enqueue(runId)) : undefined;
   const server = await startOrExplain(
     {
-      store,
+      store: backend.store,
       env,
       host,
       port,
@@ -94,20 +74,16 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
       storeKind: databaseUrl === null ? 'sqlite' : 'postgresql',
       // Servers sharing one database each resume only the runs they created.
       ...(databaseUrl !== null ? { origin: `server@${hostname()}` } : {}),
-      ...(dispatch ? { dispatch } : {}),
+      ...(backend.dispatch ? { dispatch: backend.dispatch } : {}),
       version: VERSION,
       log,
     },
-    async () => {
-      await queue?.close();
-      await store.close();
-      demo?.remove();
-    },
+    release,
   );
-  warnRuns = (message) => server.manager.warnAll(message);
+  backend.warnRunsWith((message) => server.manager.warnAll(message));
   io.stdout.write(`Ringmaster ${VERSION} serving on ${server.url}  (dashboard /, API /api, WebSocket /api/ws)\n`);
   io.stdout.write(
-    queue
+    backend.queue
       ? `  runs are driven by external workers ('ringmaster worker'), up to ${manager.max_concurrent} at once across them; database ${redactUrl(databaseUrl ?? '')}\n`
       : `  up to ${server.manager.maxConcurrent} runs at once; data directory ${home}\n`,
   );
@@ -115,34 +91,94 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const linkUrl = server.url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])/, `http://${hostname()}`);
   writeServerInfo(home, { url: linkUrl, pid: process.pid, auth: credentials.required });
   announceAccess(io, linkUrl, home, token);
-  if (demo !== null) {
-    let ids: string[];
-    try {
-      ids = await demo.start(server.manager, store);
-    } catch (error) {
-      await server.close();
-      await store.close();
-      demo.remove();
-      throw error;
-    }
-    io.stdout.write(`  demo: ${ids.length} scripted loops in temporary workspaces under ${demo.dir} (removed when the server stops)\n`);
-    io.stdout.write(`  open ${server.url}/ in a browser\n`);
+  if (demo !== null) await startDemo(demo, server, backend.store, io, release);
+  const signal = await nextSignal(io);
+  io.stdout.write(`Received ${signal}: interrupting the runs (each can be resumed) and stopping...\n`);
+  await server.close();
+  removeServerInfo(home, process.pid);
+  await release();
+  io.stdout.write('Stopped.\n');
+  return EXIT.success;
+}
+
+function parseServeFlags(args: string[]) {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true }));
+  } catch (error) {
+    throw new UsageError(`${flagProblem(error)} (see 'ringmaster serve --help')`);
   }
-  const stopped = new Promise<NodeJS.Signals>((resolve) => {
+  if (values.workers !== undefined && values.workers !== 'local' && values.workers !== 'external') {
+    throw new UsageError(`--workers: expected 'local' or 'external', got '${values.workers}'`);
+  }
+  return values;
+}
+
+/** The manager's settings, the address to bind and the database (none for the demo: its loops run here, on SQLite). */
+function serveSettings(values: ServeFlags, env: CliIO['env'], cwd: string, demo: boolean) {
+  const flags: FlagSetting[] = [];
+  if (values.host !== undefined) flags.push({ key: 'server.host', flag: '--host', raw: values.host });
+  if (values.port !== undefined) flags.push({ key: 'server.port', flag: '--port', raw: values.port });
+  if (values['max-concurrent'] !== undefined) flags.push({ key: 'manager.max_concurrent', flag: '--max-concurrent', raw: values['max-concurrent'] });
+  const { manager, server, database } = loadConfig(cwd, env, flags).settings;
+  if (server.port > 65535) throw new UsageError(`--port: expected a port number up to 65535, got ${server.port}`);
+  return { manager, host: server.host, port: server.port, databaseUrl: demo ? null : database.url };
+}
+
+/** The store, and with external workers the queue runs are handed to. */
+interface Backend {
+  store: Store;
+  queue: RunQueue | null;
+  dispatch: ((runId: string) => Promise<void>) | undefined;
+  /** Sets where a store that was busy and is back is told to the runs (once the server runs). */
+  warnRunsWith(warn: (message: string) => void): void;
+}
+
+async function openBackend(env: CliIO['env'], databaseUrl: string | null, external: boolean, maxConcurrent: number, log: (message: string) => void): Promise<Backend> {
+  let warnRuns: ((message: string) => void) | null = null;
+  const onBusy = (notice: BusyNotice): void => {
+    log(busyLine(notice));
+    if (notice.state === 'resumed') warnRuns?.(busyLine(notice));
+  };
+  // SQLite in a worker thread: the API, the WebSocket and every run go on while the database is slow or locked.
+  const store = await openStore({ env, databaseUrl, backgroundCheckpoints: true, inWorker: true, onBusy });
+  const warnRunsWith = (warn: (message: string) => void): void => void (warnRuns = warn);
+  if (!external || databaseUrl === null) return { store, queue: null, dispatch: undefined, warnRunsWith };
+  // With external workers, runs are queued as jobs (pg-boss) that `ringmaster worker` processes take, at most
+  // max_concurrent at once across all of them (the limit is stored in the database for every worker).
+  let queue: RunQueue;
+  try {
+    queue = await (await import('../../worker/queue.js')).RunQueue.open(databaseUrl, { onError: (e) => log(`queue: ${e.message}`) });
+    await queue.setMaxConcurrent(maxConcurrent);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return { store, queue, dispatch: async (runId) => void (await queue.enqueue(runId)), warnRunsWith };
+}
+
+/** Starts the demo's loops; when they cannot start, stops the server and releases everything. */
+async function startDemo(demo: NonNullable<ReturnType<typeof prepareDemo>>, server: RunningServer, store: Store, io: CliIO, release: () => Promise<void>): Promise<void> {
+  let ids: string[];
+  try {
+    ids = await demo.start(server.manager, store);
+  } catch (error) {
+    await server.close();
+    await release();
+    throw error;
+  }
+  io.stdout.write(`  demo: ${ids.length} scripted loops in temporary workspaces under ${demo.dir} (removed when the server stops)\n`);
+  io.stdout.write(`  open ${server.url}/ in a browser\n`);
+}
+
+/** The first SIGINT or SIGTERM. */
+function nextSignal(io: CliIO): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
     const remove = io.onSignal((signal) => {
       remove();
       resolve(signal);
     });
   });
-  const signal = await stopped;
-  io.stdout.write(`Received ${signal}: interrupting the runs (each can be resumed) and stopping...\n`);
-  await server.close();
-  removeServerInfo(home, process.pid);
-  await queue?.close();
-  await store.close();
-  demo?.remove();
-  io.stdout.write('Stopped.\n');
-  return EXIT.success;
 }
 
 /** The token and the sessions; `--no-auth` only on loopback. */

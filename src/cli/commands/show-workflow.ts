@@ -1,13 +1,13 @@
 // What `ringmaster show` adds for a workflow run: the workflow, its iteration count (from its metadata), the
-// current step and each step's outcome, read from the run's stored metadata.
+// current step and each step's outcome, from the run's metadata as views show it (workflow/meta-view.ts).
 import type { RunRow } from '../../store/index.js';
-import { workflowMetaSchema } from '../../workflow/meta.js';
+import { workflowMetaViewSchema } from '../../workflow/meta.js';
 import { duration, table, usd } from './history-format.js';
 
 /** The lines describing a workflow run (none for other runs). */
 export function workflowLines(run: RunRow): string[] {
   if (run.kind !== 'workflow') return [];
-  const parsed = workflowMetaSchema.safeParse(run.meta);
+  const parsed = workflowMetaViewSchema.safeParse(run.meta);
   if (!parsed.success) return ['workflow: (its metadata cannot be read)', ''];
   const m = parsed.data;
   const shape = m.workflow_kind === 'loop' ? 'loop' : `${m.steps.length} steps`;

@@ -15,6 +15,7 @@ import {
   runJson,
 } from './history-common.js';
 import { count, duration, localTime, table, usd, type Align } from './history-format.js';
+import { detailedRunMeta } from '../../workflow/meta-view.js';
 import { workflowLines } from './show-workflow.js';
 import { taskRunLines } from './show-tasks.js';
 
@@ -32,9 +33,11 @@ async function show(args: string[], io: CliIO): Promise<number> {
       values.events ? store.listEvents(run.id, { limit: 1_000_000 }) : Promise.resolve([]),
     ]);
     const status = displayStatus(run, localProbe());
+    // A workflow's steps are put back from its definition and iterations (the stored metadata has the current one only).
+    const meta = await detailedRunMeta(store, run, iterations);
     if (values.json) {
       const out = {
-        run: { ...runJson(run, totals, status), spec: run.spec, last_iteration: totals.last_iteration, duration_ms: totals.duration_ms },
+        run: { ...runJson({ ...run, meta }, totals, status), spec: run.spec, last_iteration: totals.last_iteration, duration_ms: totals.duration_ms },
         iterations: iterations.map(iterationJson),
         checkpoints: checkpoints.map(checkpointJson),
         errors: errors.map(errorJson),
@@ -51,7 +54,7 @@ async function show(args: string[], io: CliIO): Promise<number> {
       `started: ${localTime(run.created_at)}   ended: ${localTime(run.ended_at)}   runtime: ${duration(totals.runtime_ms)}`,
       `iterations: ${totals.iterations}   cost: ${usd(totals.cost_usd, totals.cost_unknown)}   tokens: ${totals.tokens_in} in / ${totals.tokens_out} out`,
       '',
-      ...workflowLines(run),
+      ...workflowLines({ ...run, meta }),
       ...taskRunLines(run),
     ];
     io.stdout.write(lines.join('\n') + '\n');

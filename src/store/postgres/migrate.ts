@@ -6,18 +6,19 @@ import { StoreVersionError } from '../errors.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { redactUrl } from './pool.js';
 import type { Migration } from '../sqlite/migrations.js';
+import { newestVersion, pendingMigrations } from '../migration-plan.js';
 
 /** The advisory lock key pair of ringmaster's migrations ('RING', 1): any fixed pair unique to ringmaster. */
 export const MIGRATION_LOCK: readonly [number, number] = [0x52494e47, 1];
 
-/** Brings the database of `pool` up to the newest migration; returns the versions applied now. */
+/** Brings the database of `pool` up to date (every migration it lacks, gaps too); returns the versions applied now. */
 export async function migratePostgres(
   pool: pg.Pool,
   url: string,
   now: number,
   migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
 ): Promise<number[]> {
-  const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const known = newestVersion(migrations);
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -28,8 +29,8 @@ export async function migratePostgres(
       const current = await currentVersion(client);
       if (current > known) throw new StoreVersionError(redactUrl(url), current, known);
       const applied: number[] = [];
-      for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
-        if (migration.version <= current) continue;
+      const done = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+      for (const migration of pendingMigrations(migrations, new Set(done.rows.map((r) => r.version)))) {
         await client.query('BEGIN');
         try {
           await client.query(migration.sql);

@@ -203,4 +203,17 @@ CREATE TABLE budget (
 );
 `,
   },
+  {
+    version: 8,
+    name: "a run's program definition, stored apart from its metadata",
+    sql: `
+-- What a program's run is made of and does not change as it goes (a workflow's resolved steps): written when the
+-- run is created (again when a resume changes it), never with every iteration as the run's metadata is.
+CREATE TABLE run_definitions (
+  run_id TEXT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+  definition_json TEXT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+`,
+  },
 ];

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { RunStatus, StopReason } from '../../core/types.js';
 import { AmbiguousRunIdError, RunBusyError, RunEndedError, StoreError } from '../errors.js';
 import { resumable } from '../liveness.js';
+import { readDefinition, writeDefinition } from './definitions.js';
 import { checkFence, DB_NOW, lockRunRow } from './fence.js';
 import { migratePostgres } from './migrate.js';
 import { createPool, inTransaction, isUnavailable, query as q, redactUrl, toStoreError } from './pool.js';
@@ -99,6 +100,7 @@ export class PostgresStore implements Store, WatchableStore {
           run.origin ?? 'cli',
         ],
       );
+      if (run.definition) await writeDefinition(db, run.id, run.definition, run.now);
       if (run.owner !== null) await openOwner(db, run.id, run.owner, run.now);
       return mustGetRun(db, run.id);
     });
@@ -142,6 +144,18 @@ export class PostgresStore implements Store, WatchableStore {
 
   async updateRunMeta(id: string, meta: Record<string, unknown>, now: number, fence?: Fence): Promise<void> {
     await this.updateRun('updateRunMeta', id, fence, 'meta_json', JSON.stringify(meta), now);
+  }
+
+  async updateRunDefinition(id: string, definition: Record<string, unknown>, now: number, fence?: Fence): Promise<void> {
+    await this.tx('updateRunDefinition', async (db) => {
+      if (!(await lockRunRow(db, id))) throw new StoreError(`updateRunDefinition: no run ${id}`);
+      await checkFence(db, id, fence, 'updateRunDefinition');
+      await writeDefinition(db, id, definition, now);
+    });
+  }
+
+  async getRunDefinition(id: string): Promise<Record<string, unknown> | null> {
+    return this.read('getRunDefinition', (db) => readDefinition(db, id));
   }
 
   async updateRunStatus(id: string, status: RunStatus, now: number, fence?: Fence): Promise<void> {

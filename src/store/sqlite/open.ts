@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { restrictToOwner } from '../../os/private-files.js';
 import { StoreUnusableError, storeErrorFrom } from '../errors.js';
-import { currentVersion, latestMigration, migrate } from './migrate.js';
+import { migrate, upToDate } from './migrate.js';
 
 function isDirectory(path: string): boolean {
   try {
@@ -48,8 +48,7 @@ function openReadOnly(path: string, why: StoreUnusableError): DatabaseSync {
     try {
       db = attempt();
       db.exec('PRAGMA busy_timeout = 5000');
-      const version = currentVersion(db);
-      if (version < latestMigration()) {
+      if (!upToDate(db)) {
         db.close();
         throw new StoreUnusableError('read_only', `${path} needs an upgrade to this version of ringmaster but cannot be written (${why.message})`);
       }

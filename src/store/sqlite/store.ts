@@ -6,7 +6,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { RunStatus, StopReason } from '../../core/types.js';
 import { AmbiguousRunIdError, RunBusyError, RunEndedError, StoreError } from '../errors.js';
 import { resumable } from '../liveness.js';
-import { checkpointRowSchema, errorRowSchema, runRowSchema } from '../rows.js';
+import { checkpointRowSchema, definitionSchema, errorRowSchema, runRowSchema } from '../rows.js';
 import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, IterationRow, RunRow, RunTotals, RunWithTotals, StoreStats } from '../rows.js';
 import { CHECKPOINT_COLUMNS, ERROR_COLUMNS, RUN_SELECT } from '../sql-columns.js';
 import { SqliteDb } from './db.js';
@@ -82,6 +82,7 @@ export class SqliteStore implements Store {
           now: run.now,
         },
       );
+      if (run.definition) this.writeDefinition(run.id, run.definition, run.now);
       if (run.owner !== null) this.openOwner(run.id, run.owner, run.now);
       return this.mustGetRun(run.id);
     });
@@ -124,6 +125,18 @@ export class SqliteStore implements Store {
 
   async updateRunMeta(id: string, meta: Record<string, unknown>, now: number, fence?: Fence): Promise<void> {
     this.updateRun('updateRunMeta', id, fence, 'meta_json = :value', JSON.stringify(meta), now);
+  }
+
+  async updateRunDefinition(id: string, definition: Record<string, unknown>, now: number, fence?: Fence): Promise<void> {
+    this.s.fenced(id, fence, 'updateRunDefinition', () => {
+      if (!this.readRun(id)) throw new StoreError(`updateRunDefinition: no run ${id}`);
+      this.writeDefinition(id, definition, now);
+    });
+  }
+
+  async getRunDefinition(id: string): Promise<Record<string, unknown> | null> {
+    const row = this.s.q('SELECT definition_json FROM run_definitions WHERE run_id = :id').get({ id }) as { definition_json: string } | undefined;
+    return row === undefined ? null : definitionSchema.parse(row.definition_json);
   }
 
   async updateRunStatus(id: string, status: RunStatus, now: number, fence?: Fence): Promise<void> {
@@ -344,6 +357,14 @@ export class SqliteStore implements Store {
       const { changes } = this.s.run(`UPDATE runs SET ${set}, updated_at = :now WHERE id = :id`, { id, value, now });
       if (changes === 0) throw new StoreError(`${what}: no run ${id}`);
     });
+  }
+
+  private writeDefinition(id: string, definition: Record<string, unknown>, now: number): void {
+    this.s.run(
+      `INSERT INTO run_definitions (run_id, definition_json, updated_at) VALUES (:id, :definition, :now)
+       ON CONFLICT (run_id) DO UPDATE SET definition_json = excluded.definition_json, updated_at = excluded.updated_at`,
+      { id, definition: JSON.stringify(definition), now },
+    );
   }
 
   private readRun(id: string): RunRow | null {

@@ -24,10 +24,10 @@ import type { TaskEndContext } from '../task-end.js';
 import { branchExists, branchTip, createTaskWorktree, deleteBranch, isAncestor, keepFailedWorktree, reopenTaskWorktree, removeTaskWorktree, taskCommitMessage, taskWorktreeBranch } from '../task-git.js';
 import type { TaskProgramOptions } from '../task-program.js';
 import type { Task } from '../task.js';
-import { failureThresholdReached, judgeTaskIteration, taskTurn, type InHand } from '../verdict.js';
+import { failureThresholdReached, judgeTaskIteration, taskTurn, type TaskInProgress } from '../verdict.js';
 
 /** A task in its own worktree. */
-interface Lane extends InHand {
+interface Lane extends TaskInProgress {
   worktree: { path: string; branch: string; workdir: string };
   /** running: the agent works on it; complete: its commit waits for the tasks started before it to merge. */
   phase: 'running' | 'complete';
@@ -47,7 +47,7 @@ export class ParallelTaskProgram implements LoopProgram {
   readonly kind = 'tasks';
   // A failed iteration is discarded under the task's rules (verdict.ts), not the runner's.
   readonly discardsFailed = true;
-  private readonly o: TaskProgramOptions;
+  private readonly options: TaskProgramOptions;
   private readonly setup: StoredSetup;
   private state: TaskRunState;
   /** The tasks in hand, in the order they started (the order they merge in). */
@@ -59,14 +59,14 @@ export class ParallelTaskProgram implements LoopProgram {
   private units: Array<{ id: string; title: string; status: string }> = [];
 
   constructor(options: TaskProgramOptions & { lanes?: StoredLane[] }) {
-    this.o = options;
+    this.options = options;
     this.setup = taskRunSetup(options);
     this.state = options.state ?? EMPTY_TASK_RUN_STATE;
     this.stored = options.lanes ?? [];
   }
 
   concurrency(): number {
-    return this.o.settings.parallelism;
+    return this.options.settings.parallelism;
   }
 
   metadata(): Record<string, unknown> {
@@ -89,7 +89,7 @@ export class ParallelTaskProgram implements LoopProgram {
       if (stop) return stop;
       const idle = this.lanes.find((l) => l.phase === 'running' && !l.busy);
       if (idle) return await this.step(ctx, idle);
-      if (this.lanes.filter((l) => l.phase === 'running').length < this.o.settings.parallelism) {
+      if (this.lanes.filter((l) => l.phase === 'running').length < this.options.settings.parallelism) {
         const picked = await this.pick(ctx);
         if (picked.kind === 'task') return await this.step(ctx, await this.begin(ctx, picked.task));
         if (picked.kind === 'stop') return picked;
@@ -109,13 +109,13 @@ export class ParallelTaskProgram implements LoopProgram {
     const events: RunEventBody[] = [];
     const later: ProgramContext = { ...ctx, emit: (event) => events.push(event) };
     try {
-      const deps = { workdir: lane.worktree.workdir, git: true, env: this.o.env, settings: this.o.settings, hooks: this.hooks, record: (entry: ProgressEntry) => {
+      const deps = { workdir: lane.worktree.workdir, git: true, env: this.options.env, settings: this.options.settings, hooks: this.hooks, record: (entry: ProgressEntry) => {
           lane.entries.push(entry);
           return Promise.resolve();
         } };
       const judged = await judgeTaskIteration(later, deps, lane, settled);
       const settlement = (extra: Partial<ProgramSettlement> = {}): ProgramSettlement => ({ result: judged.result, completionEnds: 'unit', events, ...extra });
-      const turn = taskTurn(judged, lane, this.o.spec.limits.failureThreshold);
+      const turn = taskTurn(judged, lane, this.options.spec.limits.failureThreshold);
       if (turn.kind === 'go_on') return settlement();
       if (turn.kind === 'complete') {
         // Its work is committed on its branch now; it merges when the tasks started before it have ended.
@@ -134,9 +134,9 @@ export class ParallelTaskProgram implements LoopProgram {
   private async start(ctx: ProgramContext): Promise<ProgramStop | null> {
     this.started = true;
     if (!(await isGitRepo(ctx.workspace)) || (await headSha(ctx.workspace)) === null) {
-      throw new UserError(`tasks.parallelism is ${this.o.settings.parallelism}: each task works in its own git worktree, and ${ctx.workspace} is not a git repository with a commit`);
+      throw new UserError(`tasks.parallelism is ${this.options.settings.parallelism}: each task works in its own git worktree, and ${ctx.workspace} is not a git repository with a commit`);
     }
-    this.hooks = taskHookRunner(ctx, this.o.settings, this.o.callbacks ?? null, this.o.env);
+    this.hooks = taskHookRunner(ctx, this.options.settings, this.options.callbacks ?? null, this.options.env);
     const stored = this.stored;
     this.stored = [];
     if (stored.length === 0) return null;
@@ -161,7 +161,7 @@ export class ParallelTaskProgram implements LoopProgram {
         ctx.emit({ type: 'warning', time: ctx.now(), message: `task ${attempt.taskId}, in progress when the run stopped, is ${task ? task.status : 'no longer in the task list'}: its worktree is removed, its branch ${worktree.branch} kept` });
         continue;
       }
-      const lane: Lane = { task: { ...task, status: 'in_progress' }, attempt, limits: effectiveLimits(task.limits, this.o.settings.defaults), snapshot: null, previousTrace: null, worktree, phase: s.phase, entries: s.entries, busy: false };
+      const lane: Lane = { task: { ...task, status: 'in_progress' }, attempt, limits: effectiveLimits(task.limits, this.options.settings.defaults), snapshot: null, previousTrace: null, worktree, phase: s.phase, entries: s.entries, busy: false };
       this.lanes.push(lane);
       if (s.phase === 'complete') continue;
       const how = await reopenTaskWorktree(ctx.workspace, worktree, attempt.base ?? 'HEAD');
@@ -169,9 +169,9 @@ export class ParallelTaskProgram implements LoopProgram {
         const from = how === 'from_branch' ? `its branch ${worktree.branch}` : `the commit it started from (${attempt.base ?? 'HEAD'}): its branch was gone too`;
         ctx.emit({ type: 'warning', time: ctx.now(), message: `the worktree of task ${task.id} (${worktree.path}) was gone: made again from ${from}; uncommitted work in it is lost` });
       }
-      ctx.emit({ type: 'task_started', time: ctx.now(), task_id: task.id, title: task.title, base: attempt.base, resumed: true, tasks_started: this.state.tasksStarted, max_tasks: this.o.settings.maxTasks, worktree: worktree.path, branch: worktree.branch });
+      ctx.emit({ type: 'task_started', time: ctx.now(), task_id: task.id, title: task.title, base: attempt.base, resumed: true, tasks_started: this.state.tasksStarted, max_tasks: this.options.settings.maxTasks, worktree: worktree.path, branch: worktree.branch });
       // The run may have stopped right after the task reached a limit, before it was blocked.
-      const reached = attemptLimitReached(attempt, lane.limits) ?? failureThresholdReached(attempt, this.o.spec.limits.failureThreshold);
+      const reached = attemptLimitReached(attempt, lane.limits) ?? failureThresholdReached(attempt, this.options.spec.limits.failureThreshold);
       const stop = reached === null ? null : await this.block(ctx, lane, reached);
       if (stop) return stop;
     }
@@ -179,7 +179,7 @@ export class ParallelTaskProgram implements LoopProgram {
   }
 
   private async load(ctx: ProgramContext): Promise<Task[]> {
-    const seen = await loadWithVerdicts(this.o.source, this.state, ctx.signal);
+    const seen = await loadWithVerdicts(this.options.source, this.state, ctx.signal);
     const inHand = new Set(this.lanes.map((l) => l.task.id));
     this.units = seen.map((t) => ({ id: t.id, title: t.title, status: inHand.has(t.id) ? 'in_progress' : t.status }));
     return seen;
@@ -188,8 +188,8 @@ export class ParallelTaskProgram implements LoopProgram {
   /** The next task to start; 'none' when none can start before a task in hand ends; a stop when none ever will. */
   private async pick(ctx: ProgramContext): Promise<{ kind: 'task'; task: Task } | { kind: 'none' } | ProgramStop> {
     const tasks = await this.load(ctx);
-    const selection = explainSelection(tasks, { priorityOrder: this.o.source.priorityOrder, exclude: new Set(this.lanes.map((l) => l.task.id)) });
-    if (selection.task === null || this.state.tasksStarted >= this.o.settings.maxTasks) {
+    const selection = explainSelection(tasks, { priorityOrder: this.options.source.priorityOrder, exclude: new Set(this.lanes.map((l) => l.task.id)) });
+    if (selection.task === null || this.state.tasksStarted >= this.options.settings.maxTasks) {
       if (this.lanes.length > 0) return { kind: 'none' };
       return selection.task === null ? noTaskStop(tasks, this.state) : maxTasksStop(this.state);
     }
@@ -202,14 +202,14 @@ export class ParallelTaskProgram implements LoopProgram {
    */
   private async begin(ctx: ProgramContext, task: Task): Promise<Lane> {
     const branch = await taskWorktreeBranch(ctx.workspace, ctx.runId, task);
-    if (task.status !== 'in_progress') await this.o.source.setStatus({ id: task.id, status: 'in_progress', blocker: null }, ctx.signal);
+    if (task.status !== 'in_progress') await this.options.source.setStatus({ id: task.id, status: 'in_progress', blocker: null }, ctx.signal);
     await commitWorkspace(ctx.workspace, taskCommitMessage(task, `started on ${branch}`));
     const wt = await createTaskWorktree(ctx.workspace, ctx.runId, task);
     const attempt = startAttempt(ctx.runId, task, wt.base);
     const lane: Lane = {
       task: { ...task, status: 'in_progress' },
       attempt,
-      limits: effectiveLimits(task.limits, this.o.settings.defaults),
+      limits: effectiveLimits(task.limits, this.options.settings.defaults),
       snapshot: null,
       previousTrace: null,
       worktree: { path: wt.path, branch: wt.branch, workdir: wt.workdir },
@@ -219,7 +219,7 @@ export class ParallelTaskProgram implements LoopProgram {
     };
     this.lanes.push(lane);
     this.state = { ...this.state, tasksStarted: this.state.tasksStarted + 1 };
-    ctx.emit({ type: 'task_started', time: ctx.now(), task_id: task.id, title: task.title, base: wt.base, resumed: false, tasks_started: this.state.tasksStarted, max_tasks: this.o.settings.maxTasks, worktree: wt.path, branch: wt.branch });
+    ctx.emit({ type: 'task_started', time: ctx.now(), task_id: task.id, title: task.title, base: wt.base, resumed: false, tasks_started: this.state.tasksStarted, max_tasks: this.options.settings.maxTasks, worktree: wt.path, branch: wt.branch });
     await this.hooks?.fire({ event: 'task_start', time: ctx.now(), run_id: ctx.runId, task: taskRef(lane.task) }, lane.task);
     return lane;
   }
@@ -227,9 +227,9 @@ export class ParallelTaskProgram implements LoopProgram {
   /** The next iteration of a task in hand, in its worktree. */
   private async step(ctx: ProgramContext, lane: Lane): Promise<ProgramStep> {
     const { task, attempt, limits } = lane;
-    const { spec, settings } = this.o;
+    const { spec, settings } = this.options;
     const iteration = attempt.iterations + 1;
-    const prompt = await composeTaskPrompt({ spec, template: settings.template, tracker: this.o.source.name, task, iteration, maxIterations: limits.maxIterations, feedback: attempt.feedback, pendingProgress: lane.entries });
+    const prompt = await composeTaskPrompt({ spec, template: settings.template, tracker: this.options.source.name, task, iteration, maxIterations: limits.maxIterations, feedback: attempt.feedback, pendingProgress: lane.entries });
     lane.snapshot = await snapshotWorkingState(lane.worktree.workdir);
     await this.hooks?.fire({ event: 'iteration_start', time: ctx.now(), run_id: ctx.runId, task: taskRef(task), iteration, run_iteration: ctx.nextIteration }, task);
     lane.busy = true;
@@ -245,7 +245,7 @@ export class ParallelTaskProgram implements LoopProgram {
   }
 
   private endContext(ctx: ProgramContext): TaskEndContext {
-    return { workspace: ctx.workspace, git: true, source: this.o.source, signal: ctx.signal, time: isoNow(ctx) };
+    return { workspace: ctx.workspace, git: true, source: this.options.source, signal: ctx.signal, time: isoNow(ctx) };
   }
 
   /** Merges the complete tasks whose turn it is (every task started before them has ended), in the order they started. */
@@ -283,6 +283,6 @@ export class ParallelTaskProgram implements LoopProgram {
     ctx.emit({ type: 'task_blocked', time: ctx.now(), task_id: task.id, title: task.title, reason, iterations: attempt.iterations, cost_usd: attempt.costUsd, cost_unknown: attempt.costUnknown, duration_ms: Math.round(attempt.runtimeMs), failed_branch: branch, rolled_back_to: null });
     const final = { ...task, status: 'blocked' as const, blocker: reason };
     await this.hooks?.fire({ event: 'task_end', time: ctx.now(), run_id: ctx.runId, task: taskRef(final), success: false, reason }, final);
-    return this.o.settings.onFailure === 'stop' ? onFailureStop(task.id, reason) : null;
+    return this.options.settings.onFailure === 'stop' ? onFailureStop(task.id, reason) : null;
   }
 }

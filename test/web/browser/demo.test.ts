@@ -56,9 +56,20 @@ describe('ringmaster serve --demo', () => {
     await shot(page, 'cost');
     await page.context().close();
 
+    // The same run in the dark theme on a desktop (an artifact to look at), and on a phone.
+    const dark = await openPage(browser, serve.url, { dark: true });
+    await dark.getByTestId('run-card').filter({ hasText: 'Build the documentation site' }).click();
+    await dark.getByTestId('output-tool').filter({ hasText: /^Write / }).first().waitFor();
+    await screenshot(dark, 'demo-run-dark');
+    await dark.context().close();
+
     const phone = await openPage(browser, serve.url, { width: 390, height: 844, dark: true });
     await phone.getByTestId('board-summary').waitFor();
     await shot(phone, 'phone');
+    await phone.getByTestId('run-card').filter({ hasText: 'Build the documentation site' }).first().click();
+    await phone.getByTestId('output-tool').filter({ hasText: /^Write / }).first().waitFor();
+    await phone.getByText('loading earlier output…').waitFor({ state: 'detached' });
+    await shot(phone, 'run-phone');
     await phone.context().close();
 
     await serve.kill('SIGTERM');

@@ -78,11 +78,11 @@ export async function openPage(
 }
 
 /** One `ringmaster serve` and one browser for a test file: started before its tests, stopped after them. */
-export function useServeAndBrowser(): { readonly serve: ServeProcess; readonly browser: Browser } {
+export function useServeAndBrowser(options: ServeOptions = {}): { readonly serve: ServeProcess; readonly browser: Browser } {
   let serve: ServeProcess | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
-    [serve, browser] = await Promise.all([ServeProcess.start(), launchBrowser()]);
+    [serve, browser] = await Promise.all([ServeProcess.start(options), launchBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();

@@ -42,7 +42,7 @@ async function createRun(body: Record<string, unknown>): Promise<string> {
 }
 
 describe('runs from the dashboard', () => {
-  it("a run created from the form (validated with ringmaster run's messages, then the server's) reaches completed on its card", async () => {
+  it("a run created from the form (validated with ringmaster run's parsers, then the server's, each message under its field in the form's words) reaches completed on its card", async () => {
     const dir = t.serve.workspace();
     const page = await openPage(t.browser, `${t.serve.url}/new`);
     await page.locator('#f-agent option[value="command"]').waitFor({ state: 'attached' });
@@ -52,11 +52,12 @@ describe('runs from the dashboard', () => {
     await page.fill('#f-agentCommand', planAgent('gate,complete'));
     await page.fill('#f-maxRuntime', '4 hours');
     await page.getByRole('button', { name: 'Start run' }).click();
-    expect(await page.getByTestId('error-maxRuntime').textContent()).toBe(`flag --max-runtime: loop.max_runtime: expected a duration like 90s, 5m or 4h (or 'none'), got "4 hours"`);
+    expect(await page.getByTestId('error-maxRuntime').textContent()).toBe(`Max runtime: expected a duration like 90s, 5m or 4h (or 'none'), got "4 hours"`);
     await page.fill('#f-maxRuntime', '10m');
     await page.getByRole('button', { name: 'Start run' }).click();
     await page.getByTestId('error-workspace').waitFor();
-    expect(await page.getByTestId('error-workspace').textContent()).toBe(`workspace: not a directory: ${dir}/nope`);
+    expect(await page.getByTestId('error-workspace').textContent()).toBe(`Workspace: not a directory: ${dir}/nope`);
+    expect(await page.getByTestId('server-error').count()).toBe(0);
 
     await page.fill('#f-workspace', dir);
     await page.fill('#f-maxIterations', '5');

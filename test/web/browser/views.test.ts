@@ -1,6 +1,6 @@
 // The dashboard's views on real runs of a real `ringmaster serve`: a run page with 100,000 lines of output
 // (follow, scroll up, jump back, search, ANSI colours), a structured agent's markdown and tool calls, the
-// iterations table, the cost projection, a checkpoint's diff, board filters kept in the URL, keyboard
+// iterations table (an iteration's diff), the cost projection, a checkpoint's diff, board filters kept in the URL, keyboard
 // navigation, phone width and the dark theme. Screenshots go to artifactsDir().
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { launchBrowser, openPage, screenshot, ServeProcess, until } from './harn
 
 let serve: ServeProcess;
 let browser: Browser;
-const runs: Record<'flood' | 'claude' | 'quick', { id: string; dir: string }> = { flood: { id: '', dir: '' }, claude: { id: '', dir: '' }, quick: { id: '', dir: '' } };
+const runs: Record<'flood' | 'claude' | 'quick' | 'three', { id: string; dir: string }> = { flood: { id: '', dir: '' }, claude: { id: '', dir: '' }, quick: { id: '', dir: '' }, three: { id: '', dir: '' } };
 
 // 100,000 lines, every tenth green, then it waits for .gate before it signals completion.
 const FLOOD = `#!/bin/sh
@@ -19,6 +19,13 @@ cat >/dev/null
 awk 'BEGIN { for (i = 1; i <= 100000; i++) if (i % 10 == 0) printf "\\033[32mline %d ok\\033[0m\\n", i; else printf "line %d\\n", i }'
 while [ ! -e .gate ]; do sleep 0.05; done
 echo '<promise>COMPLETE</promise>'
+`;
+
+// Three iterations of 300 lines each; only the first prints the needle.
+const THREE = `#!/bin/sh
+cat >/dev/null
+n=$(( $(cat .n 2>/dev/null || echo 0) + 1 )); echo $n > .n
+awk -v n=$n 'BEGIN { for (i = 1; i <= 300; i++) printf "iteration %d line %d\\n", n, i; if (n == 1) print "needle only in one" }'
 `;
 
 beforeAll(async () => {
@@ -32,10 +39,13 @@ beforeAll(async () => {
   runs.flood = await create(flood, { prompt: 'Print a flood of lines', agent_command: [join(flood, 'flood.sh')], max_iterations: 1 });
   runs.claude = await create(serve.workspace({ 'README.md': 'hello\n', '.claude-plan': 'work,work,gate' }), { prompt: 'Fix the failing test', agent: 'claude', max_cost: 5, max_iterations: 40, checkpoint_interval: 1 });
   runs.quick = await create(serve.workspace(), { prompt: 'Write the README', agent_command: planAgent('ok,complete'), checkpoint_interval: 1 });
-  await until('the claude run at its third iteration and the quick run done', async () => {
+  const three = serve.workspace({ 'three.sh': THREE });
+  chmodSync(join(three, 'three.sh'), 0o755);
+  runs.three = await create(three, { prompt: 'Three iterations', agent_command: [join(three, 'three.sh')], max_iterations: 3 });
+  await until('the claude run at its third iteration, the quick and three runs done', async () => {
     const claude = await serve.api<{ run: { last_iteration: number } }>(`/api/runs/${runs.claude.id}`);
-    const quick = await serve.api<{ run: { status: string } }>(`/api/runs/${runs.quick.id}`);
-    return claude.run.last_iteration === 3 && quick.run.status === 'completed' ? true : null;
+    const done = await Promise.all([runs.quick.id, runs.three.id].map((id) => serve.api<{ run: { status: string } }>(`/api/runs/${id}`)));
+    return claude.run.last_iteration === 3 && done.every((d) => d.run.status === 'stopped' || d.run.status === 'completed') ? true : null;
   });
 });
 
@@ -82,14 +92,47 @@ describe('run page', () => {
     await page.context().close();
   });
 
+  it("the run's whole output: earlier iterations come in as the user scrolls up, with how each ended; search finds what only iteration 1 printed", async () => {
+    const page = await openPage(browser, `${serve.url}/runs/${runs.three.id}`);
+    const line = (text: string) => page.getByTestId('output-line').filter({ hasText: new RegExp(`^${text}$`) });
+    await line('iteration 3 line 300').waitFor();
+    // A search over the whole run: the server says iteration 1 has it, which is loaded and the hit shown.
+    await page.keyboard.press('/');
+    await page.keyboard.type('needle only');
+    await page.getByTestId('search-count').filter({ hasText: /^1 match$/ }).waitFor();
+    await page.keyboard.press('Enter');
+    expect(await page.getByTestId('search-count').textContent()).toBe('1 of 1');
+    await page.locator('.current-match').filter({ hasText: /^needle only in one$/ }).waitFor();
+    // Every iteration is there, in order, each header saying how it ended and how long it took.
+    const scroller = page.getByTestId('output-scroll');
+    await scroller.evaluate((el) => (el.scrollTop = 0));
+    await line('iteration 1 line 1').waitFor();
+    expect(await page.getByTestId('output-count').textContent()).toBe(`${3 * 301 + 1} rows`);
+    expect(await page.getByTestId('load-earlier').count()).toBe(0);
+    expect(await page.getByTestId('output-iteration').first().textContent()).toMatch(/^Iteration 1 · \d\d?:\d\d:\d\d( [AP]M)? · done · [\d.]+m?s$/);
+    await page.context().close();
+
+    // A reload: the newest iteration first, the earlier ones as the user scrolls up to them.
+    const again = await openPage(browser, `${serve.url}/runs/${runs.three.id}`);
+    await again.getByTestId('output-line').filter({ hasText: /^iteration 3 line 300$/ }).waitFor();
+    const top = again.getByTestId('output-line').filter({ hasText: /^iteration 1 line 1$/ });
+    await until('iteration 1 scrolled into view', async () => {
+      await again.getByTestId('output-scroll').evaluate((el) => (el.scrollTop = 0));
+      return (await top.count()) > 0 ? true : null;
+    });
+    await screenshot(again, 'run-whole-output');
+    await again.context().close();
+  });
+
   it("a structured agent: markdown, tool calls with their results (ANSI), the iterations table opening an iteration's output", async () => {
     const page = await openPage(browser, `${serve.url}/runs/${runs.claude.id}`);
-    const markdown = page.getByTestId('output-text').first();
+    // The newest iteration's (the earlier ones come in above it).
+    const markdown = page.getByTestId('output-text').filter({ has: page.locator('h2', { hasText: 'Plan 3' }) });
     await markdown.waitFor();
     expect(await markdown.locator('h2').textContent()).toBe('Plan 3');
     expect(await markdown.locator('strong').textContent()).toBe('fix');
     expect(await markdown.locator('code').textContent()).toBe('src/a.ts');
-    const tool = page.getByTestId('output-tool').first();
+    const tool = page.getByTestId('output-tool').last();
     expect(await tool.locator('summary').textContent()).toBe('Bash npm testrunning…');
 
     await page.getByRole('tab', { name: 'iterations' }).click();
@@ -134,6 +177,18 @@ describe('run page', () => {
     await page.context().close();
   });
 
+  it("an iteration's row opens the files it changed and that iteration's diff", async () => {
+    const page = await openPage(browser, `${serve.url}/runs/${runs.quick.id}?tab=iterations`);
+    const files = page.getByTestId('iteration-row').first().getByTestId('files-changed');
+    await files.locator('summary').click();
+    expect(await files.locator('li').allTextContents()).toEqual(['~ .plan-agent-count', '+ .plan-agent-prompt-2']);
+    await files.getByRole('button', { name: 'show the diff' }).click();
+    const diff = files.getByTestId('diff');
+    await diff.waitFor();
+    expect(await diff.locator('.diff-file h3').allTextContents()).toEqual(['.plan-agent-count +1 −1', '.plan-agent-prompt-2 +1 −0']);
+    await page.context().close();
+  });
+
   it('an agent that reports no cost: "cost unknown" in words, no flat chart', async () => {
     const page = await openPage(browser, `${serve.url}/runs/${runs.quick.id}?tab=cost`);
     await page.getByTestId('cost-unknown').waitFor();
@@ -172,15 +227,15 @@ describe('board', () => {
     const page = await openPage(browser, serve.url);
     const summary = page.getByTestId('board-summary');
     await summary.waitFor();
-    expect(await summary.textContent()).toBe('3 runs');
+    expect(await summary.textContent()).toBe('4 runs');
     await page.keyboard.press('/');
     await page.keyboard.type('readme');
     await page.getByRole('group', { name: 'statuses' }).getByRole('button', { name: 'completed' }).click();
     await page.waitForURL((url) => url.search === '?status=completed&q=readme');
-    expect(await summary.textContent()).toBe('1 of 3 runs');
+    expect(await summary.textContent()).toBe('1 of 4 runs');
     await page.reload();
     await summary.waitFor();
-    expect(await summary.textContent()).toBe('1 of 3 runs');
+    expect(await summary.textContent()).toBe('1 of 4 runs');
     expect(await page.getByRole('searchbox', { name: 'search runs' }).inputValue()).toBe('readme');
     await page.locator('body').click({ position: { x: 5, y: 300 } });
     await page.keyboard.press('j');
@@ -216,8 +271,8 @@ describe('board', () => {
     const tabs = page.getByTestId('column-tabs');
     expect(await tabs.isVisible()).toBe(true);
     // flood is done by now (the first test opened its gate), claude still runs.
-    expect(await tabs.getByRole('button').allTextContents()).toEqual(['running 1', 'completed 2']);
-    await tabs.getByRole('button', { name: 'completed 2' }).click();
+    expect(await tabs.getByRole('button').allTextContents()).toEqual(['running 1', 'completed 3']);
+    await tabs.getByRole('button', { name: 'completed 3' }).click();
     await until('the completed column in view', async () => {
       const box = await page.getByTestId('column-completed').boundingBox();
       return box !== null && box.x >= 0 && box.x < 40 ? true : null;
@@ -230,6 +285,8 @@ describe('board', () => {
     await page.getByTestId('output-tool').first().waitFor();
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+    // The controls fold under the run's one-line summary on a phone.
+    await page.getByTestId('run-more').locator('summary').click();
     expect(await page.getByTestId('controls').getByRole('button', { name: 'Stop' }).isVisible()).toBe(true);
     await screenshot(page, 'run-phone-dark');
     await page.context().close();

@@ -14,6 +14,7 @@ import type {
   runDetailSchema,
   runItemSchema,
   runListSchema,
+  searchResultSchema,
   serverMessageSchema,
   statsSchema,
   unitSchema,
@@ -30,6 +31,7 @@ export {
   runCreatedSchema,
   runDetailSchema,
   runListSchema,
+  searchResultSchema,
   serverMessageSchema,
   statsSchema,
 } from '../../../src/server/schemas.js';
@@ -66,6 +68,9 @@ export type Checkpoint = z.infer<typeof checkpointViewSchema>;
 
 /** A task of a task loop, or a step of a workflow. */
 export type Unit = z.infer<typeof unitSchema>;
+
+/** GET /api/runs/:id/search: the iterations whose stored output contains a text. */
+export type SearchResult = z.infer<typeof searchResultSchema>;
 
 /** GET /api/stats. */
 export type Stats = z.infer<typeof statsSchema>;

@@ -12,6 +12,7 @@ import {
   runCreatedSchema,
   runDetailSchema,
   runListSchema,
+  searchResultSchema,
   statsSchema,
   type Agent,
   type AgentActivity,
@@ -22,6 +23,7 @@ import {
   type RunEvent,
   type RunItem,
   type RunRequest,
+  type SearchResult,
   type Stats,
 } from './api-types.js';
 import { noteSignedOut, noteStatus } from './session.js';
@@ -145,9 +147,22 @@ export async function iterationActivity(id: string, iteration: number): Promise<
   return { activity, truncated: true };
 }
 
+/** GET /api/runs/:id/search: the iterations (before `before`, when given) whose stored output contains `query`. */
+export function searchOutput(id: string, query: string, before?: number): Promise<SearchResult> {
+  const q = new URLSearchParams({ q: query });
+  if (before !== undefined) q.set('before', String(before));
+  return json(searchResultSchema, `${run(id)}/search?${q.toString()}`);
+}
+
 /** GET /api/runs/:id/checkpoints/:sha/diff: the unified diff of one checkpoint commit. */
 export async function checkpointDiff(id: string, sha: string): Promise<string> {
   const response = await request(`${run(id)}/checkpoints/${encodeURIComponent(sha)}/diff`, { headers: { accept: 'text/plain' } });
+  return response.text();
+}
+
+/** GET /api/runs/:id/iterations/:n/diff: what one iteration changed, as a unified diff. */
+export async function iterationDiff(id: string, iteration: number): Promise<string> {
+  const response = await request(`${run(id)}/iterations/${iteration}/diff`, { headers: { accept: 'text/plain' } });
   return response.text();
 }
 

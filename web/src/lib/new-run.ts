@@ -1,5 +1,6 @@
 // The new-run form: its fields (the options of `ringmaster run`), their validation with the CLI's own
-// setting parsers (so the messages are the CLI's, word for word), and the request body it sends.
+// setting parsers (their problem, said with the form's field name instead of the CLI's flag), the defaults an
+// empty field gives, and the request body it sends.
 import { settingOfFlag, settingProblem } from '../../../src/config/settings.js';
 import type { RunRequest } from '../api/api-types.js';
 
@@ -28,6 +29,8 @@ export interface NewRunForm {
   idleTimeout: string;
   iterationTimeout: string;
   checkpointInterval: string;
+  /** --no-progress-after: stop after N iterations in a row that changed no file. */
+  noProgressAfter: string;
   /** The verify gate (--verify, --verify-timeout, --verify-each). */
   verify: string;
   verifyTimeout: string;
@@ -59,6 +62,7 @@ export const EMPTY_FORM: NewRunForm = {
   idleTimeout: '',
   iterationTimeout: '',
   checkpointInterval: '',
+  noProgressAfter: '',
   verify: '',
   verifyTimeout: '',
   verifyEach: false,
@@ -66,41 +70,94 @@ export const EMPTY_FORM: NewRunForm = {
   sandbox: false,
 };
 
+/** What each field is called on the form (messages name fields this way, not by the CLI's flags). */
+export const FIELD_LABELS: Record<keyof NewRunForm, string> = {
+  workspace: 'Workspace',
+  promptKind: 'Prompt',
+  prompt: 'Prompt',
+  promptFile: 'Prompt file',
+  procedure: 'Procedure',
+  workflow: 'Workflow',
+  message: 'Message',
+  context: 'Extra context',
+  agent: 'Agent',
+  agentCommand: 'Agent command',
+  model: 'Model',
+  maxIterations: 'Max iterations',
+  unlimited: 'Unlimited',
+  maxRuntime: 'Max runtime',
+  maxCost: 'Max cost',
+  failureThreshold: 'Failure threshold',
+  cooldown: 'Cooldown',
+  idleTimeout: 'Idle timeout',
+  iterationTimeout: 'Iteration timeout',
+  checkpointInterval: 'Checkpoint interval',
+  noProgressAfter: 'Stop on no progress after',
+  verify: 'Verify command',
+  verifyTimeout: 'Verify timeout',
+  verifyEach: 'Check after every iteration',
+  worktree: 'Worktree',
+  sandbox: 'Sandbox',
+};
+
+/**
+ * What an empty field gives on a run created through the server (manager.defaults and the loop's built-in defaults,
+ * as src/config/settings.ts declares them; test/web/new-run.test.ts holds them to it), unless the workspace's or the
+ * server's configuration sets another value.
+ */
+export const EMPTY_GIVES = {
+  maxIterations: '100',
+  maxRuntime: '4h',
+  maxCost: '300',
+  failureThreshold: '5',
+  cooldown: '5s',
+  idleTimeout: '30m',
+  iterationTimeout: 'none',
+  checkpointInterval: '5',
+  noProgressAfter: '0',
+  verifyTimeout: '10m',
+} as const satisfies Partial<Record<keyof NewRunForm, string>>;
+
 /** Field name -> the message to show under it. */
 export type FormErrors = Partial<Record<keyof NewRunForm, string>>;
 
 /** The result of validating the form: a request body, or the messages to show. */
 export type Validated = { ok: true; body: RunRequest } | { ok: false; errors: FormErrors };
 
-/** Checks one value with the setting of a `ringmaster run` flag; returns the CLI's message on failure. */
-function check(flag: string, raw: string): string | null {
+/** A problem with a field, in the form's words: its name, then what is wrong. */
+export function fieldMessage(field: keyof NewRunForm, problem: string): string {
+  return `${FIELD_LABELS[field]}: ${problem}`;
+}
+
+/** Checks one field with the setting of its `ringmaster run` flag; returns the problem in the form's words. */
+function check(field: keyof NewRunForm, flag: string, raw: string): string | null {
   const setting = settingOfFlag(flag);
   if (setting === undefined) throw new Error(`no setting for ${flag}`);
   const problem = settingProblem(setting, raw);
-  return problem === null ? null : `flag ${flag}: ${setting.key}: ${problem}`;
+  return problem === null ? null : fieldMessage(field, problem);
 }
 
 /** Validates the form like `ringmaster run` validates its flags, and builds the POST /api/runs body. */
 export function validateNewRun(form: NewRunForm): Validated {
   const errors: FormErrors = {};
   const body: RunRequest = { workspace: form.workspace.trim() };
-  if (body.workspace === '') errors.workspace = 'a workspace directory is required';
+  if (body.workspace === '') errors.workspace = fieldMessage('workspace', 'a directory is required');
 
   if (form.promptKind === 'text') {
-    if (form.prompt.trim() === '') errors.prompt = 'the prompt is empty';
+    if (form.prompt.trim() === '') errors.prompt = fieldMessage('prompt', 'write what the agent should do');
     else body.prompt = form.prompt;
   } else if (form.promptKind === 'file') {
     if (form.promptFile.trim() !== '') {
-      const problem = check('--prompt-file', form.promptFile);
+      const problem = check('promptFile', '--prompt-file', form.promptFile);
       if (problem) errors.promptFile = problem;
       else body.prompt_file = form.promptFile.trim();
     }
   } else if (form.promptKind === 'workflow') {
-    if (form.workflow.trim() === '') errors.workflow = 'workflow: name a workflow, or a workflow file relative to the workspace';
+    if (form.workflow.trim() === '') errors.workflow = fieldMessage('workflow', "name a workflow, or a workflow file relative to the workspace");
     else body.workflow = form.workflow.trim();
     if (form.message.trim() !== '') body.message = form.message;
   } else if (form.procedure.trim() === '') {
-    errors.procedure = '--procedure: choose a procedure';
+    errors.procedure = fieldMessage('procedure', 'choose a procedure');
   } else {
     body.procedure = form.procedure.trim();
   }
@@ -118,6 +175,7 @@ export function validateNewRun(form: NewRunForm): Validated {
     ['iterationTimeout', '--iteration-timeout', 'iteration_timeout', 'text'],
     ['failureThreshold', '--failure-threshold', 'failure_threshold', 'number'],
     ['checkpointInterval', '--checkpoint-interval', 'checkpoint_interval', 'number'],
+    ['noProgressAfter', '--no-progress-after', 'no_progress_after', 'number'],
     ['verify', '--verify', 'verify', 'text'],
     ['verifyTimeout', '--verify-timeout', 'verify_timeout', 'text'],
   ];
@@ -125,7 +183,7 @@ export function validateNewRun(form: NewRunForm): Validated {
   for (const [field, flag, key, type] of flags) {
     const raw = (form[field] as string).trim();
     if (raw === '') continue;
-    const problem = check(flag, raw);
+    const problem = check(field, flag, raw);
     if (problem) errors[field] = problem;
     else values[key] = type === 'number' ? Number(raw) : raw;
   }
@@ -137,11 +195,11 @@ export function validateNewRun(form: NewRunForm): Validated {
   } else if (form.maxIterations.trim() !== '') {
     const raw = form.maxIterations.trim();
     const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!Number.isInteger(n) || n < 1) errors.maxIterations = `--max-iterations: expected a whole number of at least 1, got "${form.maxIterations}"`;
+    if (!Number.isInteger(n) || n < 1) errors.maxIterations = fieldMessage('maxIterations', `expected a whole number of at least 1, got "${form.maxIterations}"`);
     else body.max_iterations = n;
   }
   if (form.verifyEach) {
-    if (body.verify === undefined) errors.verifyEach = '--verify-each: give the verify command too';
+    if (body.verify === undefined) errors.verifyEach = fieldMessage('verifyEach', 'give the verify command too');
     else body.verify_each = true;
   }
   if (form.worktree) body.worktree = true;
@@ -149,10 +207,14 @@ export function validateNewRun(form: NewRunForm): Validated {
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, body };
 }
 
-/** The form field a server error is about (its messages start with the request field: `workspace: ...`, `flag max_runtime: ...`). */
-export function fieldOfServerError(message: string): keyof NewRunForm | null {
-  const match = /^(?:flag )?([a-z_]+):/.exec(message);
+/**
+ * The form field a server error is about and the problem in the form's words (the server's messages start with the
+ * request field and may name the setting: `workspace: ...`, `flag max_runtime: loop.max_runtime: ...`), or null.
+ */
+export function fieldOfServerError(message: string): { field: keyof NewRunForm; message: string } | null {
+  const match = /^(?:flag )?([a-z_]+): (?:[a-z_]+\.[a-z_.]+: )?/.exec(message);
   if (!match?.[1]) return null;
   const field = match[1].replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-  return field in EMPTY_FORM ? (field as keyof NewRunForm) : null;
+  if (!(field in EMPTY_FORM)) return null;
+  return { field: field as keyof NewRunForm, message: fieldMessage(field as keyof NewRunForm, message.slice(match[0].length)) };
 }

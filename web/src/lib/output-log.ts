@@ -139,6 +139,24 @@ export class OutputLog {
     return added;
   }
 
+  /**
+   * Puts the rows of earlier iterations' activity (all before any row here) in front, numbered below the first
+   * row's id; returns how many rows were added, or null when they would take the log past `maxItems` (nothing added).
+   */
+  prepend(batch: readonly AgentActivity[]): number | null {
+    const earlier = new OutputLog(Number.MAX_SAFE_INTEGER);
+    earlier.append(batch);
+    const rows = earlier.items;
+    if (rows.length === 0) return 0;
+    if (rows.length + this.#items.length > this.maxItems) return null;
+    const base = (this.#items[0]?.id ?? this.#nextId) - rows.length;
+    const renumbered = rows.map((row, i) => ({ ...row, id: base + i }));
+    this.#items = [...renumbered, ...this.#items];
+    this.#version++;
+    for (const listener of this.#listeners) listener();
+    return rows.length;
+  }
+
   /** Forgets every row (before loading another iteration, say). */
   clear(): void {
     this.#items = [];

@@ -26,12 +26,13 @@ export function applyToItem<R extends RunItem>(run: R, event: RunEvent): R {
   const stopping = run.transition === 'stopping' ? 'stopping' : null;
   switch (event.type) {
     case 'run_queued':
-      return { ...run, ...at, status: 'pending', label: event.label };
+      return { ...run, ...at, status: 'pending', label: event.label, queue_position: event.position };
     case 'run_started':
       return {
         ...run,
         ...at,
         status: 'running',
+        queue_position: null,
         label: event.label,
         agent: event.agent,
         limits: { ...run.limits, max_iterations: event.max_iterations },
@@ -61,7 +62,7 @@ export function applyToItem<R extends RunItem>(run: R, event: RunEvent): R {
     case 'pause_requested':
       return { ...run, ...at, transition: stopping ?? 'pausing' };
     case 'paused':
-      return { ...run, ...at, status: 'paused', transition: stopping, waiting_until: null, suspended: event.suspended };
+      return { ...run, ...at, status: 'paused', transition: stopping, waiting_until: null, suspended: event.suspended, queue_position: null };
     case 'resumed':
       return { ...run, ...at, status: run.status === 'paused' ? 'running' : run.status, transition: stopping, suspended: false };
     case 'stop_requested':
@@ -71,7 +72,7 @@ export function applyToItem<R extends RunItem>(run: R, event: RunEvent): R {
     case 'completed':
     case 'stopped':
     case 'failed':
-      return { ...run, ...at, status: event.type, stop_reason: event.stop_reason, transition: null, waiting_until: null, suspended: false, ended_at: iso(event.time) };
+      return { ...run, ...at, status: event.type, stop_reason: event.stop_reason, transition: null, waiting_until: null, suspended: false, queue_position: null, ended_at: iso(event.time) };
     case 'run_finished':
       return {
         ...run,
@@ -84,6 +85,7 @@ export function applyToItem<R extends RunItem>(run: R, event: RunEvent): R {
         transition: null,
         waiting_until: null,
         suspended: false,
+        queue_position: null,
         ended_at: iso(event.time),
       };
     default:
@@ -255,13 +257,25 @@ export function foldIntoList(runs: readonly RunItem[], events: readonly RunEvent
     const rel = relation(run.last_seq, event.seq);
     if (rel === 'next') {
       if (!catchingUp && needsRefetch(run, event)) refetch.add(run.id);
-      next[i] = applyToItem(run, event);
+      const after = applyToItem(run, event);
+      next[i] = after;
+      if (run.queue_position !== null && after.queue_position === null) closeQueueGap(next, run.queue_position);
     } else if (rel === 'ahead') {
       refetch.add(run.id);
     }
   }
   return { value: next, refetch, unknown };
 }
+
+/** A run left the queue at `place`: the runs behind it move up one (the server's queue is first in first out). */
+function closeQueueGap(runs: RunItem[], place: number): void {
+  runs.forEach((run, i) => {
+    if (run.queue_position !== null && run.queue_position > place) runs[i] = { ...run, queue_position: run.queue_position - 1 };
+  });
+}
+
+/** Events after which the runs still queued have moved up (one ahead of them started or left the queue). */
+export const QUEUE_MOVES = new Set<RunEvent['type']>(['run_started', 'paused', 'completed', 'stopped', 'failed', 'run_finished']);
 
 /** Folds a batch of events into one run's detail (events of other runs are ignored); `refetch` as in foldIntoList. */
 export function foldIntoDetail(detail: RunDetail, events: readonly RunEvent[], catchingUp = false): Folded<RunDetail> {

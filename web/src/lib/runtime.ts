@@ -43,6 +43,7 @@ const END_WORDS: Record<string, RunEnd> = {
   failure_threshold: { text: 'failed: too many failures in a row', tone: 'bad' },
   fatal_error: { text: 'failed: fatal error', tone: 'bad' },
   stalled: { text: 'stalled: no task could run', tone: 'limit' },
+  no_progress: { text: 'no progress: iterations in a row changed no file', tone: 'limit' },
   user_stop: { text: 'stopped by a person', tone: 'neutral' },
   interrupted: { text: 'interrupted', tone: 'neutral' },
 };

@@ -1,6 +1,6 @@
 // The page frame: header (capacity, today's spend, toggles, sign-out), the disconnected banner, the routes; the
 // sign-in page instead while this browser is not signed in.
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Link, Route, Switch, useLocation } from 'wouter';
 import { Board } from './board.js';
 import { ConnectionBanner } from './banner.js';
@@ -10,6 +10,7 @@ import { useStats } from './live.js';
 import { useNotificationsToggle } from './notifications.js';
 import { useTheme } from './theme.js';
 import { TodaySpend } from './budget-header.js';
+import { PHONE_QUERY, useMedia } from './use-media.js';
 
 const RunPage = lazy(() => import('./run-page.js'));
 const NewRunPage = lazy(() => import('./new-run-page.js'));
@@ -25,12 +26,23 @@ function Capacity() {
         active <strong>{driving}</strong> / {max_concurrent}
       </span>
       {pending > 0 && (
-        <span title="runs waiting for a free slot">
+        <span title="runs waiting for a free slot" className="capacity-queued">
           queued <strong>{pending}</strong>
         </span>
       )}
       <TodaySpend fallbackUsd={today_cost_usd} />
     </div>
+  );
+}
+
+/** The header's less used buttons: in a row, or on a phone in a menu (so the header takes one line). */
+function TopMenu({ phone, children }: { phone: boolean; children: ReactNode }) {
+  if (!phone) return <>{children}</>;
+  return (
+    <details className="top-menu" data-testid="top-menu">
+      <summary aria-label="menu">☰</summary>
+      <div className="top-menu-items">{children}</div>
+    </details>
   );
 }
 
@@ -41,6 +53,7 @@ export function App() {
   const [help, setHelp] = useState(false);
   const [, navigate] = useLocation();
   const signedIn = useSignedIn();
+  const phone = useMedia(PHONE_QUERY);
   const shared = { theme, toggleTheme, showHelp: () => setHelp(true) };
   if (!signedIn) {
     return (
@@ -63,18 +76,21 @@ export function App() {
         <Capacity />
         <nav className="top-actions">
           <button type="button" onClick={() => navigate('/new')} className="primary">
-            New run
+            <span className="wide-only">New run</span>
+            <span className="phone-only">+ New</span>
           </button>
-          <button type="button" onClick={toggleNotifications} aria-pressed={notifying} title={notifyProblem ?? 'notify when a run completes, fails or waits on a usage limit'} disabled={notifyProblem !== null && !notifying}>
-            {notifying ? 'Notifications on' : 'Notify me'}
-          </button>
-          <button type="button" onClick={toggleTheme} aria-label={`switch to ${theme === 'dark' ? 'light' : 'dark'} theme`} title="theme (t)">
-            {theme === 'dark' ? '☀' : '☾'}
-          </button>
-          <button type="button" onClick={() => setHelp(true)} aria-label="keyboard shortcuts" title="keyboard shortcuts (?)">
-            ?
-          </button>
-          <SignOutButton />
+          <TopMenu phone={phone}>
+            <button type="button" onClick={toggleNotifications} aria-pressed={notifying} title={notifyProblem ?? 'notify when a run completes, fails or waits on a usage limit'} disabled={notifyProblem !== null && !notifying}>
+              {notifying ? 'Notifications on' : 'Notify me'}
+            </button>
+            <button type="button" onClick={toggleTheme} aria-label={`switch to ${theme === 'dark' ? 'light' : 'dark'} theme`} title="theme (t)">
+              {theme === 'dark' ? '☀' : '☾'}
+            </button>
+            <button type="button" onClick={() => setHelp(true)} aria-label="keyboard shortcuts" title="keyboard shortcuts (?)">
+              ?
+            </button>
+            <SignOutButton />
+          </TopMenu>
         </nav>
       </header>
       <ConnectionBanner />

@@ -1,11 +1,12 @@
 // The board: every run in columns by status with counts, filters kept in the URL, keyboard navigation.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import type { RunItem, RunStatus } from '../api/api-types.js';
 import { COLUMNS, filterOptions, formatFilters, groupRuns, parseFilters, type Column, type Filters } from '../lib/board.js';
 import { useRuns, type RunsData } from './live.js';
 import { RunCard, baseName } from './run-card.js';
+import { PHONE_QUERY, useMedia } from './use-media.js';
 import { useShortcuts } from './use-shortcuts.js';
 
 function BoardColumn({ column, data, selectedId }: { column: Column; data: RunsData | undefined; selectedId: string | null }) {
@@ -50,9 +51,12 @@ function FilterBar({ filters, runs, setFilters, searchRef }: { filters: Filters;
     const statuses = filters.statuses.includes(status) ? filters.statuses.filter((s) => s !== status) : [...filters.statuses, status];
     setFilters({ ...filters, statuses });
   };
+  const phone = useMedia(PHONE_QUERY);
+  const chosen = (filters.workspace === '' ? 0 : 1) + (filters.agent === '' ? 0 : 1) + filters.statuses.length;
   return (
     <div className="filters" role="search">
       <input ref={searchRef} type="search" placeholder="Search runs (/)" aria-label="search runs" value={filters.text} onChange={(e) => setFilters({ ...filters, text: e.target.value })} onKeyDown={(e) => e.key === 'Escape' && e.currentTarget.blur()} />
+      <Fold phone={phone} summary={`filters${chosen > 0 ? ` (${chosen})` : ''}`}>
       <select aria-label="workspace" value={filters.workspace} onChange={(e) => setFilters({ ...filters, workspace: e.target.value })}>
         <option value="">all workspaces</option>
         {options.workspaces.map((w) => (
@@ -76,7 +80,19 @@ function FilterBar({ filters, runs, setFilters, searchRef }: { filters: Filters;
           </button>
         ))}
       </div>
+      </Fold>
     </div>
+  );
+}
+
+/** On a phone the board's filters fold under one line (the column tabs below already name every status). */
+function Fold({ phone, summary, children }: { phone: boolean; summary: string; children: ReactNode }) {
+  if (!phone) return <>{children}</>;
+  return (
+    <details className="filter-more" data-testid="filter-more">
+      <summary>{summary}</summary>
+      <div className="filters">{children}</div>
+    </details>
   );
 }
 

@@ -1,10 +1,10 @@
-// The diff of one checkpoint, fetched from the server, shown per file side by side or unified
-// (react-diff-view parses git's unified diff and renders it).
+// The diff of one checkpoint, or of what one iteration changed, fetched from the server, shown per file side by side
+// or unified (react-diff-view parses git's unified diff and renders it).
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Diff, Hunk, parseDiff, type FileData } from 'react-diff-view';
 import 'react-diff-view/style/index.css';
-import { checkpointDiff } from '../api/client.js';
+import { checkpointDiff, iterationDiff } from '../api/client.js';
 
 function stats(file: FileData): { added: number; removed: number } {
   let added = 0;
@@ -18,10 +18,14 @@ function stats(file: FileData): { added: number; removed: number } {
   return { added, removed };
 }
 
-/** The diff of checkpoint `sha` of run `runId`. */
-export default function DiffView({ runId, sha }: { runId: string; sha: string }) {
+/** The diff of checkpoint `sha` of run `runId`, or of its iteration `iteration`. */
+export default function DiffView({ runId, sha, iteration }: { runId: string; sha?: string; iteration?: number }) {
   const [viewType, setViewType] = useState<'split' | 'unified'>(() => (window.matchMedia('(max-width: 720px)').matches ? 'unified' : 'split'));
-  const diff = useQuery({ queryKey: ['diff', runId, sha], queryFn: () => checkpointDiff(runId, sha), staleTime: Infinity });
+  const diff = useQuery({
+    queryKey: ['diff', runId, sha ?? `iteration-${iteration ?? 0}`],
+    queryFn: () => (sha !== undefined ? checkpointDiff(runId, sha) : iterationDiff(runId, iteration ?? 0)),
+    staleTime: Infinity,
+  });
   const files = useMemo(() => (diff.data === undefined ? [] : parseDiff(diff.data, { nearbySequences: 'zip' })), [diff.data]);
   if (diff.isPending) return <p className="muted">Loading the diff…</p>;
   if (diff.isError) return <p className="error" role="alert">Cannot load the diff: {diff.error.message}</p>;
@@ -40,7 +44,7 @@ export default function DiffView({ runId, sha }: { runId: string; sha: string })
           </button>
         </div>
       </div>
-      {files.length === 0 && <p className="muted">No changes in this checkpoint.</p>}
+      {files.length === 0 && <p className="muted">No changes in this {sha !== undefined ? 'checkpoint' : 'iteration'}.</p>}
       {files.map((file) => {
         const { added, removed } = stats(file);
         const path = file.type === 'delete' ? file.oldPath : file.newPath;

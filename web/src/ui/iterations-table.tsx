@@ -1,10 +1,11 @@
-// The iterations of a run: status, duration, tokens, cost, exit, the verify gate's check, files changed, checkpoint;
-// a row opens its output.
+// The iterations of a run: status, duration, tokens, cost, exit, the verify gate's check, files changed (with the
+// iteration's diff), checkpoint; a row opens its output.
+import { lazy, Suspense, useState } from 'react';
 import type { Checkpoint, Iteration } from '../api/api-types.js';
 import { count, elapsed, usd } from '../lib/format.js';
 
 /** The iterations table (newest first). */
-export function IterationsTable({ iterations, checkpoints, onOpen }: { iterations: Iteration[]; checkpoints: Checkpoint[]; onOpen: (iteration: number) => void }) {
+export function IterationsTable({ runId, iterations, checkpoints, onOpen }: { runId: string; iterations: Iteration[]; checkpoints: Checkpoint[]; onOpen: (iteration: number) => void }) {
   const commits = new Map(checkpoints.filter((c) => c.commit_sha !== null).map((c) => [c.iteration, c.commit_sha ?? '']));
   if (iterations.length === 0) return <p className="muted pad">No iterations yet.</p>;
   // The verify column only for runs whose gate checked something (run --verify).
@@ -46,7 +47,7 @@ export function IterationsTable({ iterations, checkpoints, onOpen }: { iteration
               <td className="num">{it.exit_code ?? it.exit_signal ?? '-'}</td>
               {verified && <VerifyCell check={it.verify} />}
               <td>
-                <FilesChanged iteration={it} />
+                <FilesChanged runId={runId} iteration={it} />
               </td>
               <td>
                 <code>{commits.get(it.number)?.slice(0, 10) ?? ''}</code>
@@ -62,8 +63,11 @@ export function IterationsTable({ iterations, checkpoints, onOpen }: { iteration
 
 const MARK = { added: '+', modified: '~', deleted: '-' } as const;
 
-/** The files an iteration changed: a count that opens the list (and the ref of a discarded attempt). */
-function FilesChanged({ iteration }: { iteration: Iteration }) {
+const DiffView = lazy(() => import('./diff-view.js'));
+
+/** The files an iteration changed: a count that opens the list (and the ref of a discarded attempt), and its diff. */
+function FilesChanged({ runId, iteration }: { runId: string; iteration: Iteration }) {
+  const [diff, setDiff] = useState(false);
   const files = iteration.files_changed;
   const total = iteration.files_changed_total;
   if (files === null || total === null) return null;
@@ -84,6 +88,16 @@ function FilesChanged({ iteration }: { iteration: Iteration }) {
         ))}
         {total > files.length && <li className="muted">and {total - files.length} more</li>}
       </ul>
+      {iteration.tree_before !== null && iteration.tree_after !== null && (
+        <button type="button" className="small" aria-pressed={diff} onClick={() => setDiff(!diff)}>
+          {diff ? 'hide the diff' : 'show the diff'}
+        </button>
+      )}
+      {diff && (
+        <Suspense fallback={<p className="muted">Loading…</p>}>
+          <DiffView runId={runId} iteration={iteration.number} />
+        </Suspense>
+      )}
     </details>
   );
 }

@@ -10,7 +10,7 @@ import { LiveConnection, liveUrl, type LinkState } from '../api/live.js';
 import { notificationFor } from '../lib/notify.js';
 import { toolSummary } from '../lib/output-log.js';
 import { RunActivity, type RunNow } from '../lib/run-activity.js';
-import { ACTIVE, foldIntoDetail, foldIntoList } from '../lib/run-reducer.js';
+import { ACTIVE, foldIntoDetail, foldIntoList, QUEUE_MOVES } from '../lib/run-reducer.js';
 import type { RunEvent } from '../api/api-types.js';
 import { notificationsEnabled } from './notifications.js';
 
@@ -62,6 +62,15 @@ export interface Live {
 }
 
 const STATUS_EVENTS = new Set(['run_queued', 'run_started', 'paused', 'resumed', 'waiting', 'completed', 'stopped', 'failed', 'run_finished', 'cost_incurred']);
+
+/** After status events the header's numbers are fetched again, and the open pages of queued runs their place in the queue (a run ahead of them moved on). */
+function afterStatusEvents(queryClient: QueryClient, events: readonly RunEvent[]): void {
+  if (events.some((e) => STATUS_EVENTS.has(e.type))) void queryClient.invalidateQueries({ queryKey: STATS_KEY });
+  if (!events.some((e) => QUEUE_MOVES.has(e.type))) return;
+  for (const [key, data] of queryClient.getQueriesData<DetailData>({ queryKey: ['run'] })) {
+    if (data?.detail.run.queue_position != null) void queryClient.invalidateQueries({ queryKey: key });
+  }
+}
 
 // eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
 function createLive(queryClient: QueryClient, openedAt: number): Live {
@@ -124,7 +133,7 @@ function createLive(queryClient: QueryClient, openedAt: number): Live {
       });
       if (detailStale) void queryClient.invalidateQueries({ queryKey: runKey(id) });
     }
-    if (events.some((e) => STATUS_EVENTS.has(e.type))) void queryClient.invalidateQueries({ queryKey: STATS_KEY });
+    afterStatusEvents(queryClient, events);
     for (const event of events) if (event.type === 'run_finished') activity.forget(event.run_id);
     if (notificationsEnabled()) {
       const runs = queryClient.getQueryData<RunsData>(RUNS_KEY)?.runs ?? [];
@@ -252,8 +261,14 @@ export function useRun(id: string) {
       live.connection.seed(id, detail.run.last_seq);
       return { detail, fetchedAt: Date.now() };
     },
+    // A queued run's place moves when runs ahead of it start or leave: events of runs this page does not follow
+    // do not reach it, so it asks again while the run waits in the queue.
+    refetchInterval: (query) => (query.state.data?.detail.run.queue_position == null ? false : QUEUE_POLL_MS),
   });
 }
+
+/** How often the page of a queued run asks for its place in the queue. */
+const QUEUE_POLL_MS = 2000;
 
 /** The newest iteration of a run as its cached detail knows it, read when called (not on render). */
 export function useLatestIteration(id: string): () => number {

@@ -1,11 +1,12 @@
 // The new-run form: the options of `ringmaster run`, checked as the CLI checks them before anything is
-// sent, then by the server (whose message is shown as is). Empty fields leave the server's defaults.
+// sent, then by the server (its message shown under the field it names, in the form's words). Empty fields leave
+// the server's defaults, which their placeholders show.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { RunRequest } from '../api/api-types.js';
 import { createRun, listAgents } from '../api/client.js';
-import { EMPTY_FORM, fieldOfServerError, validateNewRun, type FormErrors, type NewRunForm } from '../lib/new-run.js';
+import { EMPTY_FORM, EMPTY_GIVES, fieldOfServerError, validateNewRun, type FormErrors, type NewRunForm } from '../lib/new-run.js';
 
 /** The prompt's sources, as the radio buttons say them. */
 const PROMPT_KINDS: Record<NewRunForm['promptKind'], string> = {
@@ -15,15 +16,16 @@ const PROMPT_KINDS: Record<NewRunForm['promptKind'], string> = {
   workflow: 'workflow (ringmaster workflow run)',
 };
 
-/** The limit fields after max iterations: name, label, placeholder (an example value), hint. */
-const LIMIT_FIELDS: ReadonlyArray<[keyof NewRunForm, string, string, string | undefined]> = [
-  ['maxRuntime', 'Max runtime', '4h', '90s, 5m, 4h, 1h30m'],
-  ['maxCost', 'Max cost (USD)', '20', undefined],
-  ['failureThreshold', 'Failure threshold', '3', 'consecutive failed iterations before the run aborts'],
-  ['cooldown', 'Cooldown', '0s', undefined],
-  ['idleTimeout', 'Idle timeout', '30m', undefined],
-  ['iterationTimeout', 'Iteration timeout', 'none', undefined],
-  ['checkpointInterval', 'Checkpoint interval', '5', 'git checkpoint every N iterations, 0 = off'],
+/** The limit fields after max iterations: name, label, hint. Their placeholder is what an empty field gives. */
+const LIMIT_FIELDS: ReadonlyArray<[keyof typeof EMPTY_GIVES, string, string | undefined]> = [
+  ['maxRuntime', 'Max runtime', '90s, 5m, 4h, 1h30m or none'],
+  ['maxCost', 'Max cost (USD)', undefined],
+  ['failureThreshold', 'Failure threshold', 'consecutive failed iterations before the run aborts'],
+  ['cooldown', 'Cooldown', 'pause between iterations'],
+  ['idleTimeout', 'Idle timeout', 'stop an iteration silent this long'],
+  ['iterationTimeout', 'Iteration timeout', undefined],
+  ['checkpointInterval', 'Checkpoint interval', 'git checkpoint every N iterations, 0 = off'],
+  ['noProgressAfter', 'Stop on no progress after', 'iterations in a row that changed no file (git workspace), 0 = off'],
 ];
 
 function Field({ label, name, errors, hint, children }: { label: string; name: keyof NewRunForm; errors: FormErrors; hint?: string; children: ReactNode }) {
@@ -54,8 +56,8 @@ export default function NewRunPage() {
     // The board learns of the new run from its first event; the run page loads it.
     onSuccess: (created) => navigate(`/runs/${encodeURIComponent(created.id)}`),
     onError: (error) => {
-      const field = fieldOfServerError(error.message);
-      if (field !== null) setErrors((e) => ({ ...e, [field]: error.message }));
+      const found = fieldOfServerError(error.message);
+      if (found !== null) setErrors((e) => ({ ...e, [found.field]: found.message }));
     },
   });
   const set = <K extends keyof NewRunForm>(key: K, value: NewRunForm[K]) => setForm((f) => ({ ...f, [key]: value }));
@@ -150,14 +152,15 @@ export default function NewRunPage() {
       <fieldset className="limits">
         <legend>Limits</legend>
         <Field label="Max iterations" name="maxIterations" errors={errors}>
-          <input id="f-maxIterations" name="maxIterations" inputMode="numeric" value={form.maxIterations} disabled={form.unlimited} onChange={(e) => set('maxIterations', e.target.value)} aria-invalid={errors.maxIterations ? true : undefined} />
+          <input id="f-maxIterations" name="maxIterations" inputMode="numeric" placeholder={EMPTY_GIVES.maxIterations} value={form.maxIterations} disabled={form.unlimited} onChange={(e) => set('maxIterations', e.target.value)} aria-invalid={errors.maxIterations ? true : undefined} />
           <label className="inline">
             <input type="checkbox" checked={form.unlimited} onChange={(e) => set('unlimited', e.target.checked)} /> unlimited
           </label>
         </Field>
-        {LIMIT_FIELDS.map(([name, label, placeholder, hint]) => (
+        <p className="muted limits-note">An empty field gives the server&apos;s default, shown greyed (unless the workspace&apos;s config sets one).</p>
+        {LIMIT_FIELDS.map(([name, label, hint]) => (
           <Field key={name} label={label} name={name} errors={errors} hint={hint}>
-            {text(name, { placeholder })}
+            {text(name, { placeholder: EMPTY_GIVES[name] })}
           </Field>
         ))}
       </fieldset>
@@ -166,8 +169,8 @@ export default function NewRunPage() {
         <Field label="Verify command (--verify)" name="verify" errors={errors} hint="must exit 0 in the workspace before a claimed completion ends the run (split like a shell line, run without a shell)">
           {text('verify', { placeholder: 'npm test' })}
         </Field>
-        <Field label="Verify timeout" name="verifyTimeout" errors={errors} hint="default 10m">
-          {text('verifyTimeout', { placeholder: '10m' })}
+        <Field label="Verify timeout" name="verifyTimeout" errors={errors}>
+          {text('verifyTimeout', { placeholder: EMPTY_GIVES.verifyTimeout })}
         </Field>
         <Field label="Check after every iteration (--verify-each)" name="verifyEach" errors={errors} hint="not only when the agent claims completion">
           <input id="f-verifyEach" name="verifyEach" type="checkbox" checked={form.verifyEach} onChange={(e) => set('verifyEach', e.target.checked)} />
@@ -179,7 +182,7 @@ export default function NewRunPage() {
       <label className="inline">
         <input type="checkbox" checked={form.sandbox} onChange={(e) => set('sandbox', e.target.checked)} /> run every agent in an OS sandbox (--sandbox)
       </label>
-      {create.isError && (
+      {create.isError && fieldOfServerError(create.error.message) === null && (
         <p className="error" role="alert" data-testid="server-error">
           {create.error.message}
         </p>

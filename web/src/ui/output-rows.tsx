@@ -1,6 +1,7 @@
 // How each row of the output view looks: iteration headers, markdown blocks, collapsible tool calls,
 // raw lines with ANSI colours.
 import { memo } from 'react';
+import type { Iteration } from '../api/api-types.js';
 import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { ansiSegments } from '../lib/ansi.js';
@@ -58,16 +59,42 @@ function formatInput(input: string): string {
   }
 }
 
-/** One row of the output view. */
-export const OutputRow = memo(function OutputRow({ item, current }: { item: OutputItem; current: boolean }) {
+/** How an iteration ended, in words, for its header in the output. */
+const OUTCOME: Record<Iteration['status'], string> = {
+  running: 'running…',
+  success: 'done',
+  complete: 'signalled completion',
+  failure: 'failed',
+  waiting: 'hit a usage limit',
+  interrupted: 'interrupted',
+};
+
+/** An iteration's header: its number and start, then (from its row) how it ended and how long it took. */
+function IterationHeader({ item, header, className }: { item: Extract<OutputItem, { kind: 'iteration' }>; header: Iteration | undefined; className: string }) {
+  const ended = header !== undefined && header.status !== 'running';
+  return (
+    <div className={`row-iteration${className}`} data-testid="output-iteration">
+      Iteration {item.iteration} · {new Date(item.time).toLocaleTimeString()}
+      {header !== undefined && (
+        <>
+          {' · '}
+          <span className={`outcome outcome-${header.status}`} data-testid="iteration-outcome">
+            {OUTCOME[header.status]}
+            {header.error_kind !== null && header.error_kind !== 'none' && header.status !== 'interrupted' ? ` (${header.error_kind})` : ''}
+          </span>
+          {ended && header.duration_ms !== null && <> · {elapsed(header.duration_ms)}</>}
+        </>
+      )}
+    </div>
+  );
+}
+
+/** One row of the output view (`header`: the iteration's row, for an iteration header). */
+export const OutputRow = memo(function OutputRow({ item, current, header }: { item: OutputItem; current: boolean; header?: Iteration | undefined }) {
   const className = current ? ' current-match' : '';
   switch (item.kind) {
     case 'iteration':
-      return (
-        <div className={`row-iteration${className}`} data-testid="output-iteration">
-          Iteration {item.iteration} · {new Date(item.time).toLocaleTimeString()}
-        </div>
-      );
+      return <IterationHeader item={item} header={header} className={className} />;
     case 'text':
       return (
         <div className={`row-text${className}`} data-testid="output-text">

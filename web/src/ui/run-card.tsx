@@ -73,6 +73,16 @@ export function EndReason({ run }: { run: RunItem }) {
   );
 }
 
+/** A queued run's place in the queue (the server's; kept right as runs ahead of it start or leave). */
+export function QueuePlace({ run }: { run: RunItem }) {
+  if (run.status !== 'pending' || run.queue_position === null) return null;
+  return (
+    <div className="queue-place" data-testid="queue-place" title="runs start first in first out as slots free up (manager.max_concurrent)">
+      #{run.queue_position} in queue
+    </div>
+  );
+}
+
 /** A run card. `selected` is the keyboard selection. */
 export const RunCard = memo(function RunCard({ run, fetchedAt, selected }: { run: RunItem; fetchedAt: number; selected: boolean }) {
   const label = stateLabel(run);
@@ -103,6 +113,7 @@ export const RunCard = memo(function RunCard({ run, fetchedAt, selected }: { run
       </div>
       {run.status === 'waiting' && until !== null && <Countdown until={until} />}
       <Frozen run={run} />
+      <QueuePlace run={run} />
       <Meter value={fraction(run.iterations, run.limits.max_iterations)} label="iterations used" />
       <div className="card-row">
         <span title={run.cost_unknown ? COST_UNKNOWN_WHY : 'cost so far'}>{costText(run.cost_usd, run.cost_unknown)}</span>

@@ -2,11 +2,11 @@
 // stdin, checks off the first open task of TODO.md by writing a file for it, and signals completion once
 // every task is done. State lives in the workspace's files, exactly like a real Ralph loop. A prompt about
 // prd.json (the `ralph` workflow) in a workspace that has one works through its user stories instead; a task
-// loop's prompt ("# Task ID: title") is answered by doing that one task (scripted-tasks.ts).
+// loop's prompt ("# Task ID: title") is answered by doing that one task (tasks.ts).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { prdIteration } from './scripted-prd.js';
-import { taskIteration, taskOfPrompt } from './scripted-tasks.js';
+import { prdIteration } from './prd.js';
+import { taskIteration, taskOfPrompt } from './tasks.js';
 
 const delayMs = Number(process.env.RINGMASTER_SCRIPTED_DELAY_MS ?? '400');
 

@@ -1,0 +1,62 @@
+// A checkpoint of the tree change tracking just wrote (the finished iteration's after-tree): `commit-tree` +
+// `update-ref`, then the run's private index (whose entries are that tree) put in place of the real index, which
+// leaves the state `git add` + `git commit -- <workspace>` would. Taken only when that is provably the same as the
+// plumbing checkpoint (checkpoint.ts): the real index unchanged since the private one was seeded from it or installed
+// over it, HEAD where the last checkpoint left it, nothing changed outside the directory or under its .ringmaster/.
+// Anything else answers null and the caller takes the full path.
+import type { CheckpointResult } from './checkpoint.js';
+import { git } from './git-exec.js';
+import { lockIndex } from './index-lock-file.js';
+import { identityEnv } from './repo.js';
+import { indexStamp, type WorkIndex } from './work-index.js';
+
+async function readHead(dir: string): Promise<{ commit: string; tree: string } | null> {
+  const out = await git(dir, ['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}'], { okExitCodes: [128] });
+  if (out.exitCode !== 0) return null;
+  const [commit = '', tree = ''] = out.stdout.split('\n');
+  return { commit, tree };
+}
+
+/** True when every path that differs between the two trees is under the directory and outside its .ringmaster/. */
+async function onlyUnder(index: WorkIndex, from: string, to: string): Promise<boolean> {
+  const out = await git(index.dir, ['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, to]);
+  const own = `${index.prefix}.ringmaster/`;
+  return out.stdout.split('\0').every((p) => p === '' || (p.startsWith(index.prefix) && !p.startsWith(own)));
+}
+
+/** Commits the tree `index` holds as a checkpoint with `message`; null when this is not the fast case. */
+export async function checkpointSettled(index: WorkIndex, message: string): Promise<CheckpointResult | null> {
+  const settled = index.settled;
+  if (settled === null || settled.own || index.realStamp === null) return null;
+  const [head, identity] = await Promise.all([index.head ?? readHead(index.dir), index.identity ?? identityEnv(index.dir)]);
+  index.identity = identity;
+  if (head === null) return null;
+  if (settled.tree === head.tree) return { committed: false, sha: head.commit, message };
+  // From the tree before the iteration, the iteration's own diff says it; otherwise git does.
+  if (settled.before !== head.tree && !(await onlyUnder(index, head.tree, settled.tree))) return null;
+  // Under index.lock no git writes the real index: it is compared, and replaced, while the lock is held.
+  const lock = await lockIndex(index.real);
+  try {
+    if ((await indexStamp(index.real)) !== index.realStamp) {
+      index.stale = true;
+      index.head = null;
+      await lock.release();
+      return null;
+    }
+    const commit = (await git(index.dir, ['-c', 'commit.gpgsign=false', 'commit-tree', settled.tree, '-p', head.commit, '-m', message], { env: identity })).stdout.trim();
+    // HEAD moved meanwhile (a commit without the index, e.g. `git commit-tree` + `update-ref`): the full path decides.
+    const moved = await git(index.dir, ['update-ref', '-m', `commit: ${message}`, 'HEAD', commit, head.commit], { okExitCodes: [128] });
+    if (moved.exitCode !== 0) {
+      index.head = null;
+      await lock.release();
+      return null;
+    }
+    await lock.commit(index.work);
+    index.realStamp = await indexStamp(index.real);
+    index.head = { commit, tree: settled.tree };
+    return { committed: true, sha: commit, message };
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}

@@ -1,0 +1,106 @@
+// The private index a run keeps for each directory it tracks (a temporary file seeded from the worktree's real index):
+// change tracking stages the directory into it and writes its trees (its stat data and untracked cache spare hashing
+// unchanged files and re-reading unchanged directories), and a checkpoint of the tree it holds is then only
+// `commit-tree` + `update-ref` with this index installed as the real one (work-checkpoint.ts).
+import { rm, stat } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import { git } from './git-exec.js';
+import { copyIndexFile } from './index-lock-file.js';
+import { tempIndexPath } from './changes.js';
+import { diffLooseTrees, parseNameStatus, type StagedDiff } from './tree-diff.js';
+
+/** The tree the index holds after a snapshot, with what changed since the tree before it. */
+export interface SettledTree {
+  before: string;
+  tree: string;
+  own: boolean;
+}
+
+/** The real index file as last seen (inode, size, modification time in ns): it changed when this differs. */
+export async function indexStamp(file: string): Promise<string | null> {
+  try {
+    const st = await stat(file, { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
+
+/** One directory's private index for a run. */
+export interface WorkIndex {
+  readonly dir: string;
+  /** The worktree's real index file. */
+  readonly real: string;
+  /** The private index file. */
+  readonly work: string;
+  /** The directory's path in the repository ('' at its top, else ending in '/'). */
+  readonly prefix: string;
+  /** The real index's stamp when the private one was last seeded from it or installed over it (null: unknown). */
+  realStamp: string | null;
+  /**
+   * The real index changed since (a git of the user's or the agent's, a `git status` refreshing it): a checkpoint
+   * found it so; `reseed` before the next snapshot makes the next checkpoint fast again.
+   */
+  stale: boolean;
+  /** The tree the private index holds since the last snapshot, until it is staged again (null: none). */
+  settled: SettledTree | null;
+  /** HEAD and its tree as the last checkpoint through this index left them (null: to be read). */
+  head: { commit: string; tree: string } | null;
+  /** The committer identity env for checkpoints (read once). */
+  identity: Record<string, string> | null;
+  /** Seeds the private index from the real one again (the tree it held is gone: the next snapshot stages). */
+  reseed(): Promise<void>;
+  /** Stages the files under the directory (tracked, untracked, .gitignore respected). */
+  stage(): Promise<void>;
+  /** The tree of the private index. */
+  writeTree(): Promise<string>;
+  /** What changed between two trees under the directory (no rename detection): in process, else by git. */
+  diffTrees(before: string, after: string): Promise<StagedDiff>;
+  dispose(): Promise<void>;
+}
+
+/** Creates the private index of `dir`, seeded from its real index (none yet: an empty one). */
+export async function openWorkIndex(dir: string): Promise<WorkIndex> {
+  const [prefix = '', indexOut = '', objectsOut = ''] = (await git(dir, ['rev-parse', '--show-prefix', '--git-path', 'index', '--git-path', 'objects'])).stdout.split('\n');
+  const real = isAbsolute(indexOut) ? indexOut : resolve(dir, indexOut);
+  const objects = isAbsolute(objectsOut) ? objectsOut : resolve(dir, objectsOut);
+  const work = tempIndexPath();
+  const env = { GIT_INDEX_FILE: work };
+  const index: WorkIndex = {
+    dir,
+    real,
+    work,
+    prefix,
+    realStamp: null,
+    stale: false,
+    settled: null,
+    head: null,
+    identity: null,
+    async reseed() {
+      index.settled = null;
+      // Whatever wrote the real index may have moved HEAD too: read again at the next checkpoint.
+      index.head = null;
+      index.stale = false;
+      const stampBefore = await indexStamp(real);
+      await copyIndexFile(real, work).catch(() => undefined);
+      // Written meanwhile (a git of the user's): the copy may be torn between two states, so never installed back.
+      index.realStamp = stampBefore !== null && stampBefore === (await indexStamp(real)) ? stampBefore : null;
+    },
+    async stage() {
+      index.settled = null;
+      await git(dir, ['-c', 'core.untrackedCache=true', 'add', '--all', '--', '.'], { env });
+    },
+    async writeTree() {
+      return (await git(dir, ['write-tree'], { env })).stdout.trim();
+    },
+    async diffTrees(before, after) {
+      const loose = await diffLooseTrees(objects, before, after, prefix);
+      if (loose !== null) return loose;
+      const out = await git(dir, ['diff-tree', '-r', '-z', '--no-renames', '--name-status', '--relative', before, after]);
+      return parseNameStatus(out.stdout);
+    },
+    dispose: () => rm(work, { force: true }),
+  };
+  await index.reseed();
+  return index;
+}
