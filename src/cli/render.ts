@@ -50,6 +50,8 @@ function outcomeText(e: Extract<RunEvent, { type: 'iteration_completed' }>): str
       if (e.error_kind === 'max_cost' || e.error_kind === 'max_runtime') return `stopped: ${e.error_kind.replace('_', ' ')} reached`;
       return `failure, consecutive: ${e.consecutive_failures}/${e.failure_threshold}`;
     case 'waiting':
+      // Stopped by the shared budget: the run waits for it (a `waiting` line follows).
+      if (e.error_kind === 'budget') return 'stopped: the shared budget reached';
       return e.error_kind.replace('_', ' ');
     default:
       return e.outcome;

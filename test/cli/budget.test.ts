@@ -10,7 +10,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readBudgetReport } from '../../src/store/budget.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
-import { cleanEnv, ROOT, runCli, startCli, tempDir, type CliResult } from '../helpers/cli.js';
+import { existsSync } from 'node:fs';
+import type { RunEvent } from '../../src/runner/events.js';
+import { findTagged, runTagMatcher } from '../../src/os/process-tag.js';
+import { cleanEnv, fakeBin, ROOT, runCli, startCli, tempDir, type CliResult } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
 
 const FAKE_BIN = join(ROOT, 'test', 'fixtures', 'bin-claude-budget');
@@ -99,6 +102,60 @@ describe('ringmaster budget', () => {
     } finally {
       await store.close();
       for (const p of [a, b]) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('stops an agent that reaches the budget while it works, as max_cost does; the run waits, a raise lets it finish', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'ringmaster-budget-home-'));
+    dirs.push(home);
+    const ws = workspace();
+    // The first turn reports $1.20 of tokens (claude-opus-5-5: 300,000 input tokens) early, then works on for 30 s;
+    // the next one ends at once and claims completion.
+    const bin = fakeBin(
+      home,
+      'claude',
+      `#!/bin/sh
+cat >/dev/null
+n=$(cat .fake-count 2>/dev/null || echo 0)
+n=$((n + 1))
+echo "$n" > .fake-count
+echo '{"type":"system","subtype":"init","session_id":"s'$n'","model":"claude-opus-5-5"}'
+if [ "$n" -eq 1 ]; then
+  echo '{"type":"assistant","message":{"id":"m1","role":"assistant","model":"claude-opus-5-5","content":[{"type":"text","text":"reading"}],"usage":{"input_tokens":300000,"output_tokens":0}},"session_id":"s1"}'
+  sleep 30
+  echo late > late-1.txt
+fi
+echo '{"type":"result","subtype":"success","is_error":false,"session_id":"s'$n'","total_cost_usd":0.01,"usage":{"input_tokens":10,"output_tokens":0},"result":"<promise>COMPLETE</promise>"}'
+`,
+    );
+    const env = cleanEnv({ RINGMASTER_HOME: home, PATH: `${bin}:${process.env.PATH ?? ''}`, RINGMASTER_LOOP_BUDGET_POLL: '50ms' });
+    expect((await runCli(['budget', 'set', '--daily', '1'], { cwd: home, env })).code).toBe(0);
+    const run = startCli(runArgs(5), { cwd: ws, env });
+    const store = await openStore({ env: { RINGMASTER_HOME: home } });
+    try {
+      const held = await until('the run waiting for the budget', async () => {
+        const [r] = await store.listRuns();
+        return r?.status === 'waiting' && (await waitingFor(store, r.id))?.reason === 'budget' ? r : null;
+      });
+      const [first] = await store.listIterations(held.id);
+      expect([first?.status, first?.error_kind, first?.error_message, first?.cost_usd]).toEqual(['waiting', 'budget', 'the shared budget was reached while the agent worked: agent stopped', 1.2]);
+      // Stopped where it was: the rest of its turn never happened, nothing of it is left.
+      expect(existsSync(join(ws, 'late-1.txt'))).toBe(false);
+      expect(findTagged(runTagMatcher(held.id))).toEqual([]);
+      expect((await runCli(['budget', 'set', '--daily', '10'], { cwd: home, env })).code).toBe(0);
+      const r = await run.done;
+      expect(r.code, r.stderr).toBe(0);
+      const events = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunEvent);
+      expect(events.flatMap((e) => (e.type === 'iteration_completed' ? [[e.iteration, e.outcome, e.error_kind, e.cost_usd]] : []))).toEqual([
+        [1, 'waiting', 'budget', 1.2],
+        [2, 'complete', 'none', 0.01],
+      ]);
+      expect(events.flatMap((e) => (e.type === 'warning' ? [e.message] : []))).toEqual(['the shared budget was reached while iteration 1 ran ($1.2000 spent since it was read): stopping the agent']);
+      expect(events.filter((e) => e.type === 'waiting').map((e) => e.type === 'waiting' && e.reason)).toEqual(['budget']);
+      expect(events.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'success_signal', iterations: 2, cost_usd: 1.21 });
+    } finally {
+      await store.close();
+      if (run.child.exitCode === null) run.child.kill('SIGKILL');
     }
   }, 60_000);
 
