@@ -1,5 +1,6 @@
 // Turns run events into what the terminal shows: the run's progress lines (README "Quick start") (a workflow's own lines come from
 // render-workflow.ts), or one JSON object per line.
+import { budgetNoticeText } from '../core/budget.js';
 import { formatDuration, formatElapsed } from '../core/duration.js';
 import { redactor, type Redactor } from '../core/redact.js';
 import type { AgentActivitySink, RunEvent, RunEventSink } from '../runner/events.js';
@@ -212,6 +213,9 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
         break;
       case 'agent_switched':
         line(e.time, `Switching agent: ${e.from} -> ${e.to} (${e.reason})`);
+        break;
+      case 'budget_threshold':
+        line(e.time, `Budget: ${budgetNoticeText(e)}`);
         break;
       case 'warning':
         err.write(`${paint(c, '33', 'WARNING:')} ${e.message}\n`);

@@ -51,6 +51,21 @@ export function reachedWindow(windows: Record<BudgetWindowName, BudgetWindowStat
   return null;
 }
 
+/** The thresholds that notify (percent of a window's limit), highest last. */
+export const BUDGET_NOTICE_LEVELS = [80, 100] as const;
+
+/** The highest threshold a window's spend has reached: 0 for none, or when it has no limit. */
+export function noticeLevel(window: BudgetWindowState): number {
+  if (window.limit_usd === null) return 0;
+  const limit = window.limit_usd;
+  return BUDGET_NOTICE_LEVELS.filter((level) => window.spent_usd >= (limit * level) / 100).at(-1) ?? 0;
+}
+
+/** "80% of the daily budget: $4.0000 of $5.00 spent (resets 2026-01-03T00:00:00.000Z)", for terminals and notifications. */
+export function budgetNoticeText(n: { window: BudgetWindowName; percent: number; spent_usd: number; limit_usd: number; resets_at: number }): string {
+  return `${n.percent}% of the ${n.window} budget: $${n.spent_usd.toFixed(4)} of $${n.limit_usd.toFixed(2)} spent (resets ${new Date(n.resets_at).toISOString()})`;
+}
+
 /** Dollars rounded to 1e-10 (sums of floats). */
 export function round(usd: number): number {
   return Math.round(usd * 1e10) / 1e10;

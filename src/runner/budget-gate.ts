@@ -4,6 +4,7 @@
 // window resets), looking at the store again every poll interval, so a raised budget or a new window lets it go
 // on in every process that uses the store. While iterations run, BudgetWatch reads it every poll interval too and
 // hands what may still be spent to the run's SpendGuard, which stops the running agents when it is spent.
+import { noticeLevel, type BudgetWindowName } from '../core/budget.js';
 import { readBudgetReport } from '../store/budget.js';
 import type { Store } from '../store/store.js';
 import type { SpendGuard } from './spend-guard.js';
@@ -17,6 +18,17 @@ export interface BudgetLook {
   resetsAt: number | null;
   /** What may still be spent before a limit is reached (the least of both windows), or null: no limit. */
   headroomUsd: number | null;
+  /** Thresholds (80%, 100%) reached that this look claimed: the run announces them (`budget_threshold`). */
+  notices: BudgetNotice[];
+}
+
+/** A threshold of a window's limit reached, to announce. */
+export interface BudgetNotice {
+  window: BudgetWindowName;
+  percent: number;
+  spent_usd: number;
+  limit_usd: number;
+  resets_at: number;
 }
 
 /** Holds runs back while the shared budget is reached. */
@@ -29,12 +41,23 @@ export interface BudgetGate {
 
 /** The gate of runs recorded in `store`. */
 export function storeBudgetGate(store: Store, pollMs = BUDGET_POLL_MS): BudgetGate {
+  // Thresholds this gate has asked the store for (won or not): each is claimed once per window and limit.
+  const asked = new Set<string>();
   return {
     pollMs,
     async look(now) {
       const report = await readBudgetReport(store, now, false);
       const left = [report.daily, report.monthly].filter((w) => w.limit_usd !== null).map((w) => (w.limit_usd ?? 0) - w.spent_usd);
-      return { resetsAt: report.reached?.resets_at ?? null, headroomUsd: left.length === 0 ? null : Math.min(...left) };
+      const notices: BudgetNotice[] = [];
+      for (const window of ['daily', 'monthly'] as const) {
+        const state = report[window];
+        const percent = noticeLevel(state);
+        const key = `${window} ${state.start} ${state.limit_usd} ${percent}`;
+        if (percent === 0 || state.limit_usd === null || asked.has(key)) continue;
+        asked.add(key);
+        if (await store.claimBudgetNotice(window, state.start, percent)) notices.push({ window, percent, spent_usd: state.spent_usd, limit_usd: state.limit_usd, resets_at: state.resets_at });
+      }
+      return { resetsAt: report.reached?.resets_at ?? null, headroomUsd: left.length === 0 ? null : Math.min(...left), notices };
     },
   };
 }
@@ -45,6 +68,8 @@ export interface GateReader {
   /** Sleeps; false when cut short (a control request: the step then sees it first). */
   sleep: (ms: number) => Promise<boolean>;
   warn: (message: string) => void;
+  /** Announces a threshold reached (a `budget_threshold` event). */
+  notice: (notice: BudgetNotice) => void;
 }
 
 /**
@@ -59,6 +84,7 @@ export async function budgetWaitAt(gate: BudgetGate, guard: SpendGuard, shell: G
       const reported = guard.reportedNow();
       const look = await gate.look(shell.now());
       guard.setShared(look.headroomUsd, reported);
+      for (const notice of look.notices) shell.notice(notice);
       return look.resetsAt;
     } catch (error) {
       if (!warned) shell.warn(`the shared budget cannot be read (${(error as Error).message}): looking again`);
@@ -79,6 +105,7 @@ export class BudgetWatch {
     private readonly now: () => number,
     /** How many iterations run now (nothing is read while none does). */
     private readonly running: () => number,
+    private readonly notice: (notice: BudgetNotice) => void,
   ) {}
 
   /** Starts watching (idempotent). */
@@ -101,6 +128,7 @@ export class BudgetWatch {
       const reported = this.guard.reportedNow();
       const look = await this.gate.look(this.now());
       this.guard.setShared(look.headroomUsd, reported);
+      for (const notice of look.notices) this.notice(notice);
     } catch {
       // The store cannot be read: the last figure stands; the boundary warns and holds the run back.
     } finally {

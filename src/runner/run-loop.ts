@@ -96,7 +96,7 @@ class LoopShell {
     this.setup = { limits: spec.limits, capacity, agents: this.chain.length, noProgressAfter: spec.noProgressAfter ?? 0 };
     this.iterationSignal = capacity > 1 ? AbortSignal.any([deps.signal, this.halt.signal]) : deps.signal;
     this.budget = runSpendGuard(spec.limits.maxCostUsd, () => this.state.loop.totalCostUsd, (e) => this.emit(e), () => deps.now(), deps.budgetGate !== undefined);
-    this.watch = deps.budgetGate ? new BudgetWatch(deps.budgetGate, this.budget, () => deps.now(), () => this.running.size) : null;
+    this.watch = deps.budgetGate ? new BudgetWatch(deps.budgetGate, this.budget, () => deps.now(), () => this.running.size, (n) => this.emit({ type: 'budget_threshold', time: deps.now(), ...n })) : null;
   }
 
   async run(): Promise<RunSummary> {
@@ -158,7 +158,7 @@ class LoopShell {
   private async budgetWait(): Promise<number | null> {
     const gate = this.deps.budgetGate;
     if (gate === undefined || this.running.size >= this.setup.capacity) return null;
-    return budgetWaitAt(gate, this.budget, { now: () => this.deps.now(), sleep: (ms) => this.controls.sleep(ms), warn: (m) => this.warn(m) });
+    return budgetWaitAt(gate, this.budget, { now: () => this.deps.now(), sleep: (ms) => this.controls.sleep(ms), warn: (m) => this.warn(m), notice: (n) => this.emit({ type: 'budget_threshold', time: this.deps.now(), ...n }) });
   }
 
   /** Feeds the step; the action it returns. */
@@ -193,7 +193,7 @@ class LoopShell {
         return 'look';
       case 'budget_wait': {
         const now = this.deps.now();
-        if (action.announce) this.emit({ type: 'waiting', time: now, iteration: this.state.loop.iteration, until: action.untilMs, reason: 'budget' });
+        if (action.announce) this.emit({ type: 'waiting', time: now, iteration: this.state.started + 1, until: action.untilMs, reason: 'budget' });
         await this.controls.sleep(Math.max(1, Math.min(this.deps.budgetGate?.pollMs ?? 0, action.untilMs - now)));
         return 'look';
       }

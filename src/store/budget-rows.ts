@@ -31,6 +31,20 @@ export const spendRowSchema = z.object({
 /** A spend row of a window. */
 export type SpendRow = z.infer<typeof spendRowSchema>;
 
+/** The shared budget's two windows. */
+export type BudgetWindowKey = 'daily' | 'monthly';
+
+/**
+ * The claim of a threshold notice (`window`'s `level` percent in the window starting at `start`), for both stores
+ * (`$start` and `$level` their parameters): it changes the row only when that level was not yet notified in that
+ * window, so one process of all those using the store wins it. The columns come from a fixed pair, never from input.
+ */
+export function claimNoticeSql(window: BudgetWindowKey, start: string, level: string): string {
+  const [notice, since] = window === 'daily' ? ['daily_notice', 'daily_notice_start'] : ['monthly_notice', 'monthly_notice_start'];
+  return `UPDATE budget SET ${notice} = ${level}, ${since} = ${start}
+    WHERE id = 1 AND (${since} IS NULL OR ${since} <> ${start} OR ${notice} IS NULL OR ${notice} < ${level})`;
+}
+
 /** The budget with no limits (no row yet). */
 export const NO_BUDGET: BudgetRow = { daily_usd: null, monthly_usd: null, updated_at: null };
 

@@ -9,6 +9,7 @@ export const STORE_METHODS = [
   'listIterations', 'runTotals', 'appendEvent', 'appendEvents', 'listEvents', 'lastEventSeq', 'listEventsAfterId',
   'lastEventId', 'requestControl', 'pendingControls', 'getControl', 'markControlHandled', 'importDatabase',
   'recordCheckpoint', 'listCheckpoints', 'recordError', 'listErrors', 'stats', 'metrics', 'getBudget', 'setBudget', 'spendSince',
+  'claimBudgetNotice',
 ] as const satisfies ReadonlyArray<Exclude<keyof Store, 'close'>>;
 
 /** A Store method name (close aside). */

@@ -15,6 +15,8 @@ import type { RunEvent } from '../../src/runner/events.js';
 import { findTagged, runTagMatcher } from '../../src/os/process-tag.js';
 import { cleanEnv, fakeBin, ROOT, runCli, startCli, tempDir, type CliResult } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
+import { startFakeHttp } from '../fakes/fake-http.js';
+import type { Notification } from '../../src/notify/payload.js';
 
 const FAKE_BIN = join(ROOT, 'test', 'fixtures', 'bin-claude-budget');
 const dirs: string[] = [];
@@ -105,7 +107,7 @@ describe('ringmaster budget', () => {
     }
   }, 60_000);
 
-  it('stops an agent that reaches the budget while it works, as max_cost does; the run waits, a raise lets it finish', async () => {
+  it('stops an agent that reaches the budget while it works, as max_cost does; the run waits and notifies 100% once, a raise lets it finish', async () => {
     const home = mkdtempSync(join(tmpdir(), 'ringmaster-budget-home-'));
     dirs.push(home);
     const ws = workspace();
@@ -128,7 +130,13 @@ fi
 echo '{"type":"result","subtype":"success","is_error":false,"session_id":"s'$n'","total_cost_usd":0.01,"usage":{"input_tokens":10,"output_tokens":0},"result":"<promise>COMPLETE</promise>"}'
 `,
     );
-    const env = cleanEnv({ RINGMASTER_HOME: home, PATH: `${bin}:${process.env.PATH ?? ''}`, RINGMASTER_LOOP_BUDGET_POLL: '50ms' });
+    const received: Notification[] = [];
+    const hook = await startFakeHttp((_req, res, body) => {
+      received.push(JSON.parse(body) as Notification);
+      res.writeHead(200).end('ok');
+      return Promise.resolve();
+    });
+    const env = cleanEnv({ RINGMASTER_HOME: home, PATH: `${bin}:${process.env.PATH ?? ''}`, RINGMASTER_LOOP_BUDGET_POLL: '50ms', RINGMASTER_NOTIFY_WEBHOOKS: `json=${hook.url}/hook` });
     expect((await runCli(['budget', 'set', '--daily', '1'], { cwd: home, env })).code).toBe(0);
     const run = startCli(runArgs(5), { cwd: ws, env });
     const store = await openStore({ env: { RINGMASTER_HOME: home } });
@@ -152,8 +160,17 @@ echo '{"type":"result","subtype":"success","is_error":false,"session_id":"s'$n'"
       ]);
       expect(events.flatMap((e) => (e.type === 'warning' ? [e.message] : []))).toEqual(['the shared budget was reached while iteration 1 ran ($1.2000 spent since it was read): stopping the agent']);
       expect(events.filter((e) => e.type === 'waiting').map((e) => e.type === 'waiting' && e.reason)).toEqual(['budget']);
-      expect(events.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', stop_reason: 'success_signal', iterations: 2, cost_usd: 1.21 });
+      expect(events.find((e) => e.type === 'run_finished')).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 2, cost_usd: 1.21 });
+      // 100% of the daily budget, notified once (80% was passed in the same step: only the highest is told).
+      const resets = events.flatMap((e) => (e.type === 'waiting' ? [e.until] : []))[0] ?? 0;
+      const notice = `100% of the daily budget: $1.2000 of $1.00 spent (resets ${new Date(resets).toISOString()})`;
+      expect(events.flatMap((e) => (e.type === 'budget_threshold' ? [[e.window, e.percent, e.spent_usd, e.limit_usd]] : []))).toEqual([['daily', 100, 1.2, 1]]);
+      expect(received.map((n) => [n.event, n.reason])).toEqual([
+        ['budget', notice],
+        ['completed', 'success_signal'],
+      ]);
     } finally {
+      await hook.close();
       await store.close();
       if (run.child.exitCode === null) run.child.kill('SIGKILL');
     }

@@ -1,5 +1,5 @@
 // The shared budget in the PostgreSQL store: its one row, a change made in one statement, the spend of a window.
-import { budgetRowSchema, NO_BUDGET, spendRowSchema, spendSql, type BudgetChange, type BudgetRow, type SpendRow } from '../budget-rows.js';
+import { budgetRowSchema, claimNoticeSql, NO_BUDGET, spendRowSchema, spendSql, type BudgetChange, type BudgetRow, type BudgetWindowKey, type SpendRow } from '../budget-rows.js';
 import { query as q, type Queryable } from './pool.js';
 
 const SELECT = 'SELECT daily_usd, monthly_usd, updated_at::float8 AS updated_at FROM budget WHERE id = 1';
@@ -19,11 +19,19 @@ export async function writeBudget(db: Queryable, change: BudgetChange, now: numb
      ON CONFLICT (id) DO UPDATE SET
        daily_usd = CASE WHEN $4 THEN $1 ELSE budget.daily_usd END,
        monthly_usd = CASE WHEN $5 THEN $2 ELSE budget.monthly_usd END,
+       daily_notice = CASE WHEN $4 THEN NULL ELSE budget.daily_notice END,
+       monthly_notice = CASE WHEN $5 THEN NULL ELSE budget.monthly_notice END,
        updated_at = $3
      RETURNING daily_usd, monthly_usd, updated_at::float8 AS updated_at`,
     [change.daily_usd ?? null, change.monthly_usd ?? null, now, change.daily_usd !== undefined, change.monthly_usd !== undefined],
   );
   return budgetRowSchema.parse(rows[0]);
+}
+
+/** Claims the notice of `level` percent of `window` (starting at `start`): true for the one caller that gets it. */
+export async function claimNotice(db: Queryable, window: BudgetWindowKey, start: number, level: number): Promise<boolean> {
+  const result = await q(db, claimNoticeSql(window, '$1', '$2'), [start, level]);
+  return result.rowCount === 1;
 }
 
 /** What iterations started at or after `sinceMs` cost, by run and agent. */

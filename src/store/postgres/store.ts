@@ -19,7 +19,7 @@ import { ITERATION_COLUMNS, interruptRunning, readIteration } from './iterations
 import { importLegacyIntoPostgres } from './import.js';
 import { listen } from './listen.js';
 import * as budget from './budget.js';
-import type { BudgetChange, BudgetRow, SpendRow } from '../budget-rows.js';
+import type { BudgetChange, BudgetRow, BudgetWindowKey, SpendRow } from '../budget-rows.js';
 import type { Channel, Subscription, WatchableStore } from '../watchable.js';
 import { runWhere } from './run-filter.js';
 import { checkpointRowSchema, errorRowSchema, iterationRowSchema, runRowSchema } from '../rows.js';
@@ -355,6 +355,10 @@ export class PostgresStore implements Store, WatchableStore {
 
   async spendSince(sinceMs: number): Promise<SpendRow[]> {
     return this.read('spendSince', (db) => budget.readSpend(db, sinceMs));
+  }
+
+  async claimBudgetNotice(window: BudgetWindowKey, windowStart: number, level: number): Promise<boolean> {
+    return this.read('claimBudgetNotice', (db) => budget.claimNotice(db, window, windowStart, level));
   }
 
   async watch(channel: Channel, onNotice: (payload: unknown) => void, onReady?: () => void): Promise<Subscription> {

@@ -1,5 +1,5 @@
 // The shared budget in the SQLite store: its one row, a change made in one statement, the spend of a window.
-import { budgetRowSchema, NO_BUDGET, spendRowSchema, spendSql, type BudgetChange, type BudgetRow, type SpendRow } from '../budget-rows.js';
+import { budgetRowSchema, claimNoticeSql, NO_BUDGET, spendRowSchema, spendSql, type BudgetChange, type BudgetRow, type BudgetWindowKey, type SpendRow } from '../budget-rows.js';
 import type { SqliteDb } from './db.js';
 
 const SELECT = 'SELECT daily_usd, monthly_usd, updated_at FROM budget WHERE id = 1';
@@ -18,6 +18,8 @@ export function writeBudget(s: SqliteDb, change: BudgetChange, now: number): Bud
      ON CONFLICT (id) DO UPDATE SET
        daily_usd = CASE WHEN :setDaily = 1 THEN :daily ELSE budget.daily_usd END,
        monthly_usd = CASE WHEN :setMonthly = 1 THEN :monthly ELSE budget.monthly_usd END,
+       daily_notice = CASE WHEN :setDaily = 1 THEN NULL ELSE budget.daily_notice END,
+       monthly_notice = CASE WHEN :setMonthly = 1 THEN NULL ELSE budget.monthly_notice END,
        updated_at = :now`,
     {
       daily: change.daily_usd ?? null,
@@ -28,6 +30,11 @@ export function writeBudget(s: SqliteDb, change: BudgetChange, now: number): Bud
     },
   );
   return readBudget(s);
+}
+
+/** Claims the notice of `level` percent of `window` (starting at `start`): true for the one caller that gets it. */
+export function claimNotice(s: SqliteDb, window: BudgetWindowKey, start: number, level: number): boolean {
+  return s.run(claimNoticeSql(window, ':start', ':level'), { start, level }).changes === 1;
 }
 
 /** What iterations started at or after `sinceMs` cost, by run and agent. */

@@ -16,8 +16,8 @@ import { importLegacyDatabase } from './import.js';
 import { runWhere } from './run-filter.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { openDatabase } from './open.js';
-import { readBudget, readSpend, writeBudget } from './budget.js';
-import type { BudgetChange, BudgetRow, SpendRow } from '../budget-rows.js';
+import { claimNotice, readBudget, readSpend, writeBudget } from './budget.js';
+import type { BudgetChange, BudgetRow, BudgetWindowKey, SpendRow } from '../budget-rows.js';
 import { queryMetrics, queryStats, queryTotals, queryTotalsMany } from './queries.js';
 import type { StoreMetrics } from '../metrics-sql.js';
 import type {
@@ -337,6 +337,10 @@ export class SqliteStore implements Store {
 
   async spendSince(sinceMs: number): Promise<SpendRow[]> {
     return readSpend(this.s, sinceMs);
+  }
+
+  async claimBudgetNotice(window: BudgetWindowKey, windowStart: number, level: number): Promise<boolean> {
+    return claimNotice(this.s, window, windowStart, level);
   }
 
   /** Checkpoints move to a worker thread (a busy server's writes never wait for them). */
