@@ -55,7 +55,9 @@ export function storeBudgetGate(store: Store, pollMs = BUDGET_POLL_MS): BudgetGa
         const key = `${window} ${state.start} ${state.limit_usd} ${percent}`;
         if (percent === 0 || state.limit_usd === null || asked.has(key)) continue;
         asked.add(key);
-        if (await store.claimBudgetNotice(window, state.start, percent)) notices.push({ window, percent, spent_usd: state.spent_usd, limit_usd: state.limit_usd, resets_at: state.resets_at });
+        // A notice that cannot be claimed is not told; it never holds a run back.
+        const claimed = await store.claimBudgetNotice(window, state.start, percent).catch(() => false);
+        if (claimed) notices.push({ window, percent, spent_usd: state.spent_usd, limit_usd: state.limit_usd, resets_at: state.resets_at });
       }
       return { resetsAt: report.reached?.resets_at ?? null, headroomUsd: left.length === 0 ? null : Math.min(...left), notices };
     },
