@@ -1,9 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Most test files spend their time waiting on child processes (agents, CLIs, git, a browser), so they could run
-// several at once: RINGMASTER_TEST_WORKERS=N runs N of them at a time (default 1: with 2 at once on a 2-core
-// machine a kill -9 task test failed once, so this stays opt-in until every such test is known to hold). The files
-// that hold PostgreSQL servers, workers' leases and kill -9 trials always run one at a time, after the others.
+// Most test files spend their time waiting on child processes (agents, CLIs, git, a browser), so the 'parallel'
+// project runs two files at a time on this 2-core machine (RINGMASTER_TEST_WORKERS=N for N; 1 runs them one by one).
+// The files that hold PostgreSQL servers of their own that they stop, workers' leases and kill -9 trials always run
+// one at a time, after the others (a kill -9 task test failed once with two at once before it joined them).
 const SERIAL = [
   'test/worker/**/*.test.ts',
   'test/durability/kill9-cli.test.ts',
@@ -14,7 +14,7 @@ const SERIAL = [
   'test/tasks/task-parallel-resume.test.ts',
   'test/tasks/task-resume.test.ts',
 ];
-const WORKERS = Math.max(1, Number(process.env.RINGMASTER_TEST_WORKERS ?? '1') || 1);
+const WORKERS = Math.max(1, Number(process.env.RINGMASTER_TEST_WORKERS ?? '2') || 2);
 const INCLUDE = ['test/**/*.test.ts', 'src/**/*.test.ts'];
 
 export default defineConfig({

@@ -232,6 +232,12 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
       case 'resumed':
         line(e.time, 'Resumed');
         break;
+      case 'note_added':
+        line(e.time, `Note ${e.note_id}${e.by ? ` (by ${e.by})` : ''}: ${e.text.replace(/\s+/g, ' ').trim().slice(0, 200)}`);
+        break;
+      case 'note_delivered':
+        line(e.time, `  note ${e.note_id} delivered in the prompt of iteration ${e.iteration}`);
+        break;
       case 'notification':
         line(e.time, `Notification (${e.event}) to ${e.target}: ${e.status === 'delivered' ? `delivered (${e.answer ?? 'ok'})` : `failed after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.reason ?? 'unknown'}`}`);
         break;

@@ -1,5 +1,6 @@
 // The imperative shell of `ringmaster hook stop` in a project with a loop: lock, read the tracker, decide, write
 // back, record. Fails open. Loaded only when the project has a tracker (stop-hook.ts).
+import { continuationWithNotes } from './hook-notes.js';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decideStop, hasPromise } from '../core/hook-decision.js';
@@ -105,14 +106,14 @@ async function decideLocked(input: StopHookInput, projectDir: string, ctx: StopH
       body: tracker.body,
     };
     await writeTracker(projectDir, next);
-    const reason = continueMessage(next, trackerPath(projectDir));
+    const noted = await continuationWithNotes(ctx.env, runId, decision.iteration, continueMessage(next, trackerPath(projectDir)), ctx.now().getTime());
     return {
       decision,
-      stdout: `${JSON.stringify({ decision: 'block', reason })}\n`,
+      stdout: `${JSON.stringify({ decision: 'block', reason: noted.reason })}\n`,
       reason: 'continue',
       iteration: decision.iteration,
       maxIterations: f.max_iterations,
-      warning,
+      warning: [warning, noted.warning].filter((w) => w !== null).join('; ') || null,
       runId,
       blocksBefore: f.iteration,
       ...unsettled,

@@ -7,6 +7,7 @@
 import type { HookAllowReason } from '../core/hook-decision.js';
 import { runVerify, verifyFeedback } from '../runner/verify-gate.js';
 import type { VerifyRecord } from '../store/rows.js';
+import { continuationWithNotes } from './hook-notes.js';
 import { HOOK_MARGIN_SECONDS, installedTimeout, settingsPath } from './settings-install.js';
 import type { LockedOutcome, StopHookContext } from './stop-hook-context.js';
 import { continueMessage, readTracker, trackerPath, writeTracker, type TrackerFrontmatter } from './tracker.js';
@@ -81,11 +82,12 @@ export async function settleClaim(projectDir: string, sessionId: string, pending
   }
   const next = { frontmatter: { ...f, iteration: f.iteration + 1, session_id: sessionId }, body: tracker.body };
   await writeTracker(projectDir, next);
-  const reason = verifyBlockReason(run, continueMessage(next, trackerPath(projectDir)));
+  const noted = await continuationWithNotes(ctx.env, runId, f.iteration + 1, verifyBlockReason(run, continueMessage(next, trackerPath(projectDir))), ctx.now().getTime());
   return {
     ...common,
     decision: { kind: 'block', iteration: f.iteration + 1, sessionId },
-    stdout: `${JSON.stringify({ decision: 'block', reason })}\n`,
+    stdout: `${JSON.stringify({ decision: 'block', reason: noted.reason })}\n`,
+    warning: noted.warning,
     reason: run.timedOut ? 'verify_timeout' : 'verify_failed',
     iteration: f.iteration + 1,
   };

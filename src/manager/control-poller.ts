@@ -12,7 +12,16 @@ export type StoredControl =
   | { kind: 'pause'; by: string | null; now?: boolean }
   | { kind: 'resume'; by: string | null }
   | { kind: 'stop'; by: string | null }
-  | { kind: 'extend'; iterations: number; by: string | null };
+  | { kind: 'extend'; iterations: number; by: string | null }
+  /** A note was written to the run (docs/notes.md): its owner records note_added; the note waits in the store. */
+  | { kind: 'note'; note: AddedNote };
+
+/** A new note as its control request carries it. */
+export interface AddedNote {
+  id: number;
+  text: string;
+  by: string | null;
+}
 
 /** What the poller needs of a run it dispatches to: the one entry of its control requests. */
 export interface ControlTarget {
@@ -104,7 +113,7 @@ export function applyControl(target: ControlTarget, request: ControlRow): Contro
   return control === null ? 'invalid_request' : target.control(control);
 }
 
-/** A stored request as a control request, or null when it is invalid (an extension by no whole number). */
+/** A stored request as a control request, or null when it is invalid (an extension by no whole number, a note without its id and text). */
 function storedControl(request: ControlRow): StoredControl | null {
   const by = request.requested_by;
   switch (request.action) {
@@ -116,6 +125,10 @@ function storedControl(request: ControlRow): StoredControl | null {
     case 'extend': {
       const n = request.options.iterations;
       return typeof n === 'number' && Number.isInteger(n) && n > 0 ? { kind: 'extend', iterations: n, by } : null;
+    }
+    case 'note': {
+      const { note_id: id, text } = request.options;
+      return typeof id === 'number' && typeof text === 'string' ? { kind: 'note', note: { id, text, by } } : null;
     }
   }
 }

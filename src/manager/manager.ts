@@ -13,7 +13,8 @@ import { redactDeep, redactor } from '../core/redact.js';
 import { appendEventBodies } from '../runner/standalone-events.js';
 import { ACTIVE_STATUSES, isOrphaned, isQueued, type LivenessProbe } from '../store/liveness.js';
 import { workspaceKey } from '../store/paths.js';
-import type { ControlAction, Owner, RunRow, Store } from '../store/index.js';
+import type { ControlAction, NoteRow, Owner, RunRow, Store } from '../store/index.js';
+import { addNote } from './notes.js';
 import { IterationPool, iterationWorkersAvailable } from '../runner/iteration-pool.js';
 import { controlRemote, controlWorkerQueue, type ElsewhereContext } from './control-elsewhere.js';
 import { ControlPoller } from './control-poller.js';
@@ -24,7 +25,7 @@ import { asRequestError, resolveNewRun } from './new-run.js';
 import { registerBuiltInProgramKinds } from './program-kinds.js';
 import { programForRun } from './programs.js';
 import { RunController, type Transition } from './run-controller.js';
-import type { ControlAnswer } from './control-poller.js';
+import type { AddedNote, ControlAnswer } from './control-poller.js';
 import { managerStats, type ManagerStats } from './stats.js';
 import type { RunRequest } from './run-request.js';
 import { recordQueuedRun, resolveRepositoryRun } from './repository-run.js';
@@ -209,6 +210,14 @@ export class LoopManager {
     return { id, status: 'pending' };
   }
 
+  /** Adds a note to a run wherever it is driven (docs/notes.md); throws ManagerError (not_found, invalid_request). */
+  async addNote(runId: string, text: string, by: string | null): Promise<NoteRow> {
+    const run = await this.options.store.getRun(runId);
+    if (!run) throw new ManagerError('not_found', `no run ${runId}`);
+    const ctx = { store: this.options.store, env: this.options.env, now: this.now(), by, broadcast: (events: readonly RunEvent[]) => this.broadcast(events) };
+    return (await addNote(ctx, run, text, this.active.get(runId)?.controller)).note;
+  }
+
   /**
    * Pause, resume, stop or extend (raise the iteration limit by `iterations`) a run, wherever it is driven. Resume of
    * a run nobody drives continues it here; extending a run that ended at its iteration limit continues it too.
@@ -356,7 +365,14 @@ export class LoopManager {
       return 'accepted';
     };
     this.queuedControl.get(runId)?.();
-    this.queuedControl.set(runId, this.poller.register({ runId, control: (request) => act(request.kind, request.kind === 'extend' ? request.iterations : 0) }));
+    this.queuedControl.set(runId, this.poller.register({ runId, control: (request) => (request.kind === 'note' ? this.noteWhileQueued(runId, request.note) : act(request.kind, request.kind === 'extend' ? request.iterations : 0)) }));
+  }
+
+  /** A note to a run waiting in this manager's queue: announced here (note_added); its first iteration claims it. */
+  private noteWhileQueued(runId: string, note: AddedNote): ControlAnswer {
+    if (!this.queued.has(runId)) return 'not_running';
+    this.announce(runId, [{ type: 'note_added', time: this.now(), note_id: note.id, text: note.text, by: note.by }]).catch((error: unknown) => this.options.log?.(`run ${runId}: note: ${(error as Error).message}`));
+    return 'accepted';
   }
 
   /** The run left the queue (started, handed to the workers, stopped): its controller (if any) answers from now on. */

@@ -6,6 +6,7 @@ import { isGitRepo } from '../git/index.js';
 import { acquireLock, type HeldLock } from '../runner/lock.js';
 import { createEventStream, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
 import { killLeftoverAgent } from '../runner/leftover.js';
+import { storeInbox } from '../runner/notes.js';
 import { applyControl, type ControlAnswer } from './control-poller.js';
 import { RunMailbox, type ControlRequest } from './run-mailbox.js';
 import { createRunNotifier, type RunNotifierOptions } from './run-notifier.js';
@@ -247,6 +248,7 @@ export class RunController {
           ...this.mailbox.deps(),
           startWarnings: gitWarnings(spec, gitEnabled),
           budgetGate: storeBudgetGate(store, spec.budgetPollMs),
+          notes: storeInbox(store, this.runId),
           ...(changes ? { changes } : {}),
           ...(program ? { program } : {}),
           logPath: (id, n) => iterationLogPath(dir, id, n),

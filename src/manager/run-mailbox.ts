@@ -1,5 +1,5 @@
-// The one control channel of a run driven by a RunController: every request (pause, pause now, resume, stop, hand
-// over, interrupt, a fatal error) is posted here as a ControlRequest, from wherever it comes (the API, the CLI's
+// The one control channel of a run driven by a RunController: every request (pause, pause now, resume, stop, a
+// note, hand over, interrupt, a fatal error) is posted here as a ControlRequest, from wherever it comes (the API, the CLI's
 // signals, a control request in the store, a worker's job). The loop reads what is pending as RunDeps' controls
 // (runner/run-controls.ts reads them as one snapshot); `extend` changes the spec and stays with the controller.
 import { createSuspendSwitch, type SuspendSwitch } from '../agents/suspend-signal.js';
@@ -9,7 +9,7 @@ import type { ControlAnswer, StoredControl } from './control-poller.js';
 
 /**
  * One control request to a run: those a user makes (StoredControl: pause, with `now` a suspension of the running
- * agent; resume; stop; extend, which raises the iteration limit), and those of the process that drives it.
+ * agent; resume; stop; extend, which raises the iteration limit; a note, recorded as note_added), and those of the process that drives it.
  */
 export type ControlRequest =
   | StoredControl
@@ -82,6 +82,11 @@ export class RunMailbox {
         return this.resume();
       case 'stop':
         return this.stop(request.by);
+      case 'note':
+        // The note waits in the store; the next iteration that starts claims it (runner/notes.ts).
+        if (this.finished()) return 'not_running';
+        this.emit({ type: 'note_added', time: this.now(), note_id: request.note.id, text: request.note.text, by: request.note.by });
+        return 'accepted';
       case 'hand_over':
         this.handOverRequested = true;
         this.wake();

@@ -259,6 +259,10 @@ export const runEventSchema = z.discriminatedUnion('type', [
     kind: z.enum(['stalled', 'repeated_output']),
     message: z.string(),
   }),
+  /** A note to the run was written (docs/notes.md): `by` who ('user', 'api 127.0.0.1'); `text` redacted. */
+  event('note_added', { note_id: z.number().int().positive(), text: z.string(), by: z.string().nullable() }),
+  /** A note reached the prompt of `iteration` (again, when the iteration it reached first was interrupted). */
+  event('note_delivered', { note_id: z.number().int().positive(), iteration: z.number().int().positive() }),
   event('completed', { stop_reason: z.enum(STOP_REASONS) }),
   event('stopped', { stop_reason: z.enum(STOP_REASONS) }),
   event('failed', { stop_reason: z.enum(STOP_REASONS), message: z.string().nullable() }),

@@ -17,6 +17,8 @@ export interface Launch {
   runId: string;
   iteration: number;
   step: ProgramStep;
+  /** The step's prompt with the notes the iteration claimed (runner/notes.ts). */
+  prompt: string;
   adapter: AgentAdapter;
   agentSpec: IterationInput['agentSpec'];
   logPath: string;
@@ -36,7 +38,7 @@ export function iterationInput(spec: RunSpec, deps: RunDeps, program: LoopProgra
   return {
     adapter: l.adapter,
     agentSpec: l.agentSpec,
-    prompt: step.prompt,
+    prompt: l.prompt,
     cwd: step.cwd ?? spec.workspace,
     logPath: l.logPath,
     model: step.agent?.model !== undefined ? step.agent.model : spec.agent.model,

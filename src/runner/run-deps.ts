@@ -8,6 +8,7 @@ import type { AgentActivitySink, RunEventBodySink } from './events.js';
 import type { IterationRunner } from './iteration.js';
 import type { LoopProgram } from './program.js';
 import type { BudgetGate } from './budget-gate.js';
+import type { NoteInbox } from './notes.js';
 
 /** Pause requests as the loop sees them: taken at the next iteration boundary. */
 export interface PauseControl {
@@ -46,6 +47,8 @@ export interface RunDeps {
   program?: LoopProgram;
   /** Runs each iteration (default: in this thread; a server hands a pool of worker threads). */
   runIteration?: IterationRunner;
+  /** The run's notes (docs/notes.md): each iteration claims the pending ones for its prompt; absent = none. */
+  notes?: NoteInbox;
   /** Where iteration logs go; default: the data directory's logs/<run>/iteration-<n>.log. */
   logPath?(runId: string, iteration: number): string;
   /** Awaited before each agent process starts (the store writes the iteration row here). */

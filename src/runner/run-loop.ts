@@ -21,6 +21,7 @@ import { iterationInput } from './iteration-launch.js';
 import { loopControls, type LoopControls } from './run-controls.js';
 import { sandboxProblem } from './sandboxed.js';
 import { agentBinDirs, withBinDirs } from './agent-install.js';
+import { promptWithNotes } from './notes.js';
 import { promptProgram, type LoopProgram, type ProgramContext, type ProgramSettlement, type ProgramStep, type ProgramStop, type ProgramWait } from './program.js';
 import type { RunSpec } from '../spec/run-spec.js';
 
@@ -261,6 +262,7 @@ class LoopShell {
       runId: this.runId,
       iteration,
       step,
+      prompt: await promptWithNotes(deps, iteration, step.prompt),
       adapter,
       agentSpec: stepAgentSpec ?? this.runAgentSpec(),
       logPath,

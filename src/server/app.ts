@@ -13,6 +13,7 @@ import { accessGuard, jsonGuard, sizeGuard } from './guards.js';
 import { budgetRoutes } from './routes/budget.js';
 import { runControlRoutes } from './routes/run-control.js';
 import { runDiffRoutes } from './routes/run-diffs.js';
+import { runNoteRoutes } from './routes/run-notes.js';
 import { runOutputRoutes } from './routes/run-output.js';
 import { runRoutes } from './routes/runs.js';
 import { runSearchRoutes } from './routes/run-search.js';
@@ -24,8 +25,8 @@ export { runItemSchema } from './schemas.js';
 
 const STATUS_OF_CODE: Record<string, HttpError['status']> = { invalid_request: 400, not_found: 404, conflict: 409, not_running: 409, unavailable: 503 };
 
-/** The route modules, in the order their routes are matched (the generic control route last). */
-const ROUTES: RouteModule[] = [serviceRoutes, budgetRoutes, runRoutes, runOutputRoutes, runSearchRoutes, runDiffRoutes, runControlRoutes];
+/** The route modules, in the order their routes are matched (the generic control route /api/runs/{id}/{action} last). */
+const ROUTES: RouteModule[] = [serviceRoutes, budgetRoutes, runRoutes, runOutputRoutes, runSearchRoutes, runDiffRoutes, runNoteRoutes, runControlRoutes];
 
 /** Builds the API app. */
 export function createApi(deps: ApiDeps): OpenAPIHono {

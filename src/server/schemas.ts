@@ -244,3 +244,22 @@ export const serverMessageSchema = z.discriminatedUnion('type', [
 
 /** A server message. */
 export type ServerMessage = z.infer<typeof serverMessageSchema>;
+
+/** Body of POST /api/runs/:id/notes (the 4 KiB limit is checked after, so that it answers 413). */
+export const noteBodySchema = z.strictObject({ text: z.string() });
+
+/** A note as the API shows it. */
+export const noteSchema = z
+  .object({
+    id: z.number().int(),
+    run_id: z.string(),
+    text: z.string(),
+    by: z.string().nullable(),
+    created_at: z.string(),
+    status: z.enum(['pending', 'delivered', 'withdrawn']),
+    delivered_iteration: z.number().int().nullable(),
+  })
+  .meta({ id: 'Note' });
+
+/** GET /api/runs/:id/notes answer. */
+export const noteListSchema = z.object({ notes: z.array(noteSchema) });

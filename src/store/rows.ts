@@ -200,11 +200,17 @@ export const CONTROL_ACTIONS = ['pause', 'resume', 'stop', 'extend'] as const;
 /** One control action. */
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];
 
+/** What a control request may carry: the actions, and `note` (a note was added: its owner announces it). */
+export const REQUEST_ACTIONS = [...CONTROL_ACTIONS, 'note'] as const;
+
+/** The action of a stored control request. */
+export type RequestAction = (typeof REQUEST_ACTIONS)[number];
+
 /** A control request: written by anyone, picked up and answered by the run's owner. */
 export const controlRowSchema = z.object({
   id: int.positive(),
   run_id: z.string(),
-  action: z.enum(CONTROL_ACTIONS),
+  action: z.enum(REQUEST_ACTIONS),
   options: json.pipe(z.record(z.string(), z.unknown())),
   requested_by: z.string().nullable(),
   requested_at: ms,
@@ -214,6 +220,24 @@ export const controlRowSchema = z.object({
 
 /** One control request row. */
 export type ControlRow = z.infer<typeof controlRowSchema>;
+
+/**
+ * A note to a run (notes.md): written by anyone, delivered once in the prompt of the next iteration that starts
+ * (`delivered_iteration`), or withdrawn before (`cancelled_at`). Pending: neither.
+ */
+export const noteRowSchema = z.object({
+  id: int.positive(),
+  run_id: z.string(),
+  text: z.string(),
+  created_by: z.string().nullable(),
+  created_at: ms,
+  delivered_iteration: int.positive().nullable(),
+  delivered_at: ms.nullable(),
+  cancelled_at: ms.nullable(),
+});
+
+/** One note row. */
+export type NoteRow = z.infer<typeof noteRowSchema>;
 
 /** Totals of a run, always computed from its iteration and owner rows (never stored twice). */
 export const runTotalsSchema = z.object({

@@ -21,6 +21,16 @@ export const EVENT_COLUMNS = 'run_id, seq, at, type, iteration, payload_json AS 
 /** Columns of a control request row. */
 export const CONTROL_COLUMNS = 'id, run_id, action, options_json AS options, requested_by, requested_at, handled_at, result';
 
+/** Columns of a note row. */
+export const NOTE_COLUMNS = 'id, run_id, text, created_by, created_at, delivered_iteration, delivered_at, cancelled_at';
+
+/**
+ * The notes an iteration starting now takes (a table alias `n`): pending ones, and those delivered to an iteration
+ * that was interrupted (its agent never finished reading them: they go to the next one).
+ */
+export const CLAIMABLE_NOTE = `n.cancelled_at IS NULL AND (n.delivered_iteration IS NULL OR EXISTS (
+  SELECT 1 FROM iterations i WHERE i.run_id = n.run_id AND i.number = n.delivered_iteration AND i.status = 'interrupted'))`;
+
 /** The change columns of a completed iteration (all null when not tracked). */
 export function changeColumns(end: IterationEnd): { tree_before: string | null; tree_after: string | null; files_changed: string | null; files_changed_total: number | null; discarded_ref: string | null } {
   const c = end.changes ?? null;

@@ -7,7 +7,7 @@ export const STORE_METHODS = [
   'createRun', 'getRun', 'findRun', 'listRuns', 'countRuns', 'updateRunSpec', 'updateRunMeta', 'updateRunDefinition', 'getRunDefinition', 'updateRunStatus', 'finishRun',
   'claimRun', 'releaseRun', 'heartbeat', 'startIteration', 'updateIteration', 'completeIteration', 'getIteration',
   'listIterations', 'runTotals', 'appendEvent', 'appendEvents', 'listEvents', 'lastEventSeq', 'listEventsAfterId',
-  'lastEventId', 'requestControl', 'pendingControls', 'getControl', 'markControlHandled', 'importDatabase',
+  'lastEventId', 'requestControl', 'pendingControls', 'getControl', 'markControlHandled', 'addNote', 'listNotes', 'cancelNote', 'claimNotes', 'importDatabase',
   'recordCheckpoint', 'listCheckpoints', 'recordError', 'listErrors', 'stats', 'metrics', 'getBudget', 'setBudget', 'spendSince',
   'claimBudgetNotice',
 ] as const satisfies ReadonlyArray<Exclude<keyof Store, 'close'>>;

@@ -6,13 +6,14 @@ import type { BudgetChange, BudgetRow, BudgetWindowKey, SpendRow } from './budge
 import type {
   CheckpointRow,
   CheckpointState,
-  ControlAction,
   ControlRow,
   ErrorRow,
   EventRow,
   EventRowWithId,
   IterationRow,
   IterationStatus,
+  NoteRow,
+  RequestAction,
   RunRow,
   RunTotals,
   RunWithTotals,
@@ -182,11 +183,20 @@ export interface RunFilter {
 /** A control request to write. */
 export interface NewControl {
   run_id: string;
-  action: ControlAction;
+  action: RequestAction;
   options?: Record<string, unknown>;
   /** Who asked: 'cli pid 123 on host', 'api 127.0.0.1', ... */
   requested_by?: string | null;
   requested_at: number;
+}
+
+/** A note to write (its text already checked and redacted by the caller). */
+export interface NewNote {
+  run_id: string;
+  text: string;
+  /** Who wrote it: 'user', 'api 127.0.0.1', ... */
+  created_by?: string | null;
+  created_at: number;
 }
 
 /**
@@ -266,6 +276,17 @@ export interface Store {
   getControl(id: number): Promise<ControlRow | null>;
   /** Answers a control request. */
   markControlHandled(id: number, now: number, result: string): Promise<void>;
+  /** Writes a pending note to a run (docs/notes.md). Throws StoreError when the run does not exist. */
+  addNote(note: NewNote): Promise<NoteRow>;
+  /** A run's notes (pending, delivered and withdrawn), oldest first. */
+  listNotes(runId: string): Promise<NoteRow[]>;
+  /** Withdraws a pending note; returns the note as it is now (unchanged when already delivered), null when the run has none with this id. */
+  cancelNote(runId: string, id: number, now: number): Promise<NoteRow | null>;
+  /**
+   * Gives `iteration` (starting now) the run's pending notes and those delivered to an iteration that was
+   * interrupted, atomically: of iterations starting at once, each note goes to exactly one. The notes taken.
+   */
+  claimNotes(runId: string, iteration: number, now: number): Promise<NoteRow[]>;
   /** Copies the runs of another (legacy per-workspace) database once; returns how many runs were imported (0 if done before). */
   importDatabase(path: string, now: number, workspace?: string | null): Promise<number>;
   /** Records a checkpoint attempt. */

@@ -25,7 +25,9 @@ export interface CliResult {
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('RINGMASTER_')) env[k] = v;
-  env.XDG_CONFIG_HOME = join(tmpdir(), 'ringmaster-test-no-global-config');
+  // Inside the file's data directory (removed after its tests): a shared one in /tmp was left behind, and written
+  // to by agent CLIs (opencode) of files running at once.
+  env.XDG_CONFIG_HOME = join(testHome(), 'no-global-config');
   env.RINGMASTER_HOME = testHome();
   env.TZ = 'UTC';
   delete env.NO_COLOR;

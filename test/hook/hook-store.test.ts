@@ -111,6 +111,25 @@ describe('hook loops in the store', () => {
     expect(runs.stdout).toContain(`"id": "${runId}"`);
   });
 
+  it("carries a note in the Stop hook's continuation once (notes: docs/notes.md)", async () => {
+    await createStore();
+    const runId = (await startLoop()) ?? '';
+    const io = memoryIO(project);
+    expect(await main(['note', runId, 'Check the README too.'], io)).toBe(0);
+    expect(io.out()).toBe(`note 1 added to run ${runId}: it goes into the prompt of the next iteration that starts\n`);
+    const first = JSON.parse((await runStopHook(stdin(), ctx())).stdout) as { decision: string; reason: string };
+    expect(first.decision).toBe('block');
+    expect(first.reason).toContain('## Notes from the user (sent while the loop was running)');
+    expect(first.reason.split('Check the README too.').length - 1).toBe(1);
+    const second = JSON.parse((await runStopHook(stdin({ stop_hook_active: true }), ctx())).stdout) as { reason: string };
+    expect(second.reason).not.toContain('Check the README too.');
+    const noteEvents = (await events(runId)).filter((e) => String((e as unknown[])[0]).startsWith('note_'));
+    expect(noteEvents).toEqual([
+      ['note_added', null, { note_id: 1, text: 'Check the README too.', by: 'user' }],
+      ['note_delivered', 1, { note_id: 1, iteration: 1 }],
+    ]);
+  });
+
   it('ends the run completed/max_iterations at the cap, and stopped/user_stop on cancel', async () => {
     await createStore();
     const capped = await startLoop();
@@ -152,10 +171,11 @@ describe('hook loops in the store', () => {
     await writeFile(dbPath(), 'not a database');
     const outcome = await runStopHook(stdin(), ctx());
     expect(outcome.decision).toBe('block');
-    expect(outcome.warning).toMatch(/^cannot record the decision in the store: /);
+    // The notes of the loop cannot be read either: both are said.
+    expect(outcome.warning).toMatch(/^cannot read the loop's notes: .*cannot record the decision in the store: /);
     const lines = (await readFile(logPath(), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ decision: 'block', reason: 'continue', iteration: 1 });
-    expect(String(lines[0]?.warning)).toMatch(/^cannot record the decision in the store: /);
+    expect(String(lines[0]?.warning)).toMatch(/^cannot read the loop's notes: .*cannot record the decision in the store: /);
   });
 });

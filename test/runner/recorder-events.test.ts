@@ -82,7 +82,8 @@ describe('recorder: a failed event append leaves no gap', () => {
   describe('PostgreSQL', () => {
     const pg = usePostgres({ own: true });
     it('a batch refused while the server is down is written with the next one once it is back', async () => {
-      const store = await PostgresStore.open(pg.url);
+      // A short retry budget (default 15 s): the append of 3-4 fails soon after the server stops, as it would later.
+      const store = await PostgresStore.open(pg.url, { retryUnavailableMs: 500 });
       const { recorder, errors, event } = await recorderOf(store);
       try {
         await record(recorder, event, [1, 2], () => until('events 1-2', async () => (await store.lastEventSeq('r')) === 2));

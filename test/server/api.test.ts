@@ -260,6 +260,8 @@ describe('the OpenAPI document', () => {
       '/api/runs/{id}/extend',
       '/api/runs/{id}/iterations/{n}/diff',
       '/api/runs/{id}/logs',
+      '/api/runs/{id}/notes',
+      '/api/runs/{id}/notes/{noteId}',
       '/api/runs/{id}/rollback',
       '/api/runs/{id}/search',
       '/api/runs/{id}/{action}',

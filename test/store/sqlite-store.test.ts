@@ -9,12 +9,25 @@ import { NoStoreError, StoreVersionError } from '../../src/store/errors.js';
 import { openStore } from '../../src/store/open-store.js';
 import { dataDir, databasePath } from '../../src/store/paths.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
-import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { migrate } from '../../src/store/sqlite/migrate.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { writeLegacyDatabase } from './legacy-db.js';
 import { storeContract } from './store-contract.js';
+import { notesContract } from './notes-contract.js';
 
 storeContract('SQLite file in a temporary data directory', async () => {
+  const home = await mkdtemp(join(tmpdir(), 'rm-store-'));
+  const store = await openStore({ env: { RINGMASTER_HOME: home } });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+});
+
+notesContract('SQLite file in a temporary data directory', async () => {
   const home = await mkdtemp(join(tmpdir(), 'rm-store-'));
   const store = await openStore({ env: { RINGMASTER_HOME: home } });
   return {
@@ -110,12 +123,12 @@ describe('SQLite store specifics', () => {
     }
   });
 
-  it('fills a gap: a database at 8 without 6 (migrations taken out of order by branches) gets 6 and keeps its rows; a later 7 is applied too', async () => {
+  it('fills gaps: a database at 8 without 6 and 7 (migrations taken out of order by branches) gets both and keeps its rows', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rm-store-'));
     const path = join(dir, 'x.db');
     try {
       const old = new DatabaseSync(path);
-      expect(migrate(old, path, 1, SQLITE_MIGRATIONS.filter((m) => m.version !== 6))).toEqual([1, 2, 3, 4, 5, 8]);
+      expect(migrate(old, path, 1, SQLITE_MIGRATIONS.filter((m) => m.version !== 6 && m.version !== 7))).toEqual([1, 2, 3, 4, 5, 8]);
       old.exec("INSERT INTO runs (id, status, agent, spec_json, workspace, created_at, updated_at) VALUES ('r1', 'completed', 'claude', '{}', '/w', 1, 1)");
       old.close();
       const store = new SqliteStore(path, { now: () => 5 });
@@ -128,14 +141,36 @@ describe('SQLite store specifics', () => {
       const db = new DatabaseSync(path);
       try {
         expect(db.prepare('SELECT version, applied_at FROM schema_migrations ORDER BY version').all().map((r) => ({ ...r }))).toEqual(
-          [1, 2, 3, 4, 5, 6, 8].map((version) => ({ version, applied_at: version === 6 ? 5 : 1 })),
+          [1, 2, 3, 4, 5, 6, 7, 8].map((version) => ({ version, applied_at: version === 6 || version === 7 ? 5 : 1 })),
         );
-        // Another branch's 7 (the notes) arrives after both: it is applied, nothing else is run again.
-        const seven = { version: 7, name: 'a later seven', sql: 'CREATE TABLE seven (id INTEGER PRIMARY KEY);' };
-        expect(migrate(db, path, 9, [...SQLITE_MIGRATIONS, seven])).toEqual([7]);
-        expect(migrate(db, path, 9, [...SQLITE_MIGRATIONS, seven])).toEqual([]);
+        expect(migrate(db, path, 9)).toEqual([]);
       } finally {
         db.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('applies a migration numbered below the newest recorded: a database at 8 gets 7 (notes, note requests)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rm-store-'));
+    const path = join(dir, 'x.db');
+    try {
+      const db = new DatabaseSync(path);
+      migrate(db, path, 1, SQLITE_MIGRATIONS.filter((m) => m.version !== 7));
+      db.close();
+      const store = new SqliteStore(path, { now: () => 2 });
+      try {
+        const check = new DatabaseSync(path);
+        const rows = check.prepare('SELECT version, applied_at FROM schema_migrations ORDER BY version').all() as Array<{ version: number; applied_at: number }>;
+        check.close();
+        expect(rows.map((r) => [r.version, r.applied_at])).toEqual(SQLITE_MIGRATIONS.map((m) => [m.version, m.version === 7 ? 2 : 1]));
+        await store.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: { pid: 1, host: 'h' }, now: 1 });
+        expect((await store.addNote({ run_id: 'r1', text: 'hi', created_at: 3 })).text).toBe('hi');
+        await store.requestControl({ run_id: 'r1', action: 'note', options: { note_id: 1, text: 'hi' }, requested_by: null, requested_at: 3 });
+        expect((await store.pendingControls('r1')).map((r) => r.action)).toEqual(['note']);
+      } finally {
+        await store.close();
       }
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -28,6 +28,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'resume', summary: 'resume a paused run, or continue a crashed, interrupted or stopped one with its totals and limits intact', load: async () => (await import('./resume.js')).resumeCommand },
   { name: 'pause', summary: 'pause a run after its current iteration (from any terminal); resume continues it', load: async () => (await import('./pause.js')).pauseCommand },
   { name: 'stop', summary: 'stop a run: a live one finishes with stop reason user_stop; an orphaned one is closed', load: async () => (await import('./stop.js')).stopCommand },
+  { name: 'note', summary: "send a note to a run: delivered once in the next iteration's prompt; list or withdraw pending notes", load: async () => (await import('./note.js')).noteCommand },
   { name: 'serve', summary: 'the loop manager: many runs, a REST API, a WebSocket and the dashboard on 127.0.0.1:7420', load: async () => (await import('./serve.js')).serveCliCommand },
   { name: 'worker', summary: 'drive runs queued in the shared database (run --repository), on any machine', load: async () => (await import('./worker.js')).workerCommand },
   { name: 'loop', summary: 'Hook mode: start, show or cancel a loop inside one Claude Code session', load: async () => (await import('./loop.js')).loopCliCommand },

@@ -1,24 +1,24 @@
 // Applies the numbered PostgreSQL migrations a database has not seen yet. Several processes may start at
 // once (a server and workers): a session advisory lock lets one migrate while the others wait, then they
-// find nothing left to do. Each migration runs in its own transaction.
+// find nothing left to do. Each migration runs in its own transaction. Every migration not recorded is applied, not
+// only those above the highest recorded (branches number theirs apart: a database at 8 still gets 6 and 7).
 import type pg from 'pg';
 import { StoreVersionError } from '../errors.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { redactUrl } from './pool.js';
 import type { Migration } from '../sqlite/migrations.js';
-import { newestVersion, pendingMigrations } from '../migration-plan.js';
 
 /** The advisory lock key pair of ringmaster's migrations ('RING', 1): any fixed pair unique to ringmaster. */
 export const MIGRATION_LOCK: readonly [number, number] = [0x52494e47, 1];
 
-/** Brings the database of `pool` up to date (every migration it lacks, gaps too); returns the versions applied now. */
+/** Brings the database of `pool` up to the newest migration; returns the versions applied now. */
 export async function migratePostgres(
   pool: pg.Pool,
   url: string,
   now: number,
   migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
 ): Promise<number[]> {
-  const known = newestVersion(migrations);
+  const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -28,9 +28,10 @@ export async function migratePostgres(
         version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
       const current = await currentVersion(client);
       if (current > known) throw new StoreVersionError(redactUrl(url), current, known);
+      const recorded = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
       const applied: number[] = [];
-      const done = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
-      for (const migration of pendingMigrations(migrations, new Set(done.rows.map((r) => r.version)))) {
+      for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+        if (recorded.has(migration.version)) continue;
         await client.query('BEGIN');
         try {
           await client.query(migration.sql);

@@ -209,6 +209,28 @@ CREATE TABLE budget (
 `,
   },
   {
+    version: 7,
+    name: 'notes to a run; note control requests',
+    sql: `
+-- A person's message to a run, delivered once in the prompt of the next iteration that starts (docs/notes.md).
+CREATE TABLE notes (
+  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  text TEXT NOT NULL,
+  created_by TEXT,
+  created_at BIGINT NOT NULL,
+  delivered_iteration INTEGER,
+  delivered_at BIGINT,
+  cancelled_at BIGINT
+);
+CREATE INDEX notes_by_run ON notes (run_id, id);
+
+-- The owner of a run announces a new note (note_added) on a 'note' request.
+ALTER TABLE control_requests DROP CONSTRAINT control_requests_action_check;
+ALTER TABLE control_requests ADD CONSTRAINT control_requests_action_check CHECK (action IN ('pause', 'resume', 'stop', 'extend', 'note'));
+`,
+  },
+  {
     version: 8,
     name: "a run's program definition, stored apart from its metadata",
     sql: `

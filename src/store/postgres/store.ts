@@ -15,6 +15,7 @@ import { queryMetrics, queryStats, queryTotals, queryTotalsMany } from './querie
 import type { StoreMetrics } from '../metrics-sql.js';
 import * as events from './events.js';
 import * as iterations from './iterations.js';
+import * as notes from './notes.js';
 import { ITERATION_COLUMNS, interruptRunning, readIteration } from './iterations.js';
 import { importLegacyIntoPostgres } from './import.js';
 import { listen } from './listen.js';
@@ -23,7 +24,7 @@ import type { BudgetChange, BudgetRow, BudgetWindowKey, SpendRow } from '../budg
 import type { Channel, Subscription, WatchableStore } from '../watchable.js';
 import { runWhere } from './run-filter.js';
 import { checkpointRowSchema, errorRowSchema, iterationRowSchema, runRowSchema } from '../rows.js';
-import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, IterationRow, RunRow, RunTotals, RunWithTotals, StoreStats } from '../rows.js';
+import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, IterationRow, NoteRow, RunRow, RunTotals, RunWithTotals, StoreStats } from '../rows.js';
 import { CHECKPOINT_COLUMNS, ERROR_COLUMNS, RUN_SELECT } from '../sql-columns.js';
 import type {
   ClaimOptions,
@@ -34,6 +35,7 @@ import type {
   IterationStart,
   NewCheckpoint,
   NewControl,
+  NewNote,
   NewError,
   NewEvent,
   NewRun,
@@ -297,6 +299,22 @@ export class PostgresStore implements Store, WatchableStore {
 
   async markControlHandled(id: number, now: number, result: string): Promise<void> {
     await this.read('markControlHandled', (db) => events.markControlHandled(db, id, now, result));
+  }
+
+  async addNote(note: NewNote): Promise<NoteRow> {
+    return this.read('addNote', (db) => notes.addNote(db, note));
+  }
+
+  async listNotes(runId: string): Promise<NoteRow[]> {
+    return this.read('listNotes', (db) => notes.listNotes(db, runId));
+  }
+
+  async cancelNote(runId: string, id: number, now: number): Promise<NoteRow | null> {
+    return this.read('cancelNote', (db) => notes.cancelNote(db, runId, id, now));
+  }
+
+  async claimNotes(runId: string, iteration: number, now: number): Promise<NoteRow[]> {
+    return this.read('claimNotes', (db) => notes.claimNotes(db, runId, iteration, now));
   }
 
   async importDatabase(path: string, now: number, workspace: string | null = null): Promise<number> {

@@ -1,31 +1,31 @@
-// Applies the numbered SQLite migrations that a database has not seen yet (by version, gaps filled: see
-// ../migration-plan.ts), each in its own transaction.
+// Applies the numbered SQLite migrations that a database has not seen yet, each in its own transaction. Every
+// migration not recorded is applied, not only those above the highest recorded: branches developed side by side
+// number theirs apart (a database at 8 still gets 6 and 7 when they land after 8), so each migration stands alone.
 import type { DatabaseSync } from 'node:sqlite';
 import { StoreVersionError } from '../errors.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import type { Migration } from './migrations.js';
-import { newestVersion, pendingMigrations } from '../migration-plan.js';
 
-/** Brings the database at `path` up to date (every migration it lacks, gaps too); returns the versions applied now. */
+/** Brings the database at `path` up to the newest migration; returns the versions applied now. */
 export function migrate(db: DatabaseSync, path: string, now: number, migrations: readonly Migration[] = SQLITE_MIGRATIONS): number[] {
-  const known = newestVersion(migrations);
+  const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   // Up to date (the usual case): read without taking the write lock, so that opening the database (even for
   // `ringmaster runs`) never waits for another process's write transaction.
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined) {
     const version = currentVersion(db);
     if (version > known) throw new StoreVersionError(path, version, known);
-    if (upToDate(db, migrations)) return [];
+    if (missingVersions(db, migrations).length === 0) return [];
   }
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
   const applied: number[] = [];
-  for (const migration of pendingMigrations(migrations, new Set())) {
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     // BEGIN IMMEDIATE takes the write lock first, so two processes opening a new database do not race.
     db.exec('BEGIN IMMEDIATE');
     try {
       const current = currentVersion(db);
       if (current > known) throw new StoreVersionError(path, current, known);
-      if (appliedVersions(db).has(migration.version)) {
+      if (!missingVersions(db, [migration]).includes(migration.version)) {
         db.exec('COMMIT');
         continue;
       }
@@ -47,18 +47,15 @@ export function migrate(db: DatabaseSync, path: string, now: number, migrations:
   return applied;
 }
 
-/** The versions recorded in schema_migrations. */
-function appliedVersions(db: DatabaseSync): Set<number> {
-  return new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
-}
-
 /** Highest applied migration version (0 for a new database). */
 export function currentVersion(db: DatabaseSync): number {
   const row = db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number };
   return row.v;
 }
 
-/** Whether the database has every migration this version of ringmaster knows. */
-export function upToDate(db: DatabaseSync, migrations: readonly Migration[] = SQLITE_MIGRATIONS): boolean {
-  return pendingMigrations(migrations, appliedVersions(db)).length === 0;
+/** The versions of `migrations` the database has not recorded, in order. */
+export function missingVersions(db: DatabaseSync, migrations: readonly Migration[] = SQLITE_MIGRATIONS): number[] {
+  const rows = db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>;
+  const applied = new Set(rows.map((r) => r.version));
+  return migrations.map((m) => m.version).filter((v) => !applied.has(v)).sort((a, b) => a - b);
 }

@@ -181,6 +181,42 @@ CREATE TABLE budget (
 `,
   },
   {
+    version: 7,
+    name: 'notes to a run; note control requests',
+    sql: `
+-- A person's message to a run, delivered once in the prompt of the next iteration that starts (docs/notes.md).
+CREATE TABLE notes (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  text TEXT NOT NULL,
+  created_by TEXT,
+  created_at INTEGER NOT NULL,
+  delivered_iteration INTEGER,
+  delivered_at INTEGER,
+  cancelled_at INTEGER
+);
+CREATE INDEX notes_by_run ON notes (run_id, id);
+
+-- The owner of a run announces a new note (note_added) on a 'note' request: the action's CHECK widens, which
+-- SQLite does by copying the table.
+CREATE TABLE control_requests_new (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  action TEXT NOT NULL CHECK (action IN ('pause', 'resume', 'stop', 'extend', 'note')),
+  options_json TEXT NOT NULL DEFAULT '{}',
+  requested_by TEXT,
+  requested_at INTEGER NOT NULL,
+  handled_at INTEGER,
+  result TEXT
+);
+INSERT INTO control_requests_new (id, run_id, action, options_json, requested_by, requested_at, handled_at, result)
+  SELECT id, run_id, action, options_json, requested_by, requested_at, handled_at, result FROM control_requests;
+DROP TABLE control_requests;
+ALTER TABLE control_requests_new RENAME TO control_requests;
+CREATE INDEX control_requests_pending ON control_requests (run_id, id) WHERE handled_at IS NULL;
+`,
+  },
+  {
     version: 8,
     name: "a run's program definition, stored apart from its metadata",
     sql: `

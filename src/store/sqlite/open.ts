@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { restrictToOwner } from '../../os/private-files.js';
 import { StoreUnusableError, storeErrorFrom } from '../errors.js';
-import { migrate, upToDate } from './migrate.js';
+import { migrate, missingVersions } from './migrate.js';
 
 function isDirectory(path: string): boolean {
   try {
@@ -48,7 +48,7 @@ function openReadOnly(path: string, why: StoreUnusableError): DatabaseSync {
     try {
       db = attempt();
       db.exec('PRAGMA busy_timeout = 5000');
-      if (!upToDate(db)) {
+      if (missingVersions(db).length > 0) {
         db.close();
         throw new StoreUnusableError('read_only', `${path} needs an upgrade to this version of ringmaster but cannot be written (${why.message})`);
       }

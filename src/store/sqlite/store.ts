@@ -7,11 +7,12 @@ import type { RunStatus, StopReason } from '../../core/types.js';
 import { AmbiguousRunIdError, RunBusyError, RunEndedError, StoreError } from '../errors.js';
 import { resumable } from '../liveness.js';
 import { checkpointRowSchema, definitionSchema, errorRowSchema, runRowSchema } from '../rows.js';
-import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, IterationRow, RunRow, RunTotals, RunWithTotals, StoreStats } from '../rows.js';
+import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, IterationRow, NoteRow, RunRow, RunTotals, RunWithTotals, StoreStats } from '../rows.js';
 import { CHECKPOINT_COLUMNS, ERROR_COLUMNS, RUN_SELECT } from '../sql-columns.js';
 import { SqliteDb } from './db.js';
 import * as events from './events.js';
 import * as iterations from './iterations.js';
+import * as notes from './notes.js';
 import { importLegacyDatabase } from './import.js';
 import { runWhere } from './run-filter.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
@@ -29,6 +30,7 @@ import type {
   IterationStart,
   NewCheckpoint,
   NewControl,
+  NewNote,
   NewError,
   NewEvent,
   NewRun,
@@ -260,6 +262,22 @@ export class SqliteStore implements Store {
 
   async markControlHandled(id: number, now: number, result: string): Promise<void> {
     events.markControlHandled(this.s, id, now, result);
+  }
+
+  async addNote(note: NewNote): Promise<NoteRow> {
+    return notes.addNote(this.s, note);
+  }
+
+  async listNotes(runId: string): Promise<NoteRow[]> {
+    return notes.listNotes(this.s, runId);
+  }
+
+  async cancelNote(runId: string, id: number, now: number): Promise<NoteRow | null> {
+    return notes.cancelNote(this.s, runId, id, now);
+  }
+
+  async claimNotes(runId: string, iteration: number, now: number): Promise<NoteRow[]> {
+    return notes.claimNotes(this.s, runId, iteration, now);
   }
 
   async importDatabase(path: string, now: number, workspace: string | null = null): Promise<number> {

@@ -10,6 +10,7 @@ import type {
   budgetReportSchema,
   clientMessageSchema,
   controlOutcomeSchema,
+  noteSchema,
   runCreatedSchema,
   runDetailSchema,
   runItemSchema,
@@ -26,6 +27,8 @@ export {
   budgetReportSchema,
   controlOutcomeSchema,
   errorSchema,
+  noteListSchema,
+  noteSchema,
   eventListSchema,
   rollbackResultSchema,
   runCreatedSchema,
@@ -83,6 +86,8 @@ export type RunCreated = z.infer<typeof runCreatedSchema>;
 
 /** What POST /api/runs/:id/{pause,resume,stop,extend} answer. */
 export type ControlOutcome = z.infer<typeof controlOutcomeSchema>;
+/** A note to a run (docs/notes.md). */
+export type Note = z.infer<typeof noteSchema>;
 
 /** GET /api/agents: one agent CLI a run can use. */
 export type Agent = z.infer<typeof agentListSchema>['agents'][number];

@@ -7,6 +7,8 @@ import {
   budgetReportSchema,
   controlOutcomeSchema,
   errorSchema,
+  noteListSchema,
+  noteSchema,
   eventListSchema,
   rollbackResultSchema,
   runCreatedSchema,
@@ -18,6 +20,7 @@ import {
   type AgentActivity,
   type BudgetReport,
   type ControlOutcome,
+  type Note,
   type RunCreated,
   type RunDetail,
   type RunEvent,
@@ -188,6 +191,21 @@ export function controlRun(id: string, action: RunAction, now = false): Promise<
 /** POST /api/runs/:id/extend: allow `iterations` more iterations (a run that ended on its limit continues). */
 export function extendRun(id: string, iterations: number): Promise<ControlOutcome> {
   return json(controlOutcomeSchema, `${run(id)}/extend`, post({ iterations }));
+}
+
+/** GET /api/runs/:id/notes: the run's notes, oldest first. */
+export async function listNotes(id: string): Promise<Note[]> {
+  return (await json(noteListSchema, `${run(id)}/notes`)).notes;
+}
+
+/** POST /api/runs/:id/notes: a note for the run's next iteration (400 empty, 413 over 4 KiB). */
+export function addNote(id: string, text: string): Promise<Note> {
+  return json(noteSchema, `${run(id)}/notes`, post({ text }));
+}
+
+/** DELETE /api/runs/:id/notes/:noteId: withdraws a pending note. */
+export function withdrawNote(id: string, noteId: number): Promise<Note> {
+  return json(noteSchema, `${run(id)}/notes/${noteId}`, { method: 'DELETE' });
 }
 
 /** POST /api/runs/:id/rollback: restore the files of an iteration's checkpoint as a new commit (`force`: over uncommitted work). */

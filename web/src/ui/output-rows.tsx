@@ -1,7 +1,7 @@
-// How each row of the output view looks: iteration headers, markdown blocks, collapsible tool calls,
-// raw lines with ANSI colours.
+// How each row of the output view looks: iteration headers (with the notes delivered to the iteration, marked as
+// such, apart from the agent's output), markdown blocks, collapsible tool calls, raw lines with ANSI colours.
 import { memo } from 'react';
-import type { Iteration } from '../api/api-types.js';
+import type { Iteration, Note } from '../api/api-types.js';
 import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { ansiSegments } from '../lib/ansi.js';
@@ -69,6 +69,22 @@ const OUTCOME: Record<Iteration['status'], string> = {
   interrupted: 'interrupted',
 };
 
+/** The notes an iteration's prompt carried (docs/notes.md), each a marked block under the iteration's header. */
+function DeliveredNotes({ notes }: { notes: readonly Note[] }) {
+  return (
+    <>
+      {notes.map((n) => (
+        <div key={n.id} className="row-note" data-testid="output-note">
+          <div className="muted">
+            Note {n.id} in this iteration&apos;s prompt{n.by !== null ? ` · from ${n.by}` : ''} · sent {new Date(n.created_at).toLocaleTimeString()}
+          </div>
+          <div className="note-text">{n.text}</div>
+        </div>
+      ))}
+    </>
+  );
+}
+
 /** An iteration's header: its number and start, then (from its row) how it ended and how long it took. */
 function IterationHeader({ item, header, className }: { item: Extract<OutputItem, { kind: 'iteration' }>; header: Iteration | undefined; className: string }) {
   const ended = header !== undefined && header.status !== 'running';
@@ -89,12 +105,20 @@ function IterationHeader({ item, header, className }: { item: Extract<OutputItem
   );
 }
 
-/** One row of the output view (`header`: the iteration's row, for an iteration header). */
-export const OutputRow = memo(function OutputRow({ item, current, header }: { item: OutputItem; current: boolean; header?: Iteration | undefined }) {
+/** The notes delivered to no iteration: none. */
+const NO_NOTES: readonly Note[] = [];
+
+/** One row of the output view (for an iteration header, `header`: the iteration's row, `notes`: what it was told). */
+export const OutputRow = memo(function OutputRow({ item, current, header, notes = NO_NOTES }: { item: OutputItem; current: boolean; header?: Iteration | undefined; notes?: readonly Note[] }) {
   const className = current ? ' current-match' : '';
   switch (item.kind) {
     case 'iteration':
-      return <IterationHeader item={item} header={header} className={className} />;
+      return (
+        <>
+          <IterationHeader item={item} header={header} className={className} />
+          <DeliveredNotes notes={notes} />
+        </>
+      );
     case 'text':
       return (
         <div className={`row-text${className}`} data-testid="output-text">

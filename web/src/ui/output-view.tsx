@@ -4,6 +4,7 @@
 import { useImperativeHandle, useMemo, useRef, useState, useSyncExternalStore, type Ref, type RefObject } from 'react';
 import type { Iteration } from '../api/api-types.js';
 import { MAX_ACTIVITY_PAGES } from '../api/client.js';
+import { useDeliveredNotes } from './note-box.js';
 import { FOLLOWING, onAppend, onJump, onLeave, type FollowState } from '../lib/follow.js';
 import { OutputLog } from '../lib/output-log.js';
 import { OutputRow } from './output-rows.js';
@@ -46,6 +47,7 @@ export function OutputView({ runId, iteration, only, live, latest, iterations, h
   const search = useOutputSearch(log, version, runId, earlier);
   const searchInput = useRef<HTMLInputElement>(null);
   const headers = useMemo(() => new Map(iterations.map((it) => [it.number, it])), [iterations]);
+  const notes = useDeliveredNotes(runId, iterations.length);
   const items = log.items;
   const { scroller, virtualizer, onScrolled } = useOutputScroll(log, version, follow, setFollow, earlier, sync.synced);
 
@@ -91,7 +93,7 @@ export function OutputView({ runId, iteration, only, live, latest, iterations, h
             if (!item) return null;
             return (
               <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="output-row" style={{ transform: `translateY(${row.start}px)` }}>
-                <OutputRow item={item} current={row.index === search.current} header={item.kind === 'iteration' ? headers.get(item.iteration) : undefined} />
+                <OutputRow item={item} current={row.index === search.current} header={item.kind === 'iteration' ? headers.get(item.iteration) : undefined} notes={item.kind === 'iteration' ? notes.get(item.iteration) : undefined} />
               </div>
             );
           })}

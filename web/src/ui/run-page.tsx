@@ -14,6 +14,7 @@ import { IterationsTable } from './iterations-table.js';
 import { useLatestIteration, useRun } from './live.js';
 import { OutputView, type OutputHandle } from './output-view.js';
 import { RunControls } from './run-controls.js';
+import { NoteBox } from './note-box.js';
 import { Units } from './units.js';
 import { EndReason, Frozen, QueuePlace } from './run-card.js';
 import { PHONE_QUERY, useMedia } from './use-media.js';
@@ -197,6 +198,7 @@ export default function RunPage({ id, theme, toggleTheme, showHelp }: { id: stri
         </div>
         <RunStats run={r} runtime={runtime} now={now} />
         <RunControls run={r} />
+        <NoteBox run={r} />
       </Collapsible>
       <RunError detail={detail} />
       <nav className="tabs" role="tablist">
