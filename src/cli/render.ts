@@ -1,5 +1,6 @@
 // Turns run events into what the terminal shows: the run's progress lines (README "Quick start") (a workflow's own lines come from
 // render-workflow.ts), or one JSON object per line.
+import { budgetNoticeText } from '../core/budget.js';
 import { formatDuration, formatElapsed } from '../core/duration.js';
 import { redactor, type Redactor } from '../core/redact.js';
 import type { AgentActivitySink, RunEvent, RunEventSink } from '../runner/events.js';
@@ -50,6 +51,8 @@ function outcomeText(e: Extract<RunEvent, { type: 'iteration_completed' }>): str
       if (e.error_kind === 'max_cost' || e.error_kind === 'max_runtime') return `stopped: ${e.error_kind.replace('_', ' ')} reached`;
       return `failure, consecutive: ${e.consecutive_failures}/${e.failure_threshold}`;
     case 'waiting':
+      // Stopped by the shared budget: the run waits for it (a `waiting` line follows).
+      if (e.error_kind === 'budget') return 'stopped: the shared budget reached';
       return e.error_kind.replace('_', ' ');
     default:
       return e.outcome;
@@ -168,7 +171,8 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
       }
       case 'waiting': {
         const wait = Math.max(0, e.until - e.time);
-        line(e.time, `Waiting until ${clock(e.until)} (${formatElapsed(wait)}) for the ${e.reason.replace('_', ' ')} to clear...`);
+        const why = e.reason === 'budget' ? 'the shared budget to reset (or be raised: ringmaster budget set)' : `the ${e.reason.replace('_', ' ')} to clear`;
+        line(e.time, `Waiting until ${clock(e.until)} (${formatElapsed(wait)}) for ${why}...`);
         if (out.isTTY === true) {
           const tick = (): void => {
             out.write(`\r\u001b[2K  ${formatElapsed(Math.max(0, e.until - Date.now()))} left (Ctrl+C stops the run)`);
@@ -209,6 +213,9 @@ export function humanRenderer(target: RenderTarget, options: HumanOptions): RunE
         break;
       case 'agent_switched':
         line(e.time, `Switching agent: ${e.from} -> ${e.to} (${e.reason})`);
+        break;
+      case 'budget_threshold':
+        line(e.time, `Budget: ${budgetNoticeText(e)}`);
         break;
       case 'warning':
         err.write(`${paint(c, '33', 'WARNING:')} ${e.message}\n`);

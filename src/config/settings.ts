@@ -34,6 +34,7 @@ export const loopSchema = z.strictObject({
   verify: optionalText().prefault(null).describe("a command that must exit 0 before a claimed completion ends the run (split like agent.command, no shell)"),
   verify_timeout: duration().prefault('10m').describe('time limit of the verify command (killed with its process group past it)'),
   verify_each: flag().prefault(false).describe('run the verify command after every iteration, not only when the agent claims completion'),
+  budget_poll: duration().prefault('10s').describe('how often a run held back by the shared budget (ringmaster budget) looks at the store again'),
   no_progress_after: wholeNumber(0)
     .prefault(0)
     .describe('in a git workspace, stop the run (no_progress) after N iterations in a row that changed no file (0 = off; needs track_changes)'),
@@ -229,6 +230,7 @@ export const SETTING_INFO: Readonly<Record<SettingKey, SettingInfo>> = {
   'loop.track_changes': { format: plain },
   'loop.discard_failed': { format: plain },
   'loop.max_log_size': { format: asBytes },
+  'loop.budget_poll': { format: asDuration },
   'loop.verify': { flag: '--verify', format: (v) => (v === null ? 'none' : plain(v)) },
   'loop.verify_timeout': { flag: '--verify-timeout', format: asDuration },
   'loop.verify_each': { flag: '--verify-each', format: plain },

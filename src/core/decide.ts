@@ -160,6 +160,8 @@ function decideNext({ state, result, limits, nowMs, stopRequested, completionEnd
       next.consecutiveWaits = state.consecutiveWaits + 1;
       const limit = limitReached(next, limits, nowMs, stopRequested);
       if (limit) return { state: next, outcome, decision: limit };
+      // Stopped by the shared budget: no wait of its own; the boundary reads the store and waits while it is reached.
+      if (result.errorKind === 'budget') return { state: next, outcome, decision: { kind: 'continue', delayMs: 0 } };
       const untilMs = result.resetAtMs !== null && result.resetAtMs > nowMs
         ? result.resetAtMs
         : nowMs + Math.max(backoffMs(next.consecutiveWaits, limits), 1000);

@@ -1,7 +1,7 @@
 // The events a notification can be about (`notify.on`), and which end of a run is which. Pure.
 import type { RunStatus, StopReason } from './types.js';
 
-/** Everything `notify.on` may name. `budget` (a shared budget's 80% and 100%) is accepted before it exists. */
+/** Everything `notify.on` may name. `budget`: the shared budget's 80% and 100% of a window (runner/budget-gate.ts). */
 export const NOTIFY_EVENTS = ['completed', 'failed', 'stopped', 'limit', 'waiting', 'no_progress', 'budget'] as const;
 
 /** One event a notification is about. */

@@ -6,8 +6,8 @@ import { decide, limitReached, type DecideOutput } from './decide.js';
 import { countProgress, noProgress, NO_PROGRESS_STOP, type ProgressCount } from './no-progress.js';
 import type { IterationResult, Limits, LoopState, RunStatus, StopReason } from './types.js';
 
-/** Why a run waits before its next iteration. */
-export type WaitReason = 'usage_limit' | 'rate_limit' | 'overloaded';
+/** Why a run waits before its next iteration (`budget`: the store's shared budget is reached). */
+export type WaitReason = 'usage_limit' | 'rate_limit' | 'overloaded' | 'budget';
 
 /** How a run ends: its stop reason and status, with the message a failed run carries. */
 export interface RunEnd {
@@ -38,6 +38,8 @@ export interface RunLoopState {
   suspendedAccountedMs: number;
   /** Iterations in a row that changed no file (`--no-progress-after`, no-progress.ts). */
   progress: ProgressCount;
+  /** The reset time of the shared budget's wait already announced (its `waiting` event emitted), or null. */
+  budgetAnnounced: number | null;
   /** How the run ends, once it is known; the loop then only collects the iterations still running. */
   end: RunEnd | null;
 }
@@ -70,7 +72,16 @@ export interface StepSetup {
 /** What just happened, the input of `step`. */
 export type LoopInput =
   /** The loop looks at its boundary: before an iteration starts, or to know whether another may start. */
-  | { type: 'boundary'; nowMs: number; controls: Controls; running: number; budgetExhausted: boolean }
+  | {
+      type: 'boundary';
+      nowMs: number;
+      controls: Controls;
+      running: number;
+      /** The run's own max_cost is spent by what its running iterations cost so far. */
+      budgetExhausted: boolean;
+      /** The store's shared budget is reached: when its window resets (the shell read it); null or absent = not reached. */
+      budgetWait?: number | null;
+    }
   /** A limit's wait ended: in full, or cut short (a control request, an interrupt). */
   | { type: 'waited'; nowMs: number; full: boolean }
   /** The run was paused at a boundary for `pausedMs` (not counted toward max runtime). */
@@ -119,6 +130,11 @@ export type LoopAction =
   | { kind: 'hand_over' }
   /** Wait for a limit (emit `waiting`) until `untilMs`, unless a control request comes first. */
   | { kind: 'wait'; untilMs: number; reason: WaitReason }
+  /**
+   * The shared budget is reached (until its window resets at `untilMs`, or it is raised): emit `waiting` (reason
+   * budget) when `announce`, look at the store again after a while, unless a control request comes first.
+   */
+  | { kind: 'budget_wait'; untilMs: number; announce: boolean }
   /** Sleep `ms` (a cooldown or backoff), unless a control request comes first; then look again. */
   | { kind: 'sleep'; ms: number }
   /** Ask the program for its next step. */
@@ -144,7 +160,7 @@ export const INTERRUPTED_END: RunEnd = { reason: 'interrupted', status: 'stopped
 
 /** The state of a loop starting (or resuming) with these counters and, when it was waiting for a limit, that wait. */
 export function startState(loop: LoopState, wait: RunLoopState['wait'] = null, suspendedMs = 0): RunLoopState {
-  return { loop, started: loop.iteration, laneFailures: {}, agentIndex: 0, wait, delayMs: null, notBeforeMs: null, programWaits: false, suspendedAccountedMs: suspendedMs, progress: { idle: 0 }, end: null };
+  return { loop, started: loop.iteration, laneFailures: {}, agentIndex: 0, wait, delayMs: null, notBeforeMs: null, programWaits: false, suspendedAccountedMs: suspendedMs, progress: { idle: 0 }, budgetAnnounced: null, end: null };
 }
 
 /** Consecutive failures that count for `lane`. */
@@ -160,7 +176,8 @@ export function step(state: RunLoopState, input: LoopInput, setup: StepSetup): S
     case 'waited':
       return input.full ? afterWait(state, input.nowMs) : { state, action: { kind: 'look' } };
     case 'resumed':
-      return { state: withLoop(state, { startedAtMs: state.loop.startedAtMs + input.pausedMs }), action: { kind: 'look' } };
+      // A wait for the budget that a pause interrupted is announced again (the pause's events came after it).
+      return { state: { ...withLoop(state, { startedAtMs: state.loop.startedAtMs + input.pausedMs }), budgetAnnounced: null }, action: { kind: 'look' } };
     case 'program_stop':
     case 'not_started':
       return { state: { ...state, end: input.end }, action: { kind: 'end' } };
@@ -195,7 +212,7 @@ function ending(state: RunLoopState, end: RunEnd): StepOutput {
   return { state: { ...state, end }, action: { kind: 'end' } };
 }
 
-/** At the boundary: the order of the checks is the order of precedence (fatal, interrupt, pause, limits, hand-over, waits). */
+/** At the boundary: the order of the checks is the order of precedence (fatal, interrupt, pause, limits, hand-over, the shared budget, waits). */
 function atBoundary(decided: RunLoopState, input: Extract<LoopInput, { type: 'boundary' }>, setup: StepSetup): StepOutput {
   const { controls, nowMs, running } = input;
   const state = decided.delayMs === null ? decided : { ...decided, delayMs: null, notBeforeMs: nowMs + decided.delayMs };
@@ -211,8 +228,12 @@ function atBoundary(decided: RunLoopState, input: Extract<LoopInput, { type: 'bo
   if (limit?.kind === 'stop') return ending(state, { reason: limit.reason, status: limit.status, message: null });
   // The next owner starts from this state; a wait or cooldown is cut short here (the next owner waits until the same time).
   if (controls.handOver) return { state, action: { kind: 'hand_over' } };
-  if (state.wait !== null && state.wait.untilMs > nowMs) return { state, action: { kind: 'wait', untilMs: state.wait.untilMs, reason: state.wait.reason } };
-  return afterWait(state, nowMs);
+  // The shared budget holds every run back, whatever else it waits for; it is announced once per wait.
+  const budgetWait = input.budgetWait ?? null;
+  if (budgetWait !== null) return { state: { ...state, budgetAnnounced: budgetWait }, action: { kind: 'budget_wait', untilMs: budgetWait, announce: state.budgetAnnounced !== budgetWait } };
+  const free = state.budgetAnnounced === null ? state : { ...state, budgetAnnounced: null };
+  if (free.wait !== null && free.wait.untilMs > nowMs) return { state: free, action: { kind: 'wait', untilMs: free.wait.untilMs, reason: free.wait.reason } };
+  return afterWait(free, nowMs);
 }
 
 /** No limit's wait (any more): a cooldown or backoff first, else the next step. */
@@ -228,7 +249,7 @@ function startable(state: RunLoopState, input: Extract<LoopInput, { type: 'bound
   const { controls, nowMs } = input;
   if (controls.fatal !== null || controls.interrupted || state.programWaits || controls.pause !== null || controls.handOver) return { now: false, at: null };
   const counted = { ...state.loop, iteration: state.loop.iteration + input.running };
-  if (input.budgetExhausted || limitReached(counted, setup.limits, nowMs, controls.stop)) return { now: false, at: null };
+  if (input.budgetExhausted || (input.budgetWait ?? null) !== null || limitReached(counted, setup.limits, nowMs, controls.stop)) return { now: false, at: null };
   const at = Math.max(state.wait?.untilMs ?? 0, state.notBeforeMs ?? 0);
   return at > nowMs ? { now: false, at } : { now: true, at: null };
 }

@@ -44,6 +44,8 @@ export const ERROR_KINDS = [
   'max_runtime',
   /** The run's cost budget was spent while the agent worked: it was stopped. */
   'max_cost',
+  /** The store's shared budget (`ringmaster budget`) was reached while the agent worked: it was stopped; the run waits. */
+  'budget',
   'spawn_failed',
   'interrupted',
   'missing_binary',

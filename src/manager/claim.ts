@@ -49,7 +49,9 @@ export async function unfinishedWait(store: Store, runId: string, now: number): 
     if (row.type !== 'waiting') continue;
     const parsed = runEventSchema.safeParse(row.payload);
     const event = parsed.success ? parsed.data : null;
-    return event?.type === 'waiting' && event.until > now ? { until: event.until, reason: event.reason } : null;
+    if (event?.type !== 'waiting' || event.until <= now) return null;
+    // A wait for the shared budget is not waited out to its time: the run's budget gate looks at the store again.
+    return event.reason === 'budget' ? null : { until: event.until, reason: event.reason };
   }
   return null;
 }

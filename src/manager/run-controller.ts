@@ -29,6 +29,7 @@ import { HEARTBEAT_INTERVAL_MS } from '../store/index.js';
 import type { ClaimOptions, Owner, Store } from '../store/index.js';
 import type { RunStatus } from '../core/types.js';
 import { StoreUnusableError } from '../store/errors.js';
+import { storeBudgetGate } from '../runner/budget-gate.js';
 import { ensureReserve, releaseReserve } from '../store/reserve.js';
 
 /** What a controller needs. */
@@ -246,6 +247,7 @@ export class RunController {
           onActivity: this.options.onActivity ?? null,
           ...this.mailbox.deps(),
           startWarnings: gitWarnings(spec, gitEnabled),
+          budgetGate: storeBudgetGate(store, spec.budgetPollMs),
           notes: storeInbox(store, this.runId),
           ...(changes ? { changes } : {}),
           ...(program ? { program } : {}),

@@ -29,7 +29,8 @@ export async function managerStats(
   const runs = (await store.listRuns({ status: ACTIVE_STATUSES })).filter((r) => !isOrphaned(r, here.probe) || here.owns(r.id));
   const count = (status: RunStatus): number => runs.filter((r) => r.status === status).length;
   const midnight = new Date(here.now);
-  midnight.setHours(0, 0, 0, 0);
+  // The UTC day, as the shared budget's daily window (core/budget.ts).
+  midnight.setUTCHours(0, 0, 0, 0);
   const today = (await store.stats()).cost_by_hour.filter((h) => h.hour >= midnight.getTime()).reduce((sum, h) => sum + h.cost_usd, 0);
   return {
     total_active: runs.length,

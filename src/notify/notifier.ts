@@ -1,6 +1,7 @@
 // A run's notifications: it watches the run's events, turns those named in notify.on into notifications, delivers
 // each to every target in the background (the loop never waits for one) and records each delivery as a
 // `notification` event. At the run's end flush() gives deliveries still going a bounded time, then abandons them.
+import { budgetNoticeText } from '../core/budget.js';
 import { DEFAULT_NOTIFY_ON, notifyEventOfEnd, type NotifyEvent } from '../core/notify-events.js';
 import type { RunEvent, RunEventBody } from '../runner/events.js';
 import { DEFAULT_POLICY, deliver, type DeliveryPolicy } from './deliver.js';
@@ -95,7 +96,11 @@ export class Notifier {
       const reason = event.message === null ? event.stop_reason : `${event.stop_reason} (${event.message})`;
       return { ...base, event: kind, reason, iterations: event.iterations, cost_usd: event.cost_usd };
     }
-    if (event.type === 'waiting') {
+    if (event.type === 'budget_threshold') {
+      return { ...base, event: 'budget', reason: budgetNoticeText(event), iterations: this.iterations, cost_usd: this.costUsd };
+    }
+    // A run held back by the shared budget is not notified one by one: the budget's 100% notice says it once.
+    if (event.type === 'waiting' && event.reason !== 'budget') {
       return { ...base, event: 'waiting', reason: `${event.reason} until ${new Date(event.until).toISOString()}`, iterations: this.iterations, cost_usd: this.costUsd };
     }
     return null;

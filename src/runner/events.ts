@@ -10,7 +10,7 @@ const ms = z.number().int().nonnegative();
 const count = z.number().int().nonnegative();
 const nullableCount = count.nullable();
 const outcome = z.enum(['success', 'failure', 'complete', 'waiting', 'interrupted']);
-const waitReason = z.enum(['usage_limit', 'rate_limit', 'overloaded']);
+const waitReason = z.enum(['usage_limit', 'rate_limit', 'overloaded', 'budget']);
 
 /** The unit of work (task, workflow step) an iteration belongs to, when the run has units. */
 export const eventUnitSchema = z.object({
@@ -138,6 +138,17 @@ export const runEventSchema = z.discriminatedUnion('type', [
     state: z.enum(['committed', 'unchanged', 'failed', 'rollback']),
   }),
   event('waiting', { iteration: z.number().int().positive(), until: ms, reason: waitReason }),
+  /**
+   * The shared budget's spend reached `percent` (80, 100) of a window's limit (README "Budget"): emitted by the one
+   * run, of every process using the store, that claimed it first; notified as `budget` (notify.on).
+   */
+  event('budget_threshold', {
+    window: z.enum(['daily', 'monthly']),
+    percent: z.number().int().positive(),
+    spent_usd: z.number().nonnegative(),
+    limit_usd: z.number().nonnegative(),
+    resets_at: ms,
+  }),
   event('agent_switched', { from: z.string(), to: z.string(), reason: z.string() }),
   event('agent_install', { agent: z.string(), package: z.string(), dir: z.string(), phase: z.enum(['installing', 'installed']), duration_ms: ms }),
   event('pause_requested', { by: z.string().nullable(), now: z.boolean() }),

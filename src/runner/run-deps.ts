@@ -7,6 +7,7 @@ import type { ChangeTracker } from './change-tracking.js';
 import type { AgentActivitySink, RunEventBodySink } from './events.js';
 import type { IterationRunner } from './iteration.js';
 import type { LoopProgram } from './program.js';
+import type { BudgetGate } from './budget-gate.js';
 import type { NoteInbox } from './notes.js';
 
 /** Pause requests as the loop sees them: taken at the next iteration boundary. */
@@ -67,6 +68,8 @@ export interface RunDeps {
    * when the run is interrupted: the run then ends failed (fatal_error) with this message.
    */
   fatalError?(): string | null;
+  /** The shared budget (budget-gate.ts): read at every iteration boundary; absent = none. */
+  budgetGate?: BudgetGate;
 }
 
 /** Why a run waits before its next iteration. */

@@ -7,7 +7,7 @@ import type { AgentAdapter } from '../agents/types.js';
 import { initialState, overloadRetried, runtimeUsedMs } from '../core/decide.js';
 import { UserError } from '../core/errors.js';
 import { FATAL_END, finalEnd, INTERRUPTED_END, startState, step, type LoopAction, type LoopInput, type RunEnd, type RunLoopState, type StepOutput, type StepSetup } from '../core/run-step.js';
-import type { LoopState, RunStatus, StopReason } from '../core/types.js';
+import type { IterationResult, LoopState, RunStatus, StopReason } from '../core/types.js';
 import type { ResumePoint, RunDeps, RunSummary } from './run-deps.js';
 import { dataDir, iterationLogPath } from '../store/paths.js';
 import type { RunEventBody } from './events.js';
@@ -15,6 +15,7 @@ import { eventUnit, iterationEvents } from './iteration-events.js';
 import { InFlight } from './in-flight.js';
 import { discardFailed, isDiscardable, snapshotAfter, snapshotBefore, type BeforeSnapshot } from './change-tracking.js';
 import { runSpendGuard, type SpendGuard } from './spend-guard.js';
+import { BudgetWatch, budgetWaitAt } from './budget-gate.js';
 import { runIteration, type IterationOutcomeData } from './iteration.js';
 import { iterationInput } from './iteration-launch.js';
 import { loopControls, type LoopControls } from './run-controls.js';
@@ -71,6 +72,8 @@ class LoopShell {
   private readonly running = new InFlight<Ran>();
   /** What agents spend while they work: reported (cost_so_far), and max_cost enforced on it (spend-guard.ts). */
   private readonly budget: SpendGuard;
+  /** The shared budget read while agents work (none without a gate). */
+  private readonly watch: BudgetWatch | null;
   /** The program's step waiting to start (between the `start` action and the agent's start). */
   private pending: ProgramStep | null = null;
 
@@ -93,7 +96,8 @@ class LoopShell {
     const capacity = Math.max(1, Math.floor(this.program.concurrency?.() ?? 1));
     this.setup = { limits: spec.limits, capacity, agents: this.chain.length, noProgressAfter: spec.noProgressAfter ?? 0 };
     this.iterationSignal = capacity > 1 ? AbortSignal.any([deps.signal, this.halt.signal]) : deps.signal;
-    this.budget = runSpendGuard(spec.limits.maxCostUsd, () => this.state.loop.totalCostUsd, (e) => this.emit(e), () => deps.now());
+    this.budget = runSpendGuard(spec.limits.maxCostUsd, () => this.state.loop.totalCostUsd, (e) => this.emit(e), () => deps.now(), deps.budgetGate !== undefined);
+    this.watch = deps.budgetGate ? new BudgetWatch(deps.budgetGate, this.budget, () => deps.now(), () => this.running.size, (n) => this.emit({ type: 'budget_threshold', time: deps.now(), ...n })) : null;
   }
 
   async run(): Promise<RunSummary> {
@@ -107,9 +111,11 @@ class LoopShell {
     const refused = await this.prepare();
     if (refused !== null) this.state = { ...this.state, end: refused };
     this.state = { ...this.state, suspendedAccountedMs: this.controls.suspendedMs() };
+    this.watch?.start();
     try {
       if ((await this.drive()) === 'hand_over') return await this.handOver();
     } finally {
+      this.watch?.stop();
       // The run ends (a stop, a limit, or a bug) while other iterations run: their agents are stopped and each is recorded.
       if (this.running.size > 0) this.halt.abort();
       while (this.running.size > 0) {
@@ -141,11 +147,19 @@ class LoopShell {
   /** Steps until the run ends or is handed over. */
   private async drive(): Promise<'end' | 'hand_over'> {
     while (this.state.end === null) {
+      const budgetWait = await this.budgetWait();
       const controls = this.controls.read();
-      const next = await this.perform(this.apply({ type: 'boundary', nowMs: this.deps.now(), controls, running: this.running.size, budgetExhausted: this.budget.exhausted }));
+      const next = await this.perform(this.apply({ type: 'boundary', nowMs: this.deps.now(), controls, running: this.running.size, budgetExhausted: this.budget.exhausted, budgetWait }));
       if (next !== 'look') return next;
     }
     return 'end';
+  }
+
+  /** The shared budget's reset time when it is reached (budget-gate.ts); null without a gate or while no other iteration may start. */
+  private async budgetWait(): Promise<number | null> {
+    const gate = this.deps.budgetGate;
+    if (gate === undefined || this.running.size >= this.setup.capacity) return null;
+    return budgetWaitAt(gate, this.budget, { now: () => this.deps.now(), sleep: (ms) => this.controls.sleep(ms), warn: (m) => this.warn(m), notice: (n) => this.emit({ type: 'budget_threshold', time: this.deps.now(), ...n }) });
   }
 
   /** Feeds the step; the action it returns. */
@@ -178,6 +192,12 @@ class LoopShell {
       case 'sleep':
         await this.controls.sleep(action.ms);
         return 'look';
+      case 'budget_wait': {
+        const now = this.deps.now();
+        if (action.announce) this.emit({ type: 'waiting', time: now, iteration: this.state.started + 1, until: action.untilMs, reason: 'budget' });
+        await this.controls.sleep(Math.max(1, Math.min(this.deps.budgetGate?.pollMs ?? 0, action.untilMs - now)));
+        return 'look';
+      }
       case 'next':
         return this.perform(this.apply(await this.nextStep()));
       case 'start':
@@ -275,7 +295,7 @@ class LoopShell {
     // Time agents spent suspended (`pause --now`) does not count toward max runtime, like a pause.
     this.apply({ type: 'suspended', totalMs: this.controls.suspendedMs() });
     const changes = await snapshotAfter(deps.changes, ran.before, (m) => this.warn(m));
-    const result = overloadRetried(outcome.result, this.state.loop, this.spec.limits);
+    const result = overloadRetried(this.sharedCut(outcome.result, iteration), this.state.loop, this.spec.limits);
     // An interrupted iteration is not the program's to judge: the run ends as interrupted.
     const settled: ProgramSettlement =
       result.errorKind === 'interrupted'
@@ -304,6 +324,12 @@ class LoopShell {
       }
     }
     return out.action;
+  }
+
+  /** An iteration the shared budget stopped ends with `budget` (the run waits), not with the run's own max_cost. */
+  private sharedCut(result: IterationResult, iteration: number): IterationResult {
+    if (!this.budget.takeSharedCut(iteration) || result.errorKind !== 'max_cost') return result;
+    return { ...result, errorKind: 'budget', errorMessage: 'the shared budget was reached while the agent worked: agent stopped' };
   }
 
   /** The loop stopped at a boundary to hand the run over: the next owner starts from this state. */

@@ -10,6 +10,7 @@ import { redactor, type Redactor } from '../core/redact.js';
 import { ManagerError } from '../manager/errors.js';
 import { HttpError, apiContext, type ApiDeps, type RouteModule } from './api-context.js';
 import { accessGuard, jsonGuard, sizeGuard } from './guards.js';
+import { budgetRoutes } from './routes/budget.js';
 import { runControlRoutes } from './routes/run-control.js';
 import { runDiffRoutes } from './routes/run-diffs.js';
 import { runNoteRoutes } from './routes/run-notes.js';
@@ -25,7 +26,7 @@ export { runItemSchema } from './schemas.js';
 const STATUS_OF_CODE: Record<string, HttpError['status']> = { invalid_request: 400, not_found: 404, conflict: 409, not_running: 409, unavailable: 503 };
 
 /** The route modules, in the order their routes are matched (the generic control route /api/runs/{id}/{action} last). */
-const ROUTES: RouteModule[] = [serviceRoutes, runRoutes, runOutputRoutes, runSearchRoutes, runDiffRoutes, runNoteRoutes, runControlRoutes];
+const ROUTES: RouteModule[] = [serviceRoutes, budgetRoutes, runRoutes, runOutputRoutes, runSearchRoutes, runDiffRoutes, runNoteRoutes, runControlRoutes];
 
 /** Builds the API app. */
 export function createApi(deps: ApiDeps): OpenAPIHono {

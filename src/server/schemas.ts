@@ -179,6 +179,36 @@ export const statsSchema = z
   })
   .meta({ id: 'Stats' });
 
+const usdLimit = z.number().finite().nonnegative().max(1e9).nullable();
+
+/** PUT /api/budget: a number sets a limit, null clears it, an absent field keeps it. */
+export const budgetChangeSchema = z
+  .strictObject({ daily_usd: usdLimit.optional(), monthly_usd: usdLimit.optional() })
+  .refine((b) => b.daily_usd !== undefined || b.monthly_usd !== undefined, { message: 'give daily_usd and/or monthly_usd (null clears one)' })
+  .meta({ id: 'BudgetChange' });
+
+const budgetWindowSchema = z.object({
+  limit_usd: z.number().nullable(),
+  spent_usd: z.number(),
+  start: z.number().describe('epoch ms: the UTC day or month began'),
+  resets_at: z.number().describe('epoch ms: the next UTC day or month'),
+  projected_usd: z.number().describe('the spend at the end of the window at the pace so far'),
+  reached: z.boolean(),
+});
+
+/** GET /api/budget: the shared budget, each window's spend against it, by agent and by run, the unpriced runs. */
+export const budgetReportSchema = z
+  .object({
+    now: z.number(),
+    daily: budgetWindowSchema,
+    monthly: budgetWindowSchema,
+    by_agent: z.array(z.object({ agent: z.string(), today_usd: z.number(), month_usd: z.number() })),
+    by_run: z.array(z.object({ run_id: z.string(), agent: z.string(), iterations: z.number().int(), today_usd: z.number(), month_usd: z.number() })),
+    unpriced: z.array(z.object({ run_id: z.string(), agent: z.string(), iterations: z.number().int() })).describe('runs whose agent reports no cost: the budget cannot count them'),
+    reached: z.object({ window: z.enum(['daily', 'monthly']), resets_at: z.number() }).nullable().describe('the limit holding runs back (status waiting, reason budget), or null'),
+  })
+  .meta({ id: 'BudgetReport' });
+
 /** What a client sends on the WebSocket. */
 export const clientMessageSchema = z.discriminatedUnion('type', [
   z.object({

@@ -121,6 +121,7 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
     failureSignal: loop.failure_signal,
     freshContext: loop.fresh_context,
     maxLogBytes: loop.max_log_size,
+    budgetPollMs: loop.budget_poll,
     trackChanges: loop.track_changes,
     discardFailed: loop.discard_failed || config.settings.tasks.rollback_failed_iterations,
     agent: {

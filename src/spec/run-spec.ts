@@ -59,6 +59,8 @@ export interface RunSpec {
   freshContext: boolean;
   /** Largest iteration log in bytes (head and tail kept around a marker); null = no cap. Absent in specs stored before the cap existed (the default cap applies). */
   maxLogBytes?: number | null;
+  /** How often a run held back by the shared budget looks at the store again (loop.budget_poll); absent = 10 s. */
+  budgetPollMs?: number;
   agent: AgentSettings;
   prices: PriceTable;
   /** Absent in specs stored before notifications existed (notify.on's default, no command). */

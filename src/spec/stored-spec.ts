@@ -57,6 +57,8 @@ const storedSpecSchema = z.looseObject({
   freshContext: z.boolean(),
   /** The log cap came later: undefined means the default cap applies (see RunSpec.maxLogBytes). */
   maxLogBytes: nullableNumber.optional(),
+  /** The shared budget's poll interval came later. */
+  budgetPollMs: z.number().optional(),
   agent: agentSchema,
   prices: z.record(z.string(), z.looseObject({})).default({}),
   /** The verify gate came later: older runs had none. */

@@ -8,7 +8,8 @@ export const STORE_METHODS = [
   'claimRun', 'releaseRun', 'heartbeat', 'startIteration', 'updateIteration', 'completeIteration', 'getIteration',
   'listIterations', 'runTotals', 'appendEvent', 'appendEvents', 'listEvents', 'lastEventSeq', 'listEventsAfterId',
   'lastEventId', 'requestControl', 'pendingControls', 'getControl', 'markControlHandled', 'addNote', 'listNotes', 'cancelNote', 'claimNotes', 'importDatabase',
-  'recordCheckpoint', 'listCheckpoints', 'recordError', 'listErrors', 'stats', 'metrics',
+  'recordCheckpoint', 'listCheckpoints', 'recordError', 'listErrors', 'stats', 'metrics', 'getBudget', 'setBudget', 'spendSince',
+  'claimBudgetNotice',
 ] as const satisfies ReadonlyArray<Exclude<keyof Store, 'close'>>;
 
 /** A Store method name (close aside). */

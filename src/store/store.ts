@@ -2,6 +2,7 @@
 // implement it and pass the same contract suite (test/store/store-contract.ts).
 import type { ErrorKind, RunStatus, StopReason } from '../core/types.js';
 import type { StoreMetrics } from './metrics-sql.js';
+import type { BudgetChange, BudgetRow, BudgetWindowKey, SpendRow } from './budget-rows.js';
 import type {
   CheckpointRow,
   CheckpointState,
@@ -300,6 +301,18 @@ export interface Store {
   stats(options?: { runId?: string; workspace?: string }): Promise<StoreStats>;
   /** Figures of every run and iteration in the store, for Prometheus (a few aggregate queries). */
   metrics(): Promise<StoreMetrics>;
+  /** The shared budget every run of this store is held to (no limits when none was set). */
+  getBudget(): Promise<BudgetRow>;
+  /** Changes the shared budget (a number sets a limit, null clears it, absent keeps it); returns it as stored. */
+  setBudget(change: BudgetChange, now: number): Promise<BudgetRow>;
+  /** What the iterations started at or after `sinceMs` cost, by run and agent (running ones: what they reported). */
+  spendSince(sinceMs: number): Promise<SpendRow[]>;
+  /**
+   * Claims the notification of `level` percent (80, 100) of the budget's `window` that started at `windowStart`:
+   * true for exactly one caller among every process of the store; false when it was claimed, or no budget is set.
+   * Changing the window's limit lets its thresholds be notified again.
+   */
+  claimBudgetNotice(window: BudgetWindowKey, windowStart: number, level: number): Promise<boolean>;
   /** Closes the connection. */
   close(): Promise<void>;
 }

@@ -181,6 +181,12 @@ describe('pacing: cooldown, backoff, waiting on limits', () => {
     expect(out.state.consecutiveFailures).toBe(2);
     expect(out.state.waitedIterations).toBe(1);
   });
+  it('an agent stopped by the shared budget: not a failure, no iteration of the budget used, no wait of its own (the boundary holds the run)', () => {
+    const out = decide({ state: state({ consecutiveFailures: 2, totalCostUsd: 0.04 }), result: result({ exitCode: null, errorKind: 'budget', costUsd: 0.02 }), limits: limits({ maxIterations: 1, cooldownMs: 500 }), nowMs: T0, stopRequested: false });
+    expect(out.outcome).toBe('waiting');
+    expect(out.decision).toEqual({ kind: 'continue', delayMs: 0 });
+    expect(out.state).toMatchObject({ consecutiveFailures: 2, waitedIterations: 1, totalCostUsd: 0.06 });
+  });
   it('a limit without a reset time backs off exponentially; overload likewise', () => {
     const l = limits({ backoffBaseMs: 2000, backoffMaxMs: 60_000 });
     const first = decide({ state: state(), result: result({ exitCode: 1, errorKind: 'rate_limit' }), limits: l, nowMs: T0, stopRequested: false });

@@ -19,6 +19,7 @@ describe('error-kind policy', () => {
       iteration_timeout: 'other',
       max_runtime: 'limit',
       max_cost: 'limit',
+      budget: 'wait',
       spawn_failed: 'fatal',
       interrupted: 'other',
       missing_binary: 'fatal',

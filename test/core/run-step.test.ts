@@ -65,6 +65,43 @@ describe('at a boundary, one iteration at a time', () => {
   }
 });
 
+describe('at a boundary, the shared budget', () => {
+  const RESET = T0 + 3_600_000;
+  const held = (over: Partial<Controls> = {}): LoopInput => ({ ...(boundary(over) as Extract<LoopInput, { type: 'boundary' }>), budgetWait: RESET });
+  it('reached: wait for it, announced once', () => {
+    const first = step(fresh(), held(), setup());
+    expect(first).toEqual({ state: fresh({ budgetAnnounced: RESET }), action: { kind: 'budget_wait', untilMs: RESET, announce: true } });
+    expect(step(first.state, held(), setup())).toEqual({ state: first.state, action: { kind: 'budget_wait', untilMs: RESET, announce: false } });
+  });
+  it('a new window (another reset time) is announced again', () => {
+    expect(step(fresh({ budgetAnnounced: RESET - 86_400_000 }), held(), setup()).action).toEqual({ kind: 'budget_wait', untilMs: RESET, announce: true });
+  });
+  it('raised or reset: the run goes on, and a later wait is announced again', () => {
+    expect(step(fresh({ budgetAnnounced: RESET }), boundary(), setup())).toEqual({ state: fresh(), action: { kind: 'next' } });
+  });
+  it('comes before a limit\'s wait, which goes on after it', () => {
+    const wait = { untilMs: RESET + 1, reason: 'usage_limit' as const };
+    expect(step(fresh({ wait }), held(), setup()).action).toEqual({ kind: 'budget_wait', untilMs: RESET, announce: true });
+    expect(step(fresh({ wait, budgetAnnounced: RESET }), boundary(), setup())).toEqual({ state: fresh({ wait }), action: { kind: 'wait', ...wait } });
+  });
+  const first: Array<[string, Partial<Controls>, unknown]> = [
+    ['a stop ends the run', { stop: true }, { kind: 'end' }],
+    ['a pause is taken', { pause: { by: 'ann' } }, { kind: 'pause', by: 'ann' }],
+    ['a hand-over is taken', { handOver: true }, { kind: 'hand_over' }],
+  ];
+  for (const [name, controls, action] of first) {
+    it(`${name} before it`, () => {
+      expect(step(fresh(), held(controls), setup()).action).toEqual(action);
+    });
+  }
+  it('a pause resumed: the wait is announced again', () => {
+    expect(step(fresh({ budgetAnnounced: RESET }), { type: 'resumed', pausedMs: 0 }, setup()).state.budgetAnnounced).toBeNull();
+  });
+  it('iterations at once: no other starts, collect until one ends', () => {
+    expect(step(fresh(), { ...(boundary({}, 1) as Extract<LoopInput, { type: 'boundary' }>), budgetWait: RESET }, setup({ capacity: 4 })).action).toEqual({ kind: 'collect', untilMs: null });
+  });
+});
+
 describe('at a boundary, iterations at once', () => {
   const four = setup({ capacity: 4 });
   it('room and nothing pending: another starts', () => {

@@ -147,6 +147,21 @@ describe('webhooks', () => {
   });
 });
 
+describe('the shared budget', () => {
+  it("notifies a threshold event as 'budget' with what was spent of which limit; a run waiting for the budget is not notified", async () => {
+    const hook = await webhookServer(() => 200);
+    const { n, events } = notifier([{ url: `${hook.url}/x`, format: 'json' }]);
+    const resets = Date.UTC(2026, 0, 3);
+    n.observe({ run_id: 'r-1', seq: 1, time: Date.UTC(2026, 0, 2, 3), type: 'waiting', iteration: 2, until: resets, reason: 'budget' });
+    n.observe({ run_id: 'r-1', seq: 2, time: Date.UTC(2026, 0, 2, 3), type: 'budget_threshold', window: 'daily', percent: 80, spent_usd: 4.1, limit_usd: 5, resets_at: resets });
+    await until('one delivery', () => events.length === 1);
+    await n.flush();
+    expect(hook.received.map((r) => JSON.parse(r.body) as Notification)).toEqual([
+      { ...SAMPLE, event: 'budget', reason: '80% of the daily budget: $4.1000 of $5.00 spent (resets 2026-01-03T00:00:00.000Z)', iterations: 0, cost_usd: 0, time: '2026-01-02T03:00:00.000Z' },
+    ]);
+  });
+});
+
 describe('notify.command', () => {
   const ws = useWorkspace('x\n');
   it('runs the argv without a shell, the JSON on stdin, and records its exit and first line; a failing one is retried', async () => {

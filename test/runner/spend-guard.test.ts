@@ -48,4 +48,33 @@ describe('SpendGuard', () => {
     g.end(2);
     expect(g.start(3).budgetSignal?.aborted).toBe(true);
   });
+
+  it("the shared budget: cuts once the spend since the store was read reaches what may still be spent, not counting what the store already has", () => {
+    const shared: Array<[number, number[]]> = [];
+    const g = new SpendGuard(null, () => 0, () => undefined, null, (spent, its) => shared.push([spent, its]));
+    const a = g.start(1);
+    a.onSpend?.(0.5);
+    // Read while iteration 1 had reported nothing yet: the store counts none of its $0.50.
+    g.setShared(0.8, new Map([[1, 0]]));
+    const b = g.start(2);
+    b.onSpend?.(0.2);
+    expect([a.budgetSignal?.aborted, b.budgetSignal?.aborted, shared]).toEqual([false, false, []]);
+    // Read again once the store counts the $0.50 of iteration 1: $0.30 left.
+    g.setShared(0.3, g.reportedNow().set(1, 0.5));
+    b.onSpend?.(0.29);
+    expect(shared).toEqual([]);
+    a.onSpend?.(0.52);
+    expect([a.budgetSignal?.aborted, b.budgetSignal?.aborted]).toEqual([true, true]);
+    expect(shared.map(([spent, its]) => [Math.round(spent * 100) / 100, its])).toEqual([[0.31, [1, 2]]]);
+    expect([g.takeSharedCut(1), g.takeSharedCut(1), g.takeSharedCut(2), g.exhausted]).toEqual([true, false, true, false]);
+  });
+
+  it('the shared budget cleared (no limit) cuts nothing', () => {
+    const shared: number[][] = [];
+    const g = new SpendGuard(null, () => 0, () => undefined, null, (_spent, its) => shared.push(its));
+    const a = g.start(1);
+    g.setShared(null, new Map());
+    a.onSpend?.(100);
+    expect([a.budgetSignal?.aborted, shared]).toEqual([false, []]);
+  });
 });

@@ -250,6 +250,7 @@ describe('the OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/agents',
+      '/api/budget',
       '/api/health',
       '/api/runs',
       '/api/runs/{id}',

@@ -206,6 +206,28 @@ describe('PostgreSQL store specifics', () => {
     expect(event.payload).toEqual({ text: 'x\u0000y' });
     }));
 
+  it('fills gaps: a database at 8 without 6 and 7 gets both when opened, keeps its rows', async () => {
+    const { url, drop } = await freshDatabase();
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      expect(await migratePostgres(pool, url, 1, POSTGRES_MIGRATIONS.filter((m) => m.version !== 6 && m.version !== 7))).toEqual([1, 2, 3, 4, 5, 8]);
+      await sql(url, "INSERT INTO runs (id, status, agent, spec_json, workspace, created_at, updated_at) VALUES ('r1', 'completed', 'claude', '{}', '/w', 1, 1)");
+      const store = await PostgresStore.open(url, { now: () => 5 });
+      try {
+        expect((await store.listRuns()).map((r) => r.id)).toEqual(['r1']);
+        expect(await store.setBudget({ monthly_usd: 3 }, 5)).toEqual({ daily_usd: null, monthly_usd: 3, updated_at: 5 });
+      } finally {
+        await store.close();
+      }
+      const rows = await sql<{ version: number; applied_at: string }>(url, 'SELECT version, applied_at FROM schema_migrations ORDER BY version');
+      expect(rows.map((r) => [r.version, Number(r.applied_at)])).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((v) => [v, v === 6 || v === 7 ? 5 : 1]));
+      expect(await migratePostgres(pool, url, 9)).toEqual([]);
+    } finally {
+      await pool.end();
+      await drop();
+    }
+  });
+
   it('refuses a database migrated by a newer ringmaster, naming it without the password', async () => {
     const { url, drop } = await freshDatabase();
     try {

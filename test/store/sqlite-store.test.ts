@@ -123,6 +123,35 @@ describe('SQLite store specifics', () => {
     }
   });
 
+  it('fills gaps: a database at 8 without 6 and 7 (migrations taken out of order by branches) gets both and keeps its rows', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rm-store-'));
+    const path = join(dir, 'x.db');
+    try {
+      const old = new DatabaseSync(path);
+      expect(migrate(old, path, 1, SQLITE_MIGRATIONS.filter((m) => m.version !== 6 && m.version !== 7))).toEqual([1, 2, 3, 4, 5, 8]);
+      old.exec("INSERT INTO runs (id, status, agent, spec_json, workspace, created_at, updated_at) VALUES ('r1', 'completed', 'claude', '{}', '/w', 1, 1)");
+      old.close();
+      const store = new SqliteStore(path, { now: () => 5 });
+      try {
+        expect((await store.listRuns()).map((r) => r.id)).toEqual(['r1']);
+        expect(await store.setBudget({ daily_usd: 2 }, 5)).toEqual({ daily_usd: 2, monthly_usd: null, updated_at: 5 });
+      } finally {
+        await store.close();
+      }
+      const db = new DatabaseSync(path);
+      try {
+        expect(db.prepare('SELECT version, applied_at FROM schema_migrations ORDER BY version').all().map((r) => ({ ...r }))).toEqual(
+          [1, 2, 3, 4, 5, 6, 7, 8].map((version) => ({ version, applied_at: version === 6 || version === 7 ? 5 : 1 })),
+        );
+        expect(migrate(db, path, 9)).toEqual([]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('applies a migration numbered below the newest recorded: a database at 8 gets 7 (notes, note requests)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rm-store-'));
     const path = join(dir, 'x.db');

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AmbiguousRunIdError, OwnershipLostError, RunBusyError, RunEndedError, StoreError } from '../../src/store/errors.js';
 import type { IterationEnd, Owner, Store } from '../../src/store/store.js';
+import { budgetContract } from './budget-contract.js';
 
 /** A fresh, empty store and how to dispose of it. */
 export interface StoreFixture {
@@ -43,6 +44,7 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
     afterEach(async () => {
       await fixture.cleanup();
     });
+    budgetContract(() => store);
 
     async function newRun(id: string, now = T0, owner = OWNER) {
       return store.createRun({ id, agent: 'claude', spec: { prompt: 'PROMPT.md', limits: { max_iterations: 10 } }, workspace: '/w', owner, now });

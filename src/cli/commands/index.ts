@@ -23,6 +23,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'logs', summary: "print a run's agent output (per iteration), optionally following it", load: async () => (await import('./logs.js')).logsCommand },
   { name: 'diff', summary: 'print what one iteration changed, as a git diff', load: async () => (await import('./diff.js')).diffCommand },
   { name: 'stats', summary: 'cost per run, average iterations to completion, cost by hour', load: async () => (await import('./stats.js')).statsCommand },
+  { name: 'budget', summary: 'the shared budget of every run (daily, monthly): spend against it by agent and run; budget set changes it', load: async () => (await import('./budget.js')).budgetCommand },
   { name: 'rollback', summary: "restore a run's workspace to one of its checkpoints", load: async () => (await import('./rollback.js')).rollbackCliCommand },
   { name: 'resume', summary: 'resume a paused run, or continue a crashed, interrupted or stopped one with its totals and limits intact', load: async () => (await import('./resume.js')).resumeCommand },
   { name: 'pause', summary: 'pause a run after its current iteration (from any terminal); resume continues it', load: async () => (await import('./pause.js')).pauseCommand },

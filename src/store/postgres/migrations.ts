@@ -191,6 +191,24 @@ ALTER TABLE iterations ADD COLUMN verify TEXT;
 `,
   },
   {
+    version: 6,
+    name: 'the shared budget (daily and monthly USD) every run of the store is held to',
+    sql: `
+-- One row (id 1): the limits in USD, NULL = none for that window (ringmaster budget set); per window, the
+-- threshold (80, 100) last notified and the start of the window it was in (claimed by one process: notify once).
+CREATE TABLE budget (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  daily_notice INTEGER,
+  daily_notice_start BIGINT,
+  monthly_notice INTEGER,
+  monthly_notice_start BIGINT,
+  daily_usd DOUBLE PRECISION,
+  monthly_usd DOUBLE PRECISION,
+  updated_at BIGINT NOT NULL
+);
+`,
+  },
+  {
     version: 7,
     name: 'notes to a run; note control requests',
     sql: `

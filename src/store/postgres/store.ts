@@ -19,6 +19,8 @@ import * as notes from './notes.js';
 import { ITERATION_COLUMNS, interruptRunning, readIteration } from './iterations.js';
 import { importLegacyIntoPostgres } from './import.js';
 import { listen } from './listen.js';
+import * as budget from './budget.js';
+import type { BudgetChange, BudgetRow, BudgetWindowKey, SpendRow } from '../budget-rows.js';
 import type { Channel, Subscription, WatchableStore } from '../watchable.js';
 import { runWhere } from './run-filter.js';
 import { checkpointRowSchema, errorRowSchema, iterationRowSchema, runRowSchema } from '../rows.js';
@@ -359,6 +361,22 @@ export class PostgresStore implements Store, WatchableStore {
 
   async metrics(): Promise<StoreMetrics> {
     return this.read('metrics', (db) => queryMetrics(db));
+  }
+
+  async getBudget(): Promise<BudgetRow> {
+    return this.read('getBudget', (db) => budget.readBudget(db));
+  }
+
+  async setBudget(change: BudgetChange, now: number): Promise<BudgetRow> {
+    return this.read('setBudget', (db) => budget.writeBudget(db, change, now));
+  }
+
+  async spendSince(sinceMs: number): Promise<SpendRow[]> {
+    return this.read('spendSince', (db) => budget.readSpend(db, sinceMs));
+  }
+
+  async claimBudgetNotice(window: BudgetWindowKey, windowStart: number, level: number): Promise<boolean> {
+    return this.read('claimBudgetNotice', (db) => budget.claimNotice(db, window, windowStart, level));
   }
 
   async watch(channel: Channel, onNotice: (payload: unknown) => void, onReady?: () => void): Promise<Subscription> {

@@ -17,6 +17,8 @@ import { importLegacyDatabase } from './import.js';
 import { runWhere } from './run-filter.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { openDatabase } from './open.js';
+import { claimNotice, readBudget, readSpend, writeBudget } from './budget.js';
+import type { BudgetChange, BudgetRow, BudgetWindowKey, SpendRow } from '../budget-rows.js';
 import { queryMetrics, queryStats, queryTotals, queryTotalsMany } from './queries.js';
 import type { StoreMetrics } from '../metrics-sql.js';
 import type {
@@ -341,6 +343,22 @@ export class SqliteStore implements Store {
 
   async metrics(): Promise<StoreMetrics> {
     return queryMetrics(this.db);
+  }
+
+  async getBudget(): Promise<BudgetRow> {
+    return readBudget(this.s);
+  }
+
+  async setBudget(change: BudgetChange, now: number): Promise<BudgetRow> {
+    return writeBudget(this.s, change, now);
+  }
+
+  async spendSince(sinceMs: number): Promise<SpendRow[]> {
+    return readSpend(this.s, sinceMs);
+  }
+
+  async claimBudgetNotice(window: BudgetWindowKey, windowStart: number, level: number): Promise<boolean> {
+    return claimNotice(this.s, window, windowStart, level);
   }
 
   /** Checkpoints move to a worker thread (a busy server's writes never wait for them). */

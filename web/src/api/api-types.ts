@@ -7,6 +7,7 @@ import type { RUN_STATUSES } from '../../../src/core/types.js';
 import type { checkpointViewSchema, iterationViewSchema } from '../../../src/manager/views.js';
 import type {
   agentListSchema,
+  budgetReportSchema,
   clientMessageSchema,
   controlOutcomeSchema,
   noteSchema,
@@ -23,6 +24,7 @@ import type {
 export {
   activityListSchema,
   agentListSchema,
+  budgetReportSchema,
   controlOutcomeSchema,
   errorSchema,
   noteListSchema,
@@ -75,6 +77,9 @@ export type SearchResult = z.infer<typeof searchResultSchema>;
 
 /** GET /api/stats. */
 export type Stats = z.infer<typeof statsSchema>;
+
+/** GET /api/budget: the shared budget and its spend. */
+export type BudgetReport = z.infer<typeof budgetReportSchema>;
 
 /** POST /api/runs answer. */
 export type RunCreated = z.infer<typeof runCreatedSchema>;

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import {
   activityListSchema,
   agentListSchema,
+  budgetReportSchema,
   controlOutcomeSchema,
   errorSchema,
   noteListSchema,
@@ -17,6 +18,7 @@ import {
   statsSchema,
   type Agent,
   type AgentActivity,
+  type BudgetReport,
   type ControlOutcome,
   type Note,
   type RunCreated,
@@ -109,6 +111,16 @@ export async function getRunItem(id: string): Promise<RunItem> {
 /** GET /api/stats. */
 export function getStats(): Promise<Stats> {
   return json(statsSchema, '/stats');
+}
+
+/** GET /api/budget. */
+export function getBudget(): Promise<BudgetReport> {
+  return json(budgetReportSchema, '/budget');
+}
+
+/** PUT /api/budget: a number sets the limit, null clears it. */
+export function setDailyBudget(usd: number | null): Promise<BudgetReport> {
+  return json(budgetReportSchema, '/budget', { method: 'PUT', body: JSON.stringify({ daily_usd: usd }) });
 }
 
 /** GET /api/agents. */

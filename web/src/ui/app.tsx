@@ -9,8 +9,8 @@ import { SignInPage, SignOutButton, useSignedIn } from './sign-in.js';
 import { usePrefetchRun, useStats } from './live.js';
 import { useNotificationsToggle } from './notifications.js';
 import { useTheme } from './theme.js';
+import { TodaySpend } from './budget-header.js';
 import { PHONE_QUERY, useMedia } from './use-media.js';
-import { usd } from '../lib/format.js';
 
 const RunPage = lazy(() => import('./run-page.js'));
 const NewRunPage = lazy(() => import('./new-run-page.js'));
@@ -30,9 +30,7 @@ function Capacity() {
           queued <strong>{pending}</strong>
         </span>
       )}
-      <span title="spent today by every run">
-        today <strong>{usd(today_cost_usd)}</strong>
-      </span>
+      <TodaySpend fallbackUsd={today_cost_usd} />
     </div>
   );
 }

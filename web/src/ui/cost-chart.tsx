@@ -16,9 +16,9 @@ const REASON: Record<string, string> = {
   max_runtime: 'its runtime limit',
 };
 
-/** Iterations that did no normal work (a wait or an interruption): left out of the pace. */
+/** Iterations that did no normal work (a wait, one the shared budget cut short, an interruption): left out of the pace. */
 function waited(kind: string | null): boolean {
-  return kind === 'usage_limit' || kind === 'rate_limit' || kind === 'overloaded' || kind === 'interrupted';
+  return kind === 'usage_limit' || kind === 'rate_limit' || kind === 'overloaded' || kind === 'budget' || kind === 'interrupted';
 }
 
 function css(name: string): string {

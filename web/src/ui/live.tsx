@@ -5,7 +5,7 @@
 import { useQuery, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { AgentActivity, ControlOutcome, RunDetail, RunItem } from '../api/api-types.js';
-import { getRun, getRunItem, getStats, listRuns } from '../api/client.js';
+import { getBudget, getRun, getRunItem, getStats, listRuns } from '../api/client.js';
 import { LiveConnection, liveUrl, type LinkState } from '../api/live.js';
 import { notificationFor } from '../lib/notify.js';
 import { toolSummary } from '../lib/output-log.js';
@@ -314,4 +314,9 @@ export function useApplyOutcome(): (outcome: ControlOutcome) => void {
 /** Manager stats (capacity, spend); refreshed on status events and every few seconds. */
 export function useStats() {
   return useQuery({ queryKey: STATS_KEY, queryFn: getStats, refetchInterval: 5000 });
+}
+
+/** GET /api/budget, refreshed every 5 s. */
+export function useBudget() {
+  return useQuery({ queryKey: ['budget'], queryFn: getBudget, refetchInterval: 5000 });
 }
