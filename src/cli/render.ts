@@ -106,153 +106,194 @@ export interface HumanOptions {
   redact?: Redactor;
 }
 
-/** Renders events as the human progress lines (README "Quick start"). */
-// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
-export function humanRenderer(target: RenderTarget, options: HumanOptions): RunEventSink {
-  const c = options.color;
-  const redact = options.redact ?? redactor(process.env);
-  // Events come redacted from the run controller; what is composed here is redacted again on the way out.
+/** Where the human renderer writes its lines. */
+interface Lines {
+  color: boolean;
+  /** The standard output, redacted. */
+  out: { write(text: string): unknown; isTTY?: boolean };
+  /** A timed line, painted `color` when given. */
+  line(time: number, text: string, color?: string): void;
+  /** An indented dim line under the last one. */
+  note(text: string): void;
+  /** An indented dim line written as is (task lines). */
+  detail(text: string): void;
+  /** A warning, on the standard error. */
+  warn(text: string): void;
+  /** The run's cost and tokens, when there were any. */
+  cost(e: Extract<RunEvent, { type: 'run_finished' }>): void;
+}
+
+/** The lines of a human renderer on `target`; events come redacted, what is composed is redacted again on the way out. */
+function humanLines(target: RenderTarget, c: boolean, redact: Redactor): Lines {
   const out = { write: (text: string): unknown => target.out.write(redact(text)), isTTY: target.out.isTTY };
-  const err = { write: (text: string): unknown => target.err.write(redact(text)) };
+  return {
+    color: c,
+    out,
+    line: (time, text, color) => out.write(`${paint(c, '2', `[${clock(time)}]`)} ${color ? paint(c, color, text) : text}\n`),
+    note: (text) => out.write(`  ${paint(c, '2', text)}\n`),
+    detail: (text) => target.out.write(`  ${paint(c, '2', text)}\n`),
+    warn: (text) => target.err.write(redact(`${paint(c, '33', 'WARNING:')} ${text}\n`)),
+    cost: (e) => {
+      if (e.tokens_in > 0 || e.tokens_out > 0 || e.cost_usd > 0) {
+        const cost = e.cost_unknown ? `$${e.cost_usd.toFixed(4)} (some iterations' cost unknown)` : `$${e.cost_usd.toFixed(4)}`;
+        out.write(`  cost: ${cost}, tokens: ${e.tokens_in} in / ${e.tokens_out} out\n`);
+      }
+    },
+  };
+}
+
+/** Renders events as the human progress lines (README "Quick start"). */
+export function humanRenderer(target: RenderTarget, options: HumanOptions): RunEventSink {
+  const lines = humanLines(target, options.color, options.redact ?? redactor(process.env));
   // On a terminal a wait shows a live countdown on its own line, cleared by the next event.
   let countdown: NodeJS.Timeout | null = null;
   const stopCountdown = (): void => {
     if (countdown) {
       clearInterval(countdown);
       countdown = null;
-      out.write('\r\u001b[2K');
-    }
-  };
-  const line = (time: number, text: string): void => {
-    out.write(`${paint(c, '2', `[${clock(time)}]`)} ${text}\n`);
-  };
-  const costLine = (e: Extract<RunEvent, { type: 'run_finished' }>): void => {
-    if (e.tokens_in > 0 || e.tokens_out > 0 || e.cost_usd > 0) {
-      const cost = e.cost_unknown ? `$${e.cost_usd.toFixed(4)} (some iterations' cost unknown)` : `$${e.cost_usd.toFixed(4)}`;
-      out.write(`  cost: ${cost}, tokens: ${e.tokens_in} in / ${e.tokens_out} out\n`);
+      lines.out.write('\r\u001b[2K');
     }
   };
   // A workflow run has its own lines (steps, the loop's iteration numbers); the rest is common.
   let workflow: WorkflowView | null = null;
-  const detail = (text: string): void => {
-    target.out.write(`  ${paint(c, '2', text)}\n`);
-  };
   let kind = 'prompt';
-  // eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
   return (e) => {
     stopCountdown();
     if (e.type === 'run_started' && e.kind === 'workflow') workflow = createWorkflowView();
     const own = workflow ? workflowLine(e, workflow) : undefined;
     if (own === null) return;
     if (own !== undefined) {
-      line(e.time, own.color ? paint(c, own.color, own.text) : own.text);
-      if (own.detail) out.write(`  ${paint(c, '2', own.detail)}\n`);
-      if (e.type === 'run_finished') costLine(e);
+      lines.line(e.time, own.text, own.color);
+      if (own.detail) lines.note(own.detail);
+      if (e.type === 'run_finished') lines.cost(e);
       return;
     }
-    switch (e.type) {
-      case 'run_started':
-        kind = e.kind;
-        if (e.kind === 'tasks') line(e.time, `Starting task run: ${e.label}${e.max_iterations === null ? '' : ` (max ${plural(e.max_iterations, 'iteration')})`}`);
-        else line(e.time, `Starting procedure: ${e.label} (${e.max_iterations === null ? 'unlimited' : `max ${plural(e.max_iterations, 'iteration')}`})`);
-        break;
-      case 'iteration_started':
-        line(e.time, `${iterationLabel(e, kind)} starting...`);
-        break;
-      case 'iteration_completed': {
-        const text = `${iterationLabel(e, kind)} completed in ${formatElapsed(e.duration_ms)} (${outcomeText(e)}${options.verbose ? changesText(e) : ''})`;
-        const color = e.outcome === 'failure' ? '33' : e.outcome === 'complete' ? '32' : '';
-        line(e.time, color ? paint(c, color, text) : text);
-        if (e.verify) out.write(`  ${paint(c, '2', `verify ${e.verify.passed ? 'passed' : 'failed'}: ${e.verify.command} ${e.verify.summary}`)}\n`);
-        if (e.outcome !== 'success' && e.outcome !== 'complete' && e.error_message) {
-          out.write(`  ${paint(c, '2', `reason: ${e.error_message}`)}\n`);
-        }
-        break;
-      }
-      case 'waiting': {
-        const wait = Math.max(0, e.until - e.time);
-        const why = e.reason === 'budget' ? 'the shared budget to reset (or be raised: ringmaster budget set)' : `the ${e.reason.replace('_', ' ')} to clear`;
-        line(e.time, `Waiting until ${clock(e.until)} (${formatElapsed(wait)}) for ${why}...`);
-        if (out.isTTY === true) {
-          const tick = (): void => {
-            out.write(`\r\u001b[2K  ${formatElapsed(Math.max(0, e.until - Date.now()))} left (Ctrl+C stops the run)`);
-          };
-          tick();
-          countdown = setInterval(tick, 1000);
-          countdown.unref();
-        }
-        break;
-      }
-      case 'task_started':
-        line(e.time, paint(c, '1', `${e.resumed ? 'Resuming' : 'Starting'} task ${e.task_id}: ${e.title}`) + (e.resumed ? '' : ` (task ${e.tasks_started} of at most ${e.max_tasks})`));
-        if (e.worktree !== undefined) detail(`in worktree ${e.worktree} (branch ${e.branch ?? '?'})`);
-        break;
-      case 'task_check':
-        detail(`check ${e.passed ? 'passed' : 'failed'}: ${e.summary}`);
-        break;
-      case 'task_anomaly':
-        detail(`anomaly (${e.kind.replace('_', ' ')}): ${e.message}`);
-        break;
-      case 'task_completed': {
-        const commit = e.commit_sha === null ? '' : `, commit ${e.commit_sha.slice(0, 7)}`;
-        line(e.time, paint(c, '32', `Task ${e.task_id} done in ${plural(e.iterations, 'iteration')} (${formatElapsed(e.duration_ms)}, ${usd(e.cost_usd, e.cost_unknown)}${commit})`));
-        break;
-      }
-      case 'task_blocked': {
-        line(e.time, paint(c, '33', `Task ${e.task_id} blocked after ${plural(e.iterations, 'iteration')}: ${e.reason}`));
-        if (e.rolled_back_to !== null) detail(`rolled back to ${e.rolled_back_to.slice(0, 7)}; the attempt is on branch ${e.failed_branch ?? '?'}`);
-        break;
-      }
-      case 'agent_install':
-        line(
-          e.time,
-          e.phase === 'installing'
-            ? `${e.agent} is not on PATH: installing ${e.package} with npm into ${e.dir} (agent.auto_install)...`
-            : `Installed ${e.package} in ${formatDuration(e.duration_ms)}`,
-        );
-        break;
-      case 'agent_switched':
-        line(e.time, `Switching agent: ${e.from} -> ${e.to} (${e.reason})`);
-        break;
-      case 'budget_threshold':
-        line(e.time, `Budget: ${budgetNoticeText(e)}`);
-        break;
-      case 'warning':
-        err.write(`${paint(c, '33', 'WARNING:')} ${e.message}\n`);
-        break;
-      case 'sandbox_blocked':
-        line(e.time, `  sandbox: iteration ${e.iteration} was refused a connection to ${e.host}:${e.port} (sandbox.network; sandbox.allow_hosts to allow it)`);
-        break;
-      case 'pause_requested':
-        line(e.time, e.now ? `Pause requested${e.by ? ` (by ${e.by})` : ''}: suspending the agent now...` : `Pause requested${e.by ? ` (by ${e.by})` : ''}: pausing after the current iteration...`);
-        break;
-      case 'paused':
-        line(e.time, e.suspended ? `Paused${e.by ? ` (by ${e.by})` : ''} during iteration ${e.after_iteration + 1}: agent suspended` : `Paused${e.by ? ` (by ${e.by})` : ''} after iteration ${e.after_iteration}`);
-        break;
-      case 'resumed':
-        line(e.time, 'Resumed');
-        break;
-      case 'note_added':
-        line(e.time, `Note ${e.note_id}${e.by ? ` (by ${e.by})` : ''}: ${e.text.replace(/\s+/g, ' ').trim().slice(0, 200)}`);
-        break;
-      case 'note_delivered':
-        line(e.time, `  note ${e.note_id} delivered in the prompt of iteration ${e.iteration}`);
-        break;
-      case 'notification':
-        line(e.time, `Notification (${e.event}) to ${e.target}: ${e.status === 'delivered' ? `delivered (${e.answer ?? 'ok'})` : `failed after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.reason ?? 'unknown'}`}`);
-        break;
-      case 'stop_requested':
-        line(e.time, `Stop requested${e.by ? ` (by ${e.by})` : ''}: stopping the agent...`);
-        break;
-      case 'run_finished': {
-        const text = finishedText(e, options.maxRuntimeMs === null ? null : formatDuration(options.maxRuntimeMs), options.maxCostUsd);
-        const color = e.status === 'failed' ? '31' : e.stop_reason === 'success_signal' ? '32' : '';
-        line(e.time, color ? paint(c, color, text) : text);
-        costLine(e);
-        break;
-      }
+    if (e.type === 'run_started') kind = e.kind;
+    if (e.type === 'waiting') {
+      const why = e.reason === 'budget' ? 'the shared budget to reset (or be raised: ringmaster budget set)' : `the ${e.reason.replace('_', ' ')} to clear`;
+      lines.line(e.time, `Waiting until ${clock(e.until)} (${formatElapsed(Math.max(0, e.until - e.time))}) for ${why}...`);
+      if (lines.out.isTTY === true) countdown = startCountdown(lines, e.until);
+      return;
     }
+    if (!runLine(e, lines, kind, options)) if (!taskLine(e, lines)) controlLine(e, lines);
   };
+}
+
+/** Shows the time left until `until` on its own line, every second. */
+function startCountdown(lines: Lines, until: number): NodeJS.Timeout {
+  const tick = (): void => {
+    lines.out.write(`\r\u001b[2K  ${formatElapsed(Math.max(0, until - Date.now()))} left (Ctrl+C stops the run)`);
+  };
+  tick();
+  const countdown = setInterval(tick, 1000);
+  countdown.unref();
+  return countdown;
+}
+
+/** The lines of the run and its iterations; false for another event. */
+function runLine(e: RunEvent, lines: Lines, kind: string, options: HumanOptions): boolean {
+  switch (e.type) {
+    case 'run_started':
+      if (e.kind === 'tasks') lines.line(e.time, `Starting task run: ${e.label}${e.max_iterations === null ? '' : ` (max ${plural(e.max_iterations, 'iteration')})`}`);
+      else lines.line(e.time, `Starting procedure: ${e.label} (${e.max_iterations === null ? 'unlimited' : `max ${plural(e.max_iterations, 'iteration')}`})`);
+      return true;
+    case 'iteration_started':
+      lines.line(e.time, `${iterationLabel(e, kind)} starting...`);
+      return true;
+    case 'iteration_completed': {
+      const text = `${iterationLabel(e, kind)} completed in ${formatElapsed(e.duration_ms)} (${outcomeText(e)}${options.verbose ? changesText(e) : ''})`;
+      lines.line(e.time, text, e.outcome === 'failure' ? '33' : e.outcome === 'complete' ? '32' : '');
+      if (e.verify) lines.note(`verify ${e.verify.passed ? 'passed' : 'failed'}: ${e.verify.command} ${e.verify.summary}`);
+      if (e.outcome !== 'success' && e.outcome !== 'complete' && e.error_message) lines.note(`reason: ${e.error_message}`);
+      return true;
+    }
+    case 'run_finished': {
+      const text = finishedText(e, options.maxRuntimeMs === null ? null : formatDuration(options.maxRuntimeMs), options.maxCostUsd);
+      lines.line(e.time, text, e.status === 'failed' ? '31' : e.stop_reason === 'success_signal' ? '32' : '');
+      lines.cost(e);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** The lines of a task run's tasks; false for another event. */
+function taskLine(e: RunEvent, lines: Lines): boolean {
+  const c = lines.color;
+  switch (e.type) {
+    case 'task_started':
+      lines.line(e.time, paint(c, '1', `${e.resumed ? 'Resuming' : 'Starting'} task ${e.task_id}: ${e.title}`) + (e.resumed ? '' : ` (task ${e.tasks_started} of at most ${e.max_tasks})`));
+      if (e.worktree !== undefined) lines.detail(`in worktree ${e.worktree} (branch ${e.branch ?? '?'})`);
+      return true;
+    case 'task_check':
+      lines.detail(`check ${e.passed ? 'passed' : 'failed'}: ${e.summary}`);
+      return true;
+    case 'task_anomaly':
+      lines.detail(`anomaly (${e.kind.replace('_', ' ')}): ${e.message}`);
+      return true;
+    case 'task_completed': {
+      const commit = e.commit_sha === null ? '' : `, commit ${e.commit_sha.slice(0, 7)}`;
+      lines.line(e.time, `Task ${e.task_id} done in ${plural(e.iterations, 'iteration')} (${formatElapsed(e.duration_ms)}, ${usd(e.cost_usd, e.cost_unknown)}${commit})`, '32');
+      return true;
+    }
+    case 'task_blocked':
+      lines.line(e.time, `Task ${e.task_id} blocked after ${plural(e.iterations, 'iteration')}: ${e.reason}`, '33');
+      if (e.rolled_back_to !== null) lines.detail(`rolled back to ${e.rolled_back_to.slice(0, 7)}; the attempt is on branch ${e.failed_branch ?? '?'}`);
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The lines of what happens around the agent: installs, switches, budget, warnings, pause, notes, stop, notifications. */
+function controlLine(e: RunEvent, lines: Lines): void {
+  const by = 'by' in e && e.by ? ` (by ${e.by})` : '';
+  switch (e.type) {
+    case 'agent_install':
+      lines.line(
+        e.time,
+        e.phase === 'installing'
+          ? `${e.agent} is not on PATH: installing ${e.package} with npm into ${e.dir} (agent.auto_install)...`
+          : `Installed ${e.package} in ${formatDuration(e.duration_ms)}`,
+      );
+      break;
+    case 'agent_switched':
+      lines.line(e.time, `Switching agent: ${e.from} -> ${e.to} (${e.reason})`);
+      break;
+    case 'budget_threshold':
+      lines.line(e.time, `Budget: ${budgetNoticeText(e)}`);
+      break;
+    case 'warning':
+      lines.warn(e.message);
+      break;
+    case 'sandbox_blocked':
+      lines.line(e.time, `  sandbox: iteration ${e.iteration} was refused a connection to ${e.host}:${e.port} (sandbox.network; sandbox.allow_hosts to allow it)`);
+      break;
+    case 'pause_requested':
+      lines.line(e.time, e.now ? `Pause requested${by}: suspending the agent now...` : `Pause requested${by}: pausing after the current iteration...`);
+      break;
+    case 'paused':
+      lines.line(e.time, e.suspended ? `Paused${by} during iteration ${e.after_iteration + 1}: agent suspended` : `Paused${by} after iteration ${e.after_iteration}`);
+      break;
+    case 'resumed':
+      lines.line(e.time, 'Resumed');
+      break;
+    case 'note_added':
+      lines.line(e.time, `Note ${e.note_id}${by}: ${e.text.replace(/\s+/g, ' ').trim().slice(0, 200)}`);
+      break;
+    case 'note_delivered':
+      lines.line(e.time, `  note ${e.note_id} delivered in the prompt of iteration ${e.iteration}`);
+      break;
+    case 'notification':
+      lines.line(e.time, `Notification (${e.event}) to ${e.target}: ${e.status === 'delivered' ? `delivered (${e.answer ?? 'ok'})` : `failed after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}: ${e.reason ?? 'unknown'}`}`);
+      break;
+    case 'stop_requested':
+      lines.line(e.time, `Stop requested${by}: stopping the agent...`);
+      break;
+    default:
+      break;
+  }
 }
 
 /** Renders events as JSON lines: exactly the stored event (run_id, seq, time in epoch ms, fields). */

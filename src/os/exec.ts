@@ -3,7 +3,7 @@
 // (never a shell unless the argv says so), bounded by a timeout and an AbortSignal, output kept within a fixed
 // number of bytes. Contained as an agent is: its own process group killed at the end whatever happened, and what
 // left the group (a `setsid` daemon) found by its RINGMASTER_AGENT_TAG and ended too (docs/processes.md).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { killGroup } from './process-group.js';
 import { AGENT_TAG_VARIABLE, killTagged, treeRoot } from './process-tag.js';
@@ -39,56 +39,28 @@ export interface ExecResult {
 }
 
 /** Runs `argv` to its end (or its limit) and returns how it went. */
-// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
 export async function execBounded(options: ExecOptions): Promise<ExecResult> {
   const started = Date.now();
   const [command, ...args] = options.argv;
-  const tailMax = options.tailBytes ?? 16 * 1024;
-  const stdoutMax = options.stdoutBytes ?? 0;
+  const graceMs = options.killGraceMs ?? 2000;
   const none = (error: string): ExecResult => ({ reason: 'spawn_failed', exitCode: null, exitSignal: null, stdout: '', tail: '', durationMs: 0, error });
   if (command === undefined || command === '') return none('empty command');
   if (options.signal?.aborted) return { ...none('aborted before start'), reason: 'aborted' };
 
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(options.env ?? process.env)) if (v !== undefined) env[k] = v;
   // Its own tag (an agent's check would otherwise carry the agent's, and the agent's own sweep is not ours).
   const tag = `helper/${randomUUID()}`;
-  env[AGENT_TAG_VARIABLE] = tag;
-  const child = spawn(command, args, { cwd: options.cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawnHelper(command, args, options, tag);
   const root = child.pid === undefined ? null : treeRoot(child.pid, started);
 
   let reason: ExecResult['reason'] = 'exited';
   let spawnError: string | null = null;
   let killing: Promise<void> | null = null;
-  const out: Buffer[] = [];
-  let outSize = 0;
-  const tail: Buffer[] = [];
-  let tailSize = 0;
-  let dropped = false;
-
   const stop = (why: ExecResult['reason']): void => {
     if (killing || child.pid === undefined) return;
     reason = why;
-    killing = killGroup(child.pid, options.killGraceMs ?? 2000);
+    killing = killGroup(child.pid, graceMs);
   };
-  const keepTail = (chunk: Buffer): void => {
-    tail.push(chunk);
-    tailSize += chunk.length;
-    while (tail.length > 1 && tailSize - (tail[0]?.length ?? 0) >= tailMax) {
-      tailSize -= tail.shift()?.length ?? 0;
-      dropped = true;
-    }
-  };
-  child.stdout.on('data', (chunk: Buffer) => {
-    keepTail(chunk);
-    if (stdoutMax <= 0) return;
-    if (outSize + chunk.length > stdoutMax) stop('stdout_overflow');
-    else {
-      out.push(chunk);
-      outSize += chunk.length;
-    }
-  });
-  child.stderr.on('data', keepTail);
+  const output = collectOutput(child, options.tailBytes ?? 16 * 1024, options.stdoutBytes ?? 0, () => stop('stdout_overflow'));
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
     child.on('error', (error: NodeJS.ErrnoException) => {
       reason = 'spawn_failed';
@@ -107,30 +79,67 @@ export async function execBounded(options: ExecOptions): Promise<ExecResult> {
     const { code, signal } = await exited;
     // The leader is gone: whatever it left running in its group goes too; then the pipes drain (bounded
     // wait: a process that left the group could hold them open).
-    if (child.pid !== undefined && (reason as ExecResult['reason']) !== 'spawn_failed' && !killing) killing = killGroup(child.pid, options.killGraceMs ?? 2000);
+    if (child.pid !== undefined && (reason as ExecResult['reason']) !== 'spawn_failed' && !killing) killing = killGroup(child.pid, graceMs);
     await killing;
     // Whatever left the group (`setsid daemon &`) still carries the tag.
-    if (root !== null) await killTagged((t) => t === tag, options.killGraceMs ?? 2000, root).catch(() => []);
+    if (root !== null) await killTagged((t) => t === tag, graceMs, root).catch(() => []);
     let drain: NodeJS.Timeout | undefined;
     await Promise.race([closed, new Promise((r) => (drain = setTimeout(r, 2000)))]);
     clearTimeout(drain);
-    const all = Buffer.concat(tail);
-    const text = all.subarray(Math.max(0, all.length - tailMax)).toString('utf8');
-    return {
-      reason,
-      exitCode: code,
-      exitSignal: signal,
-      stdout: Buffer.concat(out).toString('utf8'),
-      tail: dropped || all.length > tailMax ? `[… earlier output cut]\n${text}` : text,
-      durationMs: Date.now() - started,
-      error: spawnError,
-    };
+    const ended = { reason, exitCode: code, exitSignal: signal, durationMs: Date.now() - started, error: spawnError };
+    return { ...ended, stdout: output.stdout(), tail: output.tail() };
   } finally {
     if (timer) clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
     child.stdout.destroy();
     child.stderr.destroy();
   }
+}
+
+/** Starts the helper in its own process group, its environment carrying the tag. */
+function spawnHelper(command: string, args: string[], options: ExecOptions, tag: string): ChildProcessWithoutNullStreams {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(options.env ?? process.env)) if (v !== undefined) env[k] = v;
+  env[AGENT_TAG_VARIABLE] = tag;
+  return spawn(command, args, { cwd: options.cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/**
+ * Keeps the first `stdoutMax` bytes of stdout (more calls `onOverflow`, what came before is kept) and the last
+ * `tailMax` bytes of stdout and stderr interleaved, with a note when the start was cut.
+ */
+function collectOutput(child: ChildProcessWithoutNullStreams, tailMax: number, stdoutMax: number, onOverflow: () => void): { stdout(): string; tail(): string } {
+  const out: Buffer[] = [];
+  let outSize = 0;
+  const tail: Buffer[] = [];
+  let tailSize = 0;
+  let dropped = false;
+  const keepTail = (chunk: Buffer): void => {
+    tail.push(chunk);
+    tailSize += chunk.length;
+    while (tail.length > 1 && tailSize - (tail[0]?.length ?? 0) >= tailMax) {
+      tailSize -= tail.shift()?.length ?? 0;
+      dropped = true;
+    }
+  };
+  child.stdout.on('data', (chunk: Buffer) => {
+    keepTail(chunk);
+    if (stdoutMax <= 0) return;
+    if (outSize + chunk.length > stdoutMax) onOverflow();
+    else {
+      out.push(chunk);
+      outSize += chunk.length;
+    }
+  });
+  child.stderr.on('data', keepTail);
+  return {
+    stdout: () => Buffer.concat(out).toString('utf8'),
+    tail: () => {
+      const all = Buffer.concat(tail);
+      const text = all.subarray(Math.max(0, all.length - tailMax)).toString('utf8');
+      return dropped || all.length > tailMax ? `[… earlier output cut]\n${text}` : text;
+    },
+  };
 }
 
 /** A one-line account of how a helper process ended: "exited 1", "timed out after 10s", ... */

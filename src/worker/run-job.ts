@@ -53,25 +53,58 @@ export function repositoryOf(run: RunRow): RepositorySource | null {
 }
 
 
+/** What the parts of one job share while it runs. */
+interface JobState {
+  outcome: JobOutcome;
+  /** performance.now() of the last lease renewal confirmed. */
+  lastRenewed: number;
+  /** Set once the run ended: a stop then comes too late to count. */
+  ended: boolean;
+  /** Set once the clone is prepared (a repository run). */
+  pusher: CheckpointPusher | null;
+}
+
 /** Drives run `runId` until it ends, is lost to another owner, is handed over, or `signal` aborts (shutdown, job lost). */
-// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
 export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal): Promise<JobOutcome> {
-  const { store } = ctx;
-  const run = await store.getRun(runId);
+  const run = await ctx.store.getRun(runId);
   // A run that can go on (a paused one too: it was handed over paused, and stays paused here).
   if (run === null || !resumable(run)) return 'finished';
+  const state: JobState = { outcome: 'finished', lastRenewed: performance.now(), ended: false, pusher: null };
+  const controller = jobController(ctx, run, state);
+  // A paused run taken over stays paused.
+  if (run.status === 'paused') controller.control({ kind: 'pause', by: 'takeover' });
+  const unguard = guardJob(ctx, controller, signal, state);
+  try {
+    const summary = await controller.run();
+    state.ended = true;
+    if (summary.handedOver) {
+      ctx.log(`run ${runId}: handed over to a new job after ${summary.state.iteration} iteration(s)`);
+      return 'handed_over';
+    }
+    ctx.log(`run ${runId}: ${summary.status} (${summary.stopReason}) after ${summary.state.iteration} iteration(s)`);
+    // Taken over by another process (the controller stopped itself): the run goes on elsewhere.
+    if (summary.status === 'stopped' && summary.stopReason === 'interrupted') state.outcome = 'interrupted';
+  } catch (error) {
+    state.ended = true;
+    return await notDriven(ctx, runId, error);
+  } finally {
+    unguard();
+    await state.pusher?.done();
+  }
+  return state.outcome;
+}
+
+/** The controller that claims and drives the job's run, its workspace prepared after the claim. */
+function jobController(ctx: JobContext, run: RunRow, state: JobState): RunController {
+  const runId = run.id;
   const spec: RunSpec & { repository?: RepositorySource } = parseStoredSpec(run.id, run.spec);
   const repository = repositoryOf(run);
   const startedAt = performance.now();
-  let outcome: JobOutcome = 'finished';
-  let lastRenewed = performance.now();
-  // Set once the clone is prepared (a repository run).
-  const git: { pusher: CheckpointPusher | null } = { pusher: null };
-  const leaseOurs = (): boolean => outcome === 'finished' && performance.now() - lastRenewed <= ctx.leaseMs / 2;
+  const leaseOurs = (): boolean => state.outcome === 'finished' && performance.now() - state.lastRenewed <= ctx.leaseMs / 2;
   const original = spec.workspace;
   if (repository) spec.workspace = join(ctx.workdir, 'runs', runId);
-  const controller = new RunController({
-    store,
+  const controller: RunController = new RunController({
+    store: ctx.store,
     env: ctx.env,
     runId,
     spec,
@@ -81,7 +114,7 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
     // A run handed over paused or waiting keeps that status (no `running` in between).
     claim: { ifIdleMs: ctx.leaseMs, onlyIfResumable: true, ...(run.status === 'paused' || run.status === 'waiting' ? { status: run.status } : {}) },
     heartbeatMs: ctx.renewMs,
-    onRenewed: (sentAt) => (lastRenewed = Math.max(lastRenewed, sentAt)),
+    onRenewed: (sentAt) => (state.lastRenewed = Math.max(state.lastRenewed, sentAt)),
     owner: ctx.owner,
     now: ctx.now,
     // After the claim: the clone starts from what the previous owner pushed, and nobody pushes after us; the
@@ -93,27 +126,32 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
       if (repository) {
         const ws = await prepareRepoWorkspace(ctx.workdir, repository.url, repository.branch, runId);
         rerootPrompt(spec, original, ws.dir);
-        git.pusher = checkpointPusher(ws, leaseOurs, (message) => ctx.log(`run ${runId}: ${message}`));
+        state.pusher = checkpointPusher(ws, leaseOurs, (message) => ctx.log(`run ${runId}: ${message}`));
       }
-      return programForRun({ ...run, meta: metaFromStorage(run.meta, ctx.env) }, spec, await storedDefinition(store, runId, ctx.env));
+      return programForRun({ ...run, meta: metaFromStorage(run.meta, ctx.env) }, spec, await storedDefinition(ctx.store, runId, ctx.env));
     },
     onEvent: (event: RunEvent) => {
-      if (event.type === 'checkpoint_created' && event.state === 'committed') git.pusher?.push();
+      if (event.type === 'checkpoint_created' && event.state === 'committed') state.pusher?.push();
       if (event.type === 'iteration_completed' && performance.now() - startedAt > ctx.handOverAfterMs) controller.control({ kind: 'hand_over' });
     },
     onStoreError: (message) => ctx.log(`run ${runId}: ${message}`),
     onClaim: (info) => {
-      lastRenewed = performance.now();
+      state.lastRenewed = performance.now();
       const interrupted = info.interrupted.length ? `, iteration ${info.interrupted.join(', ')} recorded as interrupted` : '';
       ctx.log(`run ${runId}: driving it from iteration ${info.iterations + 1}${interrupted}`);
     },
   });
-  // A paused run taken over stays paused.
-  if (run.status === 'paused') controller.control({ kind: 'pause', by: 'takeover' });
-  let ended = false;
+  return controller;
+}
+
+/**
+ * Stops the run when `signal` aborts or the lease is in doubt, hands it over before the job's cap, and delivers
+ * control requests from any machine to it; returns the function that undoes all of it.
+ */
+function guardJob(ctx: JobContext, controller: RunController, signal: AbortSignal, state: JobState): () => void {
   const stop = (): void => {
-    if (ended) return;
-    outcome = 'interrupted';
+    if (state.ended) return;
+    state.outcome = 'interrupted';
     controller.control({ kind: 'interrupt' });
   };
   const onAbort = (): void => stop();
@@ -123,43 +161,33 @@ export async function runJob(ctx: JobContext, runId: string, signal: AbortSignal
   // Self-fencing: a worker that could not renew for half the lease (a partition, the database down) stops its
   // agent before anyone may take the run over (at the full lease, by the database's clock).
   const fence = setInterval(() => {
-    if (performance.now() - lastRenewed > ctx.leaseMs / 2) stop();
+    if (performance.now() - state.lastRenewed > ctx.leaseMs / 2) stop();
   }, Math.min(1000, ctx.renewMs));
   // Before the job's cap: a run that is running hands over after its next iteration (onEvent); one that is paused
   // or waiting for a usage limit then, at once (it would otherwise sit in this job until the job expires).
   const cap = timerAfter(ctx.handOverAfterMs, () => {
     if (controller.paused || controller.waitingUntil !== null) controller.control({ kind: 'hand_over' });
   });
-  try {
-    const summary = await controller.run();
-    ended = true;
-    if (summary.handedOver) {
-      ctx.log(`run ${runId}: handed over to a new job after ${summary.state.iteration} iteration(s)`);
-      return 'handed_over';
-    }
-    ctx.log(`run ${runId}: ${summary.status} (${summary.stopReason}) after ${summary.state.iteration} iteration(s)`);
-    // Taken over by another process (the controller stopped itself): the run goes on elsewhere.
-    if (summary.status === 'stopped' && summary.stopReason === 'interrupted') outcome = 'interrupted';
-  } catch (error) {
-    ended = true;
-    if (error instanceof ClaimInterruptedError) return 'interrupted';
-    if (error instanceof RunEndedError) return 'finished';
-    // It could not start (a bad repository, a workspace that cannot be prepared): the run ends failed, with why.
-    const message = (error as Error).message;
-    ctx.log(`run ${runId}: could not start: ${message}`);
-    const now = await store.getRun(runId);
-    if (now && resumable(now) && (now.owner_pid === null || (now.owner_pid === ctx.owner.pid && now.owner_host === ctx.owner.host))) {
-      await closeOrphanedRun(store, ctx.env, now, ctx.owner, ctx.now(), 'fatal_error', undefined, message);
-    }
-    return 'finished';
-  } finally {
+  return () => {
     clearInterval(fence);
     cap.cancel();
     unregister();
     signal.removeEventListener('abort', onAbort);
-    await git.pusher?.done();
+  };
+}
+
+/** How a job ends whose run was not driven: not claimed, ended meanwhile, or unable to start (it ends failed, with why). */
+async function notDriven(ctx: JobContext, runId: string, error: unknown): Promise<JobOutcome> {
+  if (error instanceof ClaimInterruptedError) return 'interrupted';
+  if (error instanceof RunEndedError) return 'finished';
+  // It could not start (a bad repository, a workspace that cannot be prepared): the run ends failed, with why.
+  const message = (error as Error).message;
+  ctx.log(`run ${runId}: could not start: ${message}`);
+  const now = await ctx.store.getRun(runId);
+  if (now && resumable(now) && (now.owner_pid === null || (now.owner_pid === ctx.owner.pid && now.owner_host === ctx.owner.host))) {
+    await closeOrphanedRun(ctx.store, ctx.env, now, ctx.owner, ctx.now(), 'fatal_error', undefined, message);
   }
-  return outcome;
+  return 'finished';
 }
 
 /** Pushes the checkpoints of a repository run, in order, off the loop's path. */

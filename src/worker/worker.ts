@@ -43,7 +43,6 @@ export const RENEW_MS = 2_000;
 export const HAND_OVER_AFTER_MS = (JOB_EXPIRE_SECONDS - 3600) * 1000;
 
 /** Starts taking jobs. */
-// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   // Runs of every kind (task lists, workflows) can be driven here.
   registerBuiltInProgramKinds();
@@ -62,71 +61,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     log: options.log,
     controls,
   };
-  const running = new Set<Promise<void>>();
-  let fetching = false;
-  let again = false;
-
-  const handle = async (job: RunJob): Promise<void> => {
-    const lapsed = new AbortController();
-    const touch = setInterval(() => {
-      queue.touch(job).then(
-        (held) => {
-          if (!held && !lapsed.signal.aborted) {
-            options.log(`run ${job.runId}: its job was given to another worker; stopping here`);
-            lapsed.abort();
-          }
-        },
-        () => undefined,
-      );
-    }, RENEW_MS);
-    let outcome: JobOutcome;
-    try {
-      outcome = await runJob(ctx, job.runId, AbortSignal.any([shutdown.signal, lapsed.signal]));
-    } catch (error) {
-      // One run's failure (a store error) is that run's: the worker goes on. The job is done with; if the run is
-      // still active, the reconciler queues it again later.
-      options.log(`run ${job.runId}: ${(error as Error).message}`);
-      outcome = 'finished';
-    } finally {
-      clearInterval(touch);
-    }
-    try {
-      if (outcome === 'handed_over') await queue.continueAs(job);
-      // Interrupted here (shutdown, database lost, taken over): give the job back so that it is retried elsewhere.
-      else if (outcome === 'interrupted') await queue.fail(job, `run ${job.runId} interrupted on ${ctx.owner.host} (pid ${ctx.owner.pid})`);
-      else await queue.complete(job);
-    } catch (error) {
-      options.log(`run ${job.runId}: settling its job: ${(error as Error).message}`);
-    }
-  };
-
-  // Takes jobs while there is room here (and in the global limit); one fetch loop at a time.
-  const pump = async (): Promise<void> => {
-    if (fetching) {
-      again = true;
-      return;
-    }
-    fetching = true;
-    try {
-      do {
-        again = false;
-        while (!shutdown.signal.aborted && running.size < options.concurrency) {
-          const job = await queue.fetch();
-          if (!job) break;
-          const done: Promise<void> = handle(job).finally(() => {
-            running.delete(done);
-            void pump();
-          });
-          running.add(done);
-        }
-      } while (again && !shutdown.signal.aborted);
-    } catch (error) {
-      options.log(`queue: ${(error as Error).message}`);
-    } finally {
-      fetching = false;
-    }
-  };
-
+  const { pump, running } = jobPump(queue, options, shutdown.signal, (job) => handleJob(queue, ctx, job, shutdown.signal));
   const reconcile = async (): Promise<void> => {
     try {
       const requeued = await reconcileQueue(options.store, queue);
@@ -152,6 +87,77 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       await queue.close();
     },
   };
+}
+
+/**
+ * Takes jobs while there is room here (and in the global limit), one fetch loop at a time: `pump` is called on
+ * every wake-up and whenever a job ends; `running` holds the jobs being handled.
+ */
+function jobPump(queue: RunQueue, options: WorkerOptions, shutdown: AbortSignal, handle: (job: RunJob) => Promise<void>): { pump: () => Promise<void>; running: Set<Promise<void>> } {
+  const running = new Set<Promise<void>>();
+  let fetching = false;
+  let again = false;
+  const pump = async (): Promise<void> => {
+    if (fetching) {
+      again = true;
+      return;
+    }
+    fetching = true;
+    try {
+      do {
+        again = false;
+        while (!shutdown.aborted && running.size < options.concurrency) {
+          const job = await queue.fetch();
+          if (!job) break;
+          const done: Promise<void> = handle(job).finally(() => {
+            running.delete(done);
+            void pump();
+          });
+          running.add(done);
+        }
+      } while (again && !shutdown.aborted);
+    } catch (error) {
+      options.log(`queue: ${(error as Error).message}`);
+    } finally {
+      fetching = false;
+    }
+  };
+  return { pump, running };
+}
+
+/** Drives one job's run, its heartbeat renewed meanwhile, then settles the job by how the run ended. */
+async function handleJob(queue: RunQueue, ctx: JobContext, job: RunJob, shutdown: AbortSignal): Promise<void> {
+  const lapsed = new AbortController();
+  const touch = setInterval(() => {
+    queue.touch(job).then(
+      (held) => {
+        if (!held && !lapsed.signal.aborted) {
+          ctx.log(`run ${job.runId}: its job was given to another worker; stopping here`);
+          lapsed.abort();
+        }
+      },
+      () => undefined,
+    );
+  }, RENEW_MS);
+  let outcome: JobOutcome;
+  try {
+    outcome = await runJob(ctx, job.runId, AbortSignal.any([shutdown, lapsed.signal]));
+  } catch (error) {
+    // One run's failure (a store error) is that run's: the worker goes on. The job is done with; if the run is
+    // still active, the reconciler queues it again later.
+    ctx.log(`run ${job.runId}: ${(error as Error).message}`);
+    outcome = 'finished';
+  } finally {
+    clearInterval(touch);
+  }
+  try {
+    if (outcome === 'handed_over') await queue.continueAs(job);
+    // Interrupted here (shutdown, database lost, taken over): give the job back so that it is retried elsewhere.
+    else if (outcome === 'interrupted') await queue.fail(job, `run ${job.runId} interrupted on ${ctx.owner.host} (pid ${ctx.owner.pid})`);
+    else await queue.complete(job);
+  } catch (error) {
+    ctx.log(`run ${job.runId}: settling its job: ${(error as Error).message}`);
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { agentPidPath, workspaceKey, workspaceLockPath } from '../../src/store/p
 import { cleanEnv, planAgent, ROOT, runCli, startCli } from '../helpers/cli.js';
 import { testHome } from '../helpers/home.js';
 import { alive } from '../helpers/proc.js';
+import { until } from '../helpers/until.js';
 
 const built = existsSync(join(ROOT, 'dist', 'cli', 'main.js'));
 const dirs: string[] = [];
@@ -25,17 +26,15 @@ function repo(init = true): string {
   return dir;
 }
 
+/** Polls until `probe` returns a value; a probe that throws (a file not there yet) is asked again. */
 async function waitFor<T>(what: string, probe: () => T | null | undefined): Promise<T> {
-  for (let i = 0; i < 400; i++) {
+  return until(what, () => {
     try {
-      const value = probe();
-      if (value !== null && value !== undefined) return value;
+      return probe();
     } catch {
-      // not there yet
+      return null;
     }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  }, 10_000);
 }
 
 interface LockJson { pid: number; run_id: string; since: string }

@@ -12,20 +12,19 @@ import { agentPidPath, databasePath, workspaceKey, workspaceLockPath } from '../
 import { BIN, cleanEnv, normalise, runCli, startCli, useWorkspace } from '../helpers/cli.js';
 import { testHome } from '../helpers/home.js';
 import { alive } from '../helpers/proc.js';
+import { until } from '../helpers/until.js';
 
 const ws = useWorkspace('work\n');
 
+/** Polls until `probe` returns a value; a probe that throws (a file not there yet) is asked again. */
 async function waitFor<T>(what: string, probe: () => T | null): Promise<T> {
-  for (let i = 0; i < 400; i++) {
+  return until(what, () => {
     try {
-      const value = probe();
-      if (value !== null) return value;
+      return probe();
     } catch {
-      // not yet
+      return null;
     }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  }, 10_000);
 }
 
 /** An agent that starts a daemon in its own session (setsid, stdio detached or not), then exits or hangs. */

@@ -10,6 +10,7 @@ import { readAgentPid } from '../../src/runner/leftover.js';
 import { agentPidPath } from '../../src/store/paths.js';
 import { cleanEnv, fakeBin, normalise, runCli, startCli, useWorkspace } from '../helpers/cli.js';
 import { testHome } from '../helpers/home.js';
+import { until } from '../helpers/until.js';
 
 const ws = useWorkspace('Work. When done, print <promise>COMPLETE</promise>.\n');
 
@@ -114,11 +115,10 @@ describe('max_cost reached in the middle of an iteration', () => {
       if (runs[0] === undefined) return null;
       return JSON.parse((await runCli(['show', runs[0].id, '--json'], { cwd: ws.dir, env })).stdout) as never;
     };
-    let seen = await show();
-    while (seen?.iterations[0]?.cost_usd !== 0.6) {
-      await new Promise((r) => setTimeout(r, 100));
-      seen = await show();
-    }
+    const seen = await until('the iteration cost of $0.60 recorded', async () => {
+      const shown = await show();
+      return shown?.iterations[0]?.cost_usd === 0.6 ? shown : null;
+    });
     const id = seen.run.id;
     const agent = readAgentPid(agentPidPath(testHome(), id))?.pid ?? 0;
     expect(agent).toBeGreaterThan(1);

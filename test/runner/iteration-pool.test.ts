@@ -15,6 +15,7 @@ import { PLAN_AGENT, ROOT, useWorkspace } from '../helpers/cli.js';
 /** A fake `claude` playing the scripted task agent (test/fixtures/bin-task-claude). */
 const TASK_CLAUDE_BIN = join(ROOT, 'test', 'fixtures', 'bin-task-claude');
 import { alive, processState } from '../helpers/proc.js';
+import { until } from '../helpers/until.js';
 
 const dist = (path: string): string => join(ROOT, 'dist', path);
 const { IterationPool } = (await import(dist('runner/iteration-pool.js'))) as typeof PoolModule;
@@ -76,7 +77,7 @@ it('an abort kills the agent and its group, and the iteration is interrupted', a
   let pid = 0;
   const running = pool.run(input('grandchild', { signal: controller.signal, onSpawn: (p) => (pid = p) }));
   const pidsFile = join(ws.dir, '.plan-agent-pids');
-  while (!existsSync(pidsFile) || !readFileSync(pidsFile, 'utf8').includes(' ')) await new Promise((r) => setTimeout(r, 20));
+  await until('the agent and its grandchild', () => existsSync(pidsFile) && readFileSync(pidsFile, 'utf8').includes(' '));
   const pids = readFileSync(pidsFile, 'utf8').split(' ').map(Number);
   expect(pid).toBe(pids[0]);
   controller.abort();
@@ -100,20 +101,18 @@ it('pause --now reaches the agent in a worker thread: suspended (SIGSTOP) with i
   const startedAt = Date.now();
   const running = pool.run(input('ticker', { suspend, hardTimeoutMs: 2000 }));
   const ticksFile = join(ws.dir, '.ticks-1');
-  while (!existsSync(ticksFile)) await new Promise((r) => setTimeout(r, 20));
+  await until('the first tick', () => existsSync(ticksFile));
   const pid = Number(readFileSync(join(ws.dir, '.plan-agent-pids'), 'utf8'));
   suspend.set(true);
-  const stopped = async (): Promise<void> => {
-    while (processState(pid) !== 'T') await new Promise((r) => setTimeout(r, 20));
-  };
-  await stopped();
+  await until('the agent stopped', () => processState(pid) === 'T');
   const held = readFileSync(ticksFile, 'utf8');
-  // Past the iteration timeout: a timer that was not held would kill the agent meanwhile.
+  // Past the iteration timeout: a timer that was not held would kill the agent meanwhile. A fixed wait is the only
+  // way to show that something does not happen; it asserts nothing about time.
   await new Promise((r) => setTimeout(r, 2500));
   expect(processState(pid)).toBe('T');
   expect(readFileSync(ticksFile, 'utf8')).toBe(held);
   suspend.set(false);
-  while (readFileSync(ticksFile, 'utf8') === held) await new Promise((r) => setTimeout(r, 20));
+  await until('a tick after the agent continued', () => readFileSync(ticksFile, 'utf8') !== held);
   writeFileSync(join(ws.dir, '.gate-1'), '');
   const outcome = await running;
   const wall = Date.now() - startedAt;

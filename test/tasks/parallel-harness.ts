@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { RunEvent } from '../../src/runner/events.js';
 import { BIN } from '../helpers/cli.js';
+import { until as pollUntil } from '../helpers/until.js';
 import { sh } from '../git/git-repo.js';
 import { tasksJsonl, type AgentStep, type TaskWorkspace } from './task-run-harness.js';
 
@@ -15,7 +16,7 @@ export const PARALLEL = { RINGMASTER_TASKS_PARALLELISM: '2' };
 
 /** Waits (polling, bounded only by the test timeout) until `condition` holds. */
 export async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 25));
+  await pollUntil('the condition', condition, Number.POSITIVE_INFINITY);
 }
 
 /** A first step of two tasks that must run at once: it writes the gate of the `other` task, then waits at its own. */

@@ -7,6 +7,7 @@ import { afterEach } from 'vitest';
 import { runEventSchema, type RunEvent } from '../../src/runner/events.js';
 import { removeDir, tempRepo } from '../git/git-repo.js';
 import { cleanEnv, ROOT, runCli, startCli, type CliResult } from '../helpers/cli.js';
+import { until as pollUntil } from '../helpers/until.js';
 
 /** The script agent as an --agent-command value. */
 export const SCRIPT_AGENT = `${process.execPath} ${join(ROOT, 'test', 'fixtures', 'agents', 'script-agent.mjs')}`;
@@ -93,10 +94,5 @@ export async function lastRun(dir: string): Promise<{ run: Record<string, unknow
 
 /** Polls until `probe` returns a value (not null). */
 export async function until<T>(what: string, probe: () => Promise<T | null> | T | null): Promise<T> {
-  for (let i = 0; i < 2400; i++) {
-    const value = await probe();
-    if (value !== null) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  return pollUntil(what, probe, 60_000);
 }

@@ -6,7 +6,7 @@ import { useQuery, type QueryClient, type QueryKey } from '@tanstack/react-query
 import { createContext, useCallback, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { AgentActivity, ControlOutcome, RunDetail, RunItem } from '../api/api-types.js';
 import { getBudget, getRun, getRunItem, getStats, listRuns } from '../api/client.js';
-import { LiveConnection, liveUrl, type LinkState } from '../api/live.js';
+import { LiveConnection, liveUrl, type LinkState, type LiveActivity } from '../api/live.js';
 import { notificationFor } from '../lib/notify.js';
 import { toolSummary } from '../lib/output-log.js';
 import { RunActivity, type RunNow } from '../lib/run-activity.js';
@@ -72,15 +72,11 @@ function afterStatusEvents(queryClient: QueryClient, events: readonly RunEvent[]
   }
 }
 
-// eslint-disable-next-line max-lines-per-function -- too long today; to be split by concern (docs/architecture.md "Layers and size")
-function createLive(queryClient: QueryClient, openedAt: number): Live {
-  let linkState: LinkState = { kind: 'connecting', attempt: 0 };
-  const linkListeners = new Set<() => void>();
-  const activityListeners: Listeners<ActivityListener> = new Map();
-  const subscribedListeners: Listeners<() => void> = new Map();
-  const activity = new RunActivity((name, input) => `${name} ${toolSummary(input, 60)}`.trim());
-
-  // Runs of the board to fetch again one by one (a hole in their events, or a run the list does not have yet).
+/**
+ * Fetches runs of the board again one by one (a hole in their events, or a run the list does not have yet), brought
+ * up to the feed and seeding it; returns the function that asks for some.
+ */
+function runRefresher(queryClient: QueryClient, connection: () => LiveConnection): (ids: Iterable<string>) => void {
   const toRefresh = new Set<string>();
   let refreshing = false;
   const refreshRuns = async (): Promise<void> => {
@@ -93,14 +89,14 @@ function createLive(queryClient: QueryClient, openedAt: number): Live {
         toRefresh.delete(id);
         try {
           let item = await getRunItem(id);
-          item = foldIntoList([item], await connection.catchUp(id, item.last_seq), true).value[0] ?? item;
+          item = foldIntoList([item], await connection().catchUp(id, item.last_seq), true).value[0] ?? item;
           queryClient.setQueryData<RunsData>(RUNS_KEY, (data) => {
             if (data === undefined) return data;
             const at = data.runs.findIndex((r) => r.id === id);
             const runs = at === -1 ? [item, ...data.runs] : data.runs.map((r, i) => (i === at ? item : r));
             return { ...data, runs, total: data.total + (at === -1 ? 1 : 0), refetchedAt: { ...data.refetchedAt, [id]: Date.now() } };
           });
-          connection.seed(id, item.last_seq);
+          connection().seed(id, item.last_seq);
         } catch {
           // The run is gone or the server is: the next reconnect fetches the whole list again.
         }
@@ -109,56 +105,76 @@ function createLive(queryClient: QueryClient, openedAt: number): Live {
       refreshing = false;
     }
   };
-  const refresh = (ids: Iterable<string>): void => {
+  return (ids) => {
     for (const id of ids) toRefresh.add(id);
     if (toRefresh.size > 0) void refreshRuns();
   };
+}
 
-  const applyEvents = (events: RunEvent[]): void => {
-    let stale: Set<string> = new Set();
-    queryClient.setQueryData<RunsData>(RUNS_KEY, (data) => {
+/** Folds a batch of events into the cached list and details; what they cannot be folded into is fetched again. */
+function foldEvents(queryClient: QueryClient, events: RunEvent[], refresh: (ids: Iterable<string>) => void): void {
+  let stale: Set<string> = new Set();
+  queryClient.setQueryData<RunsData>(RUNS_KEY, (data) => {
+    if (data === undefined) return data;
+    const folded = foldIntoList(data.runs, events);
+    stale = new Set([...folded.refetch, ...folded.unknown]);
+    return { ...data, runs: folded.value };
+  });
+  refresh(stale);
+  for (const id of new Set(events.map((e) => e.run_id))) {
+    let detailStale = false;
+    queryClient.setQueryData<DetailData>(runKey(id), (data) => {
       if (data === undefined) return data;
-      const folded = foldIntoList(data.runs, events);
-      stale = new Set([...folded.refetch, ...folded.unknown]);
-      return { ...data, runs: folded.value };
+      const folded = foldIntoDetail(data.detail, events);
+      detailStale = folded.refetch.size > 0;
+      return folded.value === data.detail ? data : { ...data, detail: folded.value };
     });
-    refresh(stale);
-    for (const id of new Set(events.map((e) => e.run_id))) {
-      let detailStale = false;
-      queryClient.setQueryData<DetailData>(runKey(id), (data) => {
-        if (data === undefined) return data;
-        const folded = foldIntoDetail(data.detail, events);
-        detailStale = folded.refetch.size > 0;
-        return folded.value === data.detail ? data : { ...data, detail: folded.value };
-      });
-      if (detailStale) void queryClient.invalidateQueries({ queryKey: runKey(id) });
-    }
-    afterStatusEvents(queryClient, events);
-    for (const event of events) if (event.type === 'run_finished') activity.forget(event.run_id);
-    if (notificationsEnabled()) {
-      const runs = queryClient.getQueryData<RunsData>(RUNS_KEY)?.runs ?? [];
-      for (const event of events) {
-        // Replayed history (after a reload or reconnect) is not news.
-        if (event.time < openedAt) continue;
-        const spec = notificationFor(event, runs.find((r) => r.id === event.run_id), Date.now());
-        if (spec) new Notification(spec.title, { body: spec.body, tag: spec.tag });
-      }
-    }
-  };
+    if (detailStale) void queryClient.invalidateQueries({ queryKey: runKey(id) });
+  }
+  afterStatusEvents(queryClient, events);
+}
 
-  // Declared after the functions above that use it: they run only once it exists (they answer its messages).
+/** The browser's notifications for new events (when enabled): replayed history (after a reload or reconnect) is not news. */
+function notifyEvents(queryClient: QueryClient, events: readonly RunEvent[], openedAt: number): void {
+  if (!notificationsEnabled()) return;
+  const runs = queryClient.getQueryData<RunsData>(RUNS_KEY)?.runs ?? [];
+  for (const event of events) {
+    if (event.time < openedAt) continue;
+    const spec = notificationFor(event, runs.find((r) => r.id === event.run_id), Date.now());
+    if (spec) new Notification(spec.title, { body: spec.body, tag: spec.tag });
+  }
+}
+
+/** Hands the whole pieces of a batch of activity to the listeners of their run (the open output views). */
+function deliverActivity(batch: readonly LiveActivity[], listeners: Listeners<ActivityListener>): void {
+  const byRun = new Map<string, AgentActivity[]>();
+  for (const { run_id, activity: piece, summary } of batch) {
+    if (summary || !listeners.has(run_id)) continue;
+    const list = byRun.get(run_id) ?? [];
+    list.push(piece);
+    byRun.set(run_id, list);
+  }
+  for (const [id, list] of byRun) for (const listener of listeners.get(id) ?? []) listener(list);
+}
+
+/** The app's live link: the connection, its events folded into the query cache, its activity and link state handed out. */
+function createLive(queryClient: QueryClient, openedAt: number): Live {
+  let linkState: LinkState = { kind: 'connecting', attempt: 0 };
+  const linkListeners = new Set<() => void>();
+  const activityListeners: Listeners<ActivityListener> = new Map();
+  const subscribedListeners: Listeners<() => void> = new Map();
+  const activity = new RunActivity((name, input) => `${name} ${toolSummary(input, 60)}`.trim());
+  // The refresher uses the connection only once it exists (it answers the connection's messages).
+  const refresh = runRefresher(queryClient, () => connection);
   const connection = new LiveConnection(liveUrl(window.location), {
-    events: applyEvents,
+    events(events) {
+      foldEvents(queryClient, events, refresh);
+      for (const event of events) if (event.type === 'run_finished') activity.forget(event.run_id);
+      notifyEvents(queryClient, events, openedAt);
+    },
     activity(batch) {
       activity.apply(batch);
-      const byRun = new Map<string, AgentActivity[]>();
-      for (const { run_id, activity: piece, summary } of batch) {
-        if (summary || !activityListeners.has(run_id)) continue;
-        const list = byRun.get(run_id) ?? [];
-        list.push(piece);
-        byRun.set(run_id, list);
-      }
-      for (const [id, list] of byRun) for (const listener of activityListeners.get(id) ?? []) listener(list);
+      deliverActivity(batch, activityListeners);
     },
     unknownRun(runId) {
       if (queryClient.getQueryData<RunsData>(RUNS_KEY) !== undefined) refresh([runId]);
