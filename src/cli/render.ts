@@ -115,8 +115,6 @@ interface Lines {
   line(time: number, text: string, color?: string): void;
   /** An indented dim line under the last one. */
   note(text: string): void;
-  /** An indented dim line written as is (task lines). */
-  detail(text: string): void;
   /** A warning, on the standard error. */
   warn(text: string): void;
   /** The run's cost and tokens, when there were any. */
@@ -131,7 +129,6 @@ function humanLines(target: RenderTarget, c: boolean, redact: Redactor): Lines {
     out,
     line: (time, text, color) => out.write(`${paint(c, '2', `[${clock(time)}]`)} ${color ? paint(c, color, text) : text}\n`),
     note: (text) => out.write(`  ${paint(c, '2', text)}\n`),
-    detail: (text) => target.out.write(`  ${paint(c, '2', text)}\n`),
     warn: (text) => target.err.write(redact(`${paint(c, '33', 'WARNING:')} ${text}\n`)),
     cost: (e) => {
       if (e.tokens_in > 0 || e.tokens_out > 0 || e.cost_usd > 0) {
@@ -224,13 +221,13 @@ function taskLine(e: RunEvent, lines: Lines): boolean {
   switch (e.type) {
     case 'task_started':
       lines.line(e.time, paint(c, '1', `${e.resumed ? 'Resuming' : 'Starting'} task ${e.task_id}: ${e.title}`) + (e.resumed ? '' : ` (task ${e.tasks_started} of at most ${e.max_tasks})`));
-      if (e.worktree !== undefined) lines.detail(`in worktree ${e.worktree} (branch ${e.branch ?? '?'})`);
+      if (e.worktree !== undefined) lines.note(`in worktree ${e.worktree} (branch ${e.branch ?? '?'})`);
       return true;
     case 'task_check':
-      lines.detail(`check ${e.passed ? 'passed' : 'failed'}: ${e.summary}`);
+      lines.note(`check ${e.passed ? 'passed' : 'failed'}: ${e.summary}`);
       return true;
     case 'task_anomaly':
-      lines.detail(`anomaly (${e.kind.replace('_', ' ')}): ${e.message}`);
+      lines.note(`anomaly (${e.kind.replace('_', ' ')}): ${e.message}`);
       return true;
     case 'task_completed': {
       const commit = e.commit_sha === null ? '' : `, commit ${e.commit_sha.slice(0, 7)}`;
@@ -239,7 +236,7 @@ function taskLine(e: RunEvent, lines: Lines): boolean {
     }
     case 'task_blocked':
       lines.line(e.time, `Task ${e.task_id} blocked after ${plural(e.iterations, 'iteration')}: ${e.reason}`, '33');
-      if (e.rolled_back_to !== null) lines.detail(`rolled back to ${e.rolled_back_to.slice(0, 7)}; the attempt is on branch ${e.failed_branch ?? '?'}`);
+      if (e.rolled_back_to !== null) lines.note(`rolled back to ${e.rolled_back_to.slice(0, 7)}; the attempt is on branch ${e.failed_branch ?? '?'}`);
       return true;
     default:
       return false;
