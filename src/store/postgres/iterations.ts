@@ -122,6 +122,12 @@ export async function readIteration(db: Queryable, runId: string, number: number
   return row === undefined ? null : iterationRowSchema.parse(row);
 }
 
+/** A run's iterations, in order. */
+export async function listIterations(db: Queryable, runId: string): Promise<IterationRow[]> {
+  const { rows } = await q(db, `SELECT ${ITERATION_COLUMNS} FROM iterations WHERE run_id = $1 ORDER BY number`, [runId]);
+  return rows.map((row) => iterationRowSchema.parse(row));
+}
+
 /** Closes `running` iterations as interrupted at `at` (their usage, if any was recorded, is kept). */
 export async function interruptRunning(db: Queryable, runId: string, at: number): Promise<number[]> {
   const { rows } = await q<{ number: number }>(

@@ -1,25 +1,26 @@
 // The default Store: embedded SQLite (node:sqlite) in WAL mode, one transaction per multi-row write,
 // rows validated with zod on the way out. Totals are computed from rows, never kept twice.
+// A thin class: the SQL lives in a module per concern (runs, owners, iterations, events and control requests,
+// notes, records, budget, queries), run through db.ts (cached statements, transactions, fence).
 /* eslint-disable @typescript-eslint/require-await -- the Store contract is async for networked stores; SQLite
    answers synchronously, and `async` keeps every thrown StoreError a rejected promise as the contract says. */
 import type { DatabaseSync } from 'node:sqlite';
 import type { RunStatus, StopReason } from '../../core/types.js';
-import { AmbiguousRunIdError, RunBusyError, RunEndedError, StoreError } from '../errors.js';
-import { resumable } from '../liveness.js';
-import { checkpointRowSchema, definitionSchema, errorRowSchema, runRowSchema } from '../rows.js';
 import type { CheckpointRow, ControlRow, ErrorRow, EventRow, EventRowWithId, IterationRow, NoteRow, RunRow, RunTotals, RunWithTotals, StoreStats } from '../rows.js';
-import { CHECKPOINT_COLUMNS, ERROR_COLUMNS, RUN_SELECT } from '../sql-columns.js';
 import { SqliteDb } from './db.js';
+import { readDefinition } from './definitions.js';
 import * as events from './events.js';
 import * as iterations from './iterations.js';
 import * as notes from './notes.js';
+import * as owners from './owners.js';
+import * as records from './records.js';
+import * as runs from './runs.js';
 import { importLegacyDatabase } from './import.js';
-import { runWhere } from './run-filter.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { openDatabase } from './open.js';
 import { claimNotice, readBudget, readSpend, writeBudget } from './budget.js';
 import type { BudgetChange, BudgetRow, BudgetWindowKey, SpendRow } from '../budget-rows.js';
-import { queryMetrics, queryStats, queryTotals, queryTotalsMany } from './queries.js';
+import { queryMetrics, queryStats, queryTotals } from './queries.js';
 import type { StoreMetrics } from '../metrics-sql.js';
 import type {
   ClaimOptions,
@@ -38,7 +39,6 @@ import type {
   RunFilter,
   Store,
 } from '../store.js';
-
 
 /** SQLite implementation of Store on one database file (or ':memory:'). Its clock (`now`) judges leases. */
 export class SqliteStore implements Store {
@@ -67,141 +67,62 @@ export class SqliteStore implements Store {
 
   async createRun(run: NewRun): Promise<RunRow> {
     return this.s.tx(() => {
-      this.s.run(
-        `INSERT INTO runs (id, status, stop_reason, agent, kind, origin, spec_json, meta_json, workspace, worktree, branch, created_at, updated_at, ended_at)
-         VALUES (:id, :status, NULL, :agent, :kind, :origin, :spec, :meta, :workspace, :worktree, :branch, :now, :now, NULL)`,
-        {
-          id: run.id,
-          status: run.status ?? 'running',
-          agent: run.agent,
-          kind: run.kind ?? 'prompt',
-          origin: run.origin ?? 'cli',
-          spec: JSON.stringify(run.spec ?? null),
-          meta: JSON.stringify(run.meta ?? {}),
-          workspace: run.workspace,
-          worktree: run.worktree ?? null,
-          branch: run.branch ?? null,
-          now: run.now,
-        },
-      );
-      if (run.definition) this.writeDefinition(run.id, run.definition, run.now);
-      if (run.owner !== null) this.openOwner(run.id, run.owner, run.now);
-      return this.mustGetRun(run.id);
+      runs.insertRun(this.s, run);
+      if (run.owner !== null) owners.openOwner(this.s, run.id, run.owner, run.now);
+      return runs.mustGetRun(this.s, run.id);
     });
   }
 
   async getRun(id: string): Promise<RunRow | null> {
-    return this.readRun(id);
+    return runs.readRun(this.s, id);
   }
 
   async findRun(idOrPrefix: string): Promise<RunRow | null> {
-    const exact = this.readRun(idOrPrefix);
-    if (exact || idOrPrefix === '') return exact;
-    const rows = this.s.q('SELECT id FROM runs WHERE substr(id, 1, :n) = :prefix ORDER BY id LIMIT 6')
-      .all({ n: idOrPrefix.length, prefix: idOrPrefix }) as Array<{ id: string }>;
-    if (rows.length > 1) throw new AmbiguousRunIdError(idOrPrefix, rows.map((r) => r.id));
-    return rows[0] ? this.readRun(rows[0].id) : null;
+    return runs.findRun(this.s, idOrPrefix);
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunWithTotals[]> {
-    const { where, params } = runWhere(filter);
-    const page = filter.limit !== undefined || filter.offset !== undefined ? 'LIMIT :limit OFFSET :offset' : '';
-    if (page) {
-      params.limit = filter.limit ?? -1;
-      params.offset = filter.offset ?? 0;
-    }
-    const runs = this.s.q(`${RUN_SELECT} ${where} ORDER BY r.created_at DESC, r.id DESC ${page}`).all(params).map((row) => runRowSchema.parse(row));
-    const totals = queryTotalsMany(this.db, runs.map((r) => r.id));
-    return runs.map((run) => ({ ...run, totals: totals.get(run.id) as RunTotals }));
+    return runs.listRuns(this.s, filter);
   }
 
   async countRuns(filter: RunFilter = {}): Promise<number> {
-    const { where, params } = runWhere(filter);
-    const row = this.s.q(`SELECT COUNT(*) AS n FROM runs r ${where}`).get(params) as { n: number };
-    return row.n;
+    return runs.countRuns(this.s, filter);
   }
 
   async updateRunSpec(id: string, spec: unknown, now: number, fence?: Fence): Promise<void> {
-    this.updateRun('updateRunSpec', id, fence, 'spec_json = :value', JSON.stringify(spec ?? null), now);
+    runs.updateRunColumn(this.s, 'updateRunSpec', id, fence, 'spec_json = :value', JSON.stringify(spec ?? null), now);
   }
 
   async updateRunMeta(id: string, meta: Record<string, unknown>, now: number, fence?: Fence): Promise<void> {
-    this.updateRun('updateRunMeta', id, fence, 'meta_json = :value', JSON.stringify(meta), now);
+    runs.updateRunColumn(this.s, 'updateRunMeta', id, fence, 'meta_json = :value', JSON.stringify(meta), now);
   }
 
   async updateRunDefinition(id: string, definition: Record<string, unknown>, now: number, fence?: Fence): Promise<void> {
-    this.s.fenced(id, fence, 'updateRunDefinition', () => {
-      if (!this.readRun(id)) throw new StoreError(`updateRunDefinition: no run ${id}`);
-      this.writeDefinition(id, definition, now);
-    });
+    runs.updateRunDefinition(this.s, id, definition, now, fence);
   }
 
   async getRunDefinition(id: string): Promise<Record<string, unknown> | null> {
-    const row = this.s.q('SELECT definition_json FROM run_definitions WHERE run_id = :id').get({ id }) as { definition_json: string } | undefined;
-    return row === undefined ? null : definitionSchema.parse(row.definition_json);
+    return readDefinition(this.s, id);
   }
 
   async updateRunStatus(id: string, status: RunStatus, now: number, fence?: Fence): Promise<void> {
-    this.updateRun('updateRunStatus', id, fence, 'status = :value', status, now);
+    runs.updateRunColumn(this.s, 'updateRunStatus', id, fence, 'status = :value', status, now);
   }
 
   async finishRun(id: string, end: { status: RunStatus; stop_reason: StopReason | null; now: number }, fence?: Fence): Promise<RunRow> {
-    return this.s.tx(() => {
-      if (!this.readRun(id)) throw new StoreError(`finishRun: no run ${id}`);
-      this.s.fence(id, fence, 'finishRun');
-      this.s.run('UPDATE runs SET status = :status, stop_reason = :reason, ended_at = :now, updated_at = :now WHERE id = :id', {
-        id,
-        status: end.status,
-        reason: end.stop_reason,
-        now: end.now,
-      });
-      iterations.interruptRunning(this.s, id, end.now);
-      this.s.run('UPDATE run_owners SET ended_at = :now, heartbeat_at = MAX(heartbeat_at, :now) WHERE run_id = :id AND ended_at IS NULL', { id, now: end.now });
-      return this.mustGetRun(id);
-    });
+    return runs.finishRun(this.s, id, end, fence);
   }
 
   async claimRun(id: string, owner: Owner, now: number, options: ClaimOptions = {}): Promise<ClaimResult> {
-    return this.s.tx(() => {
-      const run = this.readRun(id);
-      if (!run) throw new StoreError(`claimRun: no run ${id}`);
-      if (options.onlyIfResumable && !resumable(run)) throw new RunEndedError(id, run.status, run.stop_reason);
-      const prev = this.s.q('SELECT pid, host, heartbeat_at, COALESCE(renewed_at, heartbeat_at) AS renewed_at FROM run_owners WHERE run_id = :id AND ended_at IS NULL')
-        .get({ id }) as { pid: number; host: string; heartbeat_at: number; renewed_at: number } | undefined;
-      if (prev && options.ifIdleMs !== undefined) {
-        const idle = this.s.clock() - prev.renewed_at;
-        if (idle < options.ifIdleMs) throw new RunBusyError(id, prev, Math.max(0, idle));
-      }
-      // A dead owner's runtime ends at its last heartbeat: that is the last moment it was known alive.
-      const lastAlive = prev ? Math.min(prev.heartbeat_at, now) : now;
-      if (prev) this.s.run('UPDATE run_owners SET ended_at = heartbeat_at WHERE run_id = :id AND ended_at IS NULL', { id });
-      const interrupted = iterations.interruptRunning(this.s, id, lastAlive);
-      this.openOwner(id, owner, now);
-      this.s.run('UPDATE runs SET status = :status, stop_reason = NULL, ended_at = NULL, updated_at = :now WHERE id = :id', { id, status: options.status ?? 'running', now });
-      return {
-        run: this.mustGetRun(id),
-        interrupted,
-        previous: prev ? { pid: prev.pid, host: prev.host, heartbeat_at: prev.heartbeat_at } : null,
-      };
-    });
+    return owners.claimRun(this.s, id, owner, now, options);
   }
 
   async releaseRun(id: string, owner: Owner, now: number): Promise<boolean> {
-    const { changes } = this.s.run(
-      `UPDATE run_owners SET ended_at = MAX(heartbeat_at, :now), heartbeat_at = MAX(heartbeat_at, :now)
-       WHERE run_id = :id AND pid = :pid AND host = :host AND ended_at IS NULL`,
-      { id, pid: owner.pid, host: owner.host, now },
-    );
-    return changes > 0;
+    return owners.releaseRun(this.s, id, owner, now);
   }
 
   async heartbeat(id: string, owner: Owner, now: number): Promise<boolean> {
-    const { changes } = this.s.run(
-      `UPDATE run_owners SET heartbeat_at = MAX(heartbeat_at, :now), renewed_at = :clock
-       WHERE run_id = :id AND pid = :pid AND host = :host AND ended_at IS NULL`,
-      { id, pid: owner.pid, host: owner.host, now, clock: this.s.clock() },
-    );
-    return changes > 0;
+    return owners.heartbeat(this.s, id, owner, now);
   }
 
   async startIteration(start: IterationStart, fence?: Fence): Promise<IterationRow> {
@@ -289,52 +210,19 @@ export class SqliteStore implements Store {
   }
 
   async recordCheckpoint(c: NewCheckpoint, fence?: Fence): Promise<CheckpointRow> {
-    const row = this.s.fenced(c.run_id, fence, 'recordCheckpoint', () =>
-      this.s
-        .q(
-          `INSERT INTO checkpoints (run_id, iteration, commit_sha, state, message, snapshot_json, created_at)
-           VALUES (:run_id, :iteration, :commit_sha, :state, :message, :snapshot, :created_at) RETURNING ${CHECKPOINT_COLUMNS}`,
-        )
-        .get({
-          run_id: c.run_id,
-          iteration: c.iteration,
-          commit_sha: c.commit_sha,
-          state: c.state,
-          message: c.message ?? null,
-          snapshot: c.snapshot === undefined ? null : JSON.stringify(c.snapshot),
-          created_at: c.created_at,
-        }),
-    );
-    return checkpointRowSchema.parse(row);
+    return records.recordCheckpoint(this.s, c, fence);
   }
 
   async listCheckpoints(runId: string): Promise<CheckpointRow[]> {
-    const rows = this.s.q(`SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE run_id = :runId ORDER BY id`).all({ runId });
-    return rows.map((row) => checkpointRowSchema.parse(row));
+    return records.listCheckpoints(this.s, runId);
   }
 
   async recordError(e: NewError, fence?: Fence): Promise<ErrorRow> {
-    const row = this.s.fenced(e.run_id, fence, 'recordError', () =>
-      this.s
-        .q(
-          `INSERT INTO errors (run_id, iteration, kind, message, context_json, created_at)
-           VALUES (:run_id, :iteration, :kind, :message, :context, :created_at) RETURNING ${ERROR_COLUMNS}`,
-        )
-        .get({
-          run_id: e.run_id,
-          iteration: e.iteration ?? null,
-          kind: e.kind,
-          message: e.message,
-          context: e.context === undefined ? null : JSON.stringify(e.context),
-          created_at: e.created_at,
-        }),
-    );
-    return errorRowSchema.parse(row);
+    return records.recordError(this.s, e, fence);
   }
 
   async listErrors(runId: string): Promise<ErrorRow[]> {
-    const rows = this.s.q(`SELECT ${ERROR_COLUMNS} FROM errors WHERE run_id = :runId ORDER BY id`).all({ runId });
-    return rows.map((row) => errorRowSchema.parse(row));
+    return records.listErrors(this.s, runId);
   }
 
   async stats(options: { runId?: string; workspace?: string } = {}): Promise<StoreStats> {
@@ -371,40 +259,5 @@ export class SqliteStore implements Store {
     await this.checkpointer?.stop();
     this.checkpointer = null;
     if (this.db.isOpen) this.db.close();
-  }
-
-  /** Sets one column of the run row (and updated_at), behind the fence when given. */
-  private updateRun(what: string, id: string, fence: Fence | undefined, set: string, value: string, now: number): void {
-    this.s.fenced(id, fence, what, () => {
-      const { changes } = this.s.run(`UPDATE runs SET ${set}, updated_at = :now WHERE id = :id`, { id, value, now });
-      if (changes === 0) throw new StoreError(`${what}: no run ${id}`);
-    });
-  }
-
-  private writeDefinition(id: string, definition: Record<string, unknown>, now: number): void {
-    this.s.run(
-      `INSERT INTO run_definitions (run_id, definition_json, updated_at) VALUES (:id, :definition, :now)
-       ON CONFLICT (run_id) DO UPDATE SET definition_json = excluded.definition_json, updated_at = excluded.updated_at`,
-      { id, definition: JSON.stringify(definition), now },
-    );
-  }
-
-  private readRun(id: string): RunRow | null {
-    const row = this.s.q(`${RUN_SELECT} WHERE r.id = :id`).get({ id });
-    return row === undefined ? null : runRowSchema.parse(row);
-  }
-
-  private mustGetRun(id: string): RunRow {
-    const run = this.readRun(id);
-    if (!run) throw new StoreError(`no run ${id}`);
-    return run;
-  }
-
-  private openOwner(runId: string, owner: Owner, now: number): void {
-    this.s.run(
-      `INSERT INTO run_owners (run_id, seq, pid, host, started_at, heartbeat_at, renewed_at, ended_at)
-       SELECT :runId, COALESCE(MAX(seq), 0) + 1, :pid, :host, :now, :now, :clock, NULL FROM run_owners WHERE run_id = :runId`,
-      { runId, pid: owner.pid, host: owner.host, now, clock: this.s.clock() },
-    );
   }
 }
