@@ -106,7 +106,7 @@ export function createRecorder(options: RecorderOptions): Recorder {
       writer.enqueue('status', () => store.updateRunStatus(runId, next, e.time, owner));
     }
     recordRows(e, options, writer, errorContext);
-    // Seed 000's PAUSED state takes a checkpoint: a pause at an iteration boundary commits the workspace (no
+    // A pause takes a checkpoint (README, `ringmaster pause`): a pause at an iteration boundary commits the workspace (no
     // agent is working in it). `pause --now` does not: the agent is frozen mid-edit.
     if (e.type === 'paused' && !e.suspended && options.checkpointInterval > 0 && run.latestState !== null && e.after_iteration > 0) {
       const at = run.latestState;
