@@ -23,7 +23,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // One PostgreSQL cluster for the files that share one (started on first demand, removed at the end).
-    globalSetup: ['test/helpers/pg-global-setup.ts'],
+    globalSetup: ['test/helpers/tmp-global-setup.ts', 'test/helpers/pg-global-setup.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
     projects: [
       { extends: true, test: { name: 'parallel', include: INCLUDE, exclude: SERIAL, maxWorkers: WORKERS, sequence: { groupOrder: 0 } } },

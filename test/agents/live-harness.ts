@@ -45,10 +45,13 @@ export function useLiveHarness<S extends { close(): Promise<void> }>(agent: stri
 /** Options of runLive: the invocation (cwd is `work`) and the env on top of PATH and HOME=`home`. */
 export type LiveOptions = Partial<Omit<InvocationOptions, 'cwd' | 'env'>> & { prompt: string; env?: Record<string, string | undefined> };
 
-/** Runs the adapter's real CLI in `dirs.work` with only PATH, HOME=`dirs.home` and `options.env` in its env. */
+/**
+ * Runs the adapter's real CLI in `dirs.work` with only PATH, HOME=`dirs.home`, TMPDIR=`dirs.root` and `options.env`
+ * in its env (TMPDIR: opencode unpacks native libraries into the temp dir; they go with the file's dirs).
+ */
 export function runLive(adapter: AgentAdapter, dirs: LiveDirs, options: LiveOptions, timeoutMs?: number): Promise<AdapterRun> {
   const { env: extra, ...rest } = options;
-  const env = { PATH: process.env.PATH, HOME: dirs.home, ...extra };
+  const env = { PATH: process.env.PATH, HOME: dirs.home, TMPDIR: dirs.root, ...extra };
   return runAdapter(adapter, invocationOptions({ ...rest, cwd: dirs.work, env }), timeoutMs);
 }
 

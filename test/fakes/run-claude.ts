@@ -1,4 +1,5 @@
 // Runs the real `claude` CLI (node_modules/.bin/claude) headless against a fake server, for end-to-end tests.
+import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { claudeFakeEnv } from './anthropic-server.js';
@@ -37,6 +38,8 @@ export function runClaude(options: RunClaudeOptions): Promise<ClaudeRun> {
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: options.configDir,
+    // The run's temp dir (test/helpers/tmp-global-setup.ts), removed when the run ends.
+    TMPDIR: tmpdir(),
     ...claudeFakeEnv(options.url, options.configDir),
     ...(options.env ?? {}),
   };
