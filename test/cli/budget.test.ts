@@ -67,8 +67,13 @@ describe('ringmaster budget', () => {
       expect(report.reached?.window).toBe('daily');
       // Each finished iteration cost $0.02; one the budget cut short (the other run's spend reached it while it
       // worked) ended with error kind budget, its few tokens priced, and uses no iteration of the limit.
+      // (How far the cut one got before it was stopped is timing: its cost is only bounded by the total.)
       const finished = async (runId: string): Promise<number> => (await store.listIterations(runId)).filter((i) => i.error_kind !== 'budget').length;
-      expect((await Promise.all(both.map((r) => finished(r.id)))).reduce((n, k) => n + k, 0)).toBe(Math.round(report.daily.spent_usd / 0.02));
+      const rows = (await Promise.all(both.map((r) => store.listIterations(r.id)))).flat();
+      const paid = rows.filter((i) => i.error_kind !== 'budget');
+      for (const row of paid) expect(row.cost_usd).toBeCloseTo(0.02, 6);
+      expect(paid.length).toBeGreaterThanOrEqual(3);
+      expect(paid.length * 0.02).toBeLessThanOrEqual(report.daily.spent_usd + 1e-9);
 
       // A run created while the budget is spent waits before its first iteration; killed -9, resumed, it waits again.
       const third = workspace();
@@ -90,7 +95,10 @@ describe('ringmaster budget', () => {
       const shown = await runCli(['budget', '--json'], { cwd: home, env });
       const json = JSON.parse(shown.stdout) as { daily: { limit_usd: number; spent_usd: number }; by_run: unknown[]; unpriced: unknown[] };
       expect(json.daily).toMatchObject({ limit_usd: 0.05, spent_usd: report.daily.spent_usd });
-      expect(json.by_run).toHaveLength(2);
+      // Every run that spent is listed (both, unless one reached the budget alone before the other's first iteration).
+      const spenders = new Set(rows.filter((i) => (i.cost_usd ?? 0) > 0).map((i) => i.run_id));
+      expect(json.by_run).toHaveLength(spenders.size);
+      expect(spenders.size).toBeGreaterThanOrEqual(1);
       expect(json.unpriced).toEqual([]);
 
       const raise = await runCli(['budget', 'set', '--daily', '1'], { cwd: home, env });

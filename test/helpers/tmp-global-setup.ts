@@ -3,7 +3,7 @@
 // unpacks its native libraries into the temp dir, claude keeps its own dir there) all write inside it; what a test
 // forgets is removed with it. Listed first in vitest.config.ts, so its teardown runs last (after the shared
 // PostgreSQL cluster's).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 
@@ -15,6 +15,9 @@ export default function setup(): () => void {
   if (basename(tmpdir()).startsWith(PREFIX)) return () => undefined;
   const previous = process.env.TMPDIR;
   const root = mkdtempSync(join(tmpdir(), PREFIX));
+  // Traversable by others, as /tmp itself is (not listable): tests that run a command as another user (nobody,
+  // when the suite runs as root) reach their directories inside it.
+  chmodSync(root, 0o711);
   process.env.TMPDIR = root;
   return () => {
     rmSync(root, { recursive: true, force: true, maxRetries: 3 });
