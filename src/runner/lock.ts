@@ -1,10 +1,9 @@
 // A workspace lock: a file in the data directory (locks/<hash of the workspace real path>.lock), created exclusively
 // (write temp + link), naming its holder. A lock whose holder is gone (same host: pid dead, or the pid now belongs
 // to another process, our own included after a container restart) is stale and taken over atomically; a live
-// holder makes acquireLock throw LockHeldError. The file is not fsynced (that cost ~85 ms of a run's start-up
-// here): a lock that the machine's crash left empty or cut short was written before this boot, and is stale.
-import { hostname as osHostname, uptime } from 'node:os';
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+// holder makes acquireLock throw LockHeldError.
+import { hostname as osHostname } from 'node:os';
+import { link, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { EXIT, UserError } from '../core/errors.js';
@@ -75,8 +74,6 @@ export interface LockEnv {
   bootId?: string | null;
   /** False when the process now holding `pid` started clearly after `writtenAtMs` (so it did not write it). */
   couldHaveWritten?: (pid: number, writtenAtMs: number) => boolean;
-  /** When this machine booted (ms since the epoch), null or omitted when unknown. */
-  bootedAtMs?: number | null;
 }
 
 /** The real process's LockEnv. */
@@ -89,7 +86,6 @@ export function processLockEnv(): LockEnv {
     startTimeOf: (pid) => readStat(pid)?.startTime ?? null,
     bootId: bootId(),
     couldHaveWritten: (pid, at) => couldHaveWritten(pid, at),
-    bootedAtMs: Date.now() - uptime() * 1000,
   };
 }
 
@@ -143,14 +139,7 @@ export async function acquireLock(path: string, runId: string, env: LockEnv = pr
     if (await createExclusive(path, text)) return held(path, info, text, takenOver);
     const currentText = await readText(path);
     if (currentText === null) continue; // released meanwhile: try again
-    let holder: LockInfo;
-    try {
-      holder = parseLock(path, currentText);
-    } catch (error) {
-      if (!(await tornByCrash(path, env))) throw error;
-      await removeIfUnchanged(path, currentText, env);
-      continue;
-    }
+    const holder = parseLock(path, currentText);
     if (!isStale(holder, env)) throw new LockHeldError(path, holder, env.hostname);
     if (await removeIfUnchanged(path, currentText, env)) takenOver = holder;
   }
@@ -168,16 +157,6 @@ function held(path: string, info: LockInfo, text: string, takenOver: LockInfo | 
       if ((await readText(path)) === text) await unlink(path).catch(ignoreMissing);
     },
   };
-}
-
-/** Margin for the boot time read from the uptime (its rounding, the clock's small steps). */
-const BOOT_MARGIN_MS = 5_000;
-
-/** True when an unreadable lock was last written before this boot: no live process can hold it (a crash tore it). */
-async function tornByCrash(path: string, env: LockEnv): Promise<boolean> {
-  if (env.bootedAtMs === null || env.bootedAtMs === undefined) return false;
-  const written = await stat(path).then((s) => s.mtimeMs, () => null);
-  return written !== null && written < env.bootedAtMs - BOOT_MARGIN_MS;
 }
 
 /**
@@ -201,6 +180,7 @@ async function createExclusive(path: string, text: string): Promise<boolean> {
   }
   try {
     await handle.writeFile(text);
+    await handle.sync();
   } finally {
     await handle.close();
   }
