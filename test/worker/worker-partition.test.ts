@@ -99,6 +99,9 @@ describe('ringmaster worker across a network partition', () => {
 
   it('records nothing of an iteration its agent finished during the partition: no result, no checkpoint, nothing pushed', () =>
     withPartitionScene(['c', 'd'], 'gate,ok,complete', async ({ repo, proxy, store, a, b, id }) => {
+      // The iteration row says running before its agent starts (a note or the budget is read from the store
+      // first): partitioning then would keep the agent from ever starting.
+      await until("worker c's agent", () => liveAgentGroup(a.home, id));
       proxy.partition();
       // The agent finishes; its result cannot reach the store.
       const cloneA = join(a.workdir, 'runs', id);
