@@ -1,9 +1,13 @@
 // A workspace lock: a file in the data directory (locks/<hash of the workspace real path>.lock), created exclusively
 // (write temp + link), naming its holder. A lock whose holder is gone (same host: pid dead, or the pid now belongs
-// to another process, our own included after a container restart) is stale and taken over atomically; a live
-// holder makes acquireLock throw LockHeldError.
-import { hostname as osHostname } from 'node:os';
-import { link, open, readFile, rename, unlink } from 'node:fs/promises';
+// to another process, our own included after a container restart) is stale and taken over, one remover at a time
+// (a takeover marker per stale lock); a live holder makes acquireLock throw LockHeldError. The file is not fsynced
+// (that cost ~85 ms of a run's start-up here): a lock that a crash of the machine left empty or cut short was
+// written before this boot, and is stale.
+import { createHash } from 'node:crypto';
+import { hostname as osHostname, uptime } from 'node:os';
+import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { EXIT, UserError } from '../core/errors.js';
@@ -74,6 +78,8 @@ export interface LockEnv {
   bootId?: string | null;
   /** False when the process now holding `pid` started clearly after `writtenAtMs` (so it did not write it). */
   couldHaveWritten?: (pid: number, writtenAtMs: number) => boolean;
+  /** When this machine booted (ms since the epoch), null or omitted when unknown. */
+  bootedAtMs?: number | null;
 }
 
 /** The real process's LockEnv. */
@@ -86,6 +92,7 @@ export function processLockEnv(): LockEnv {
     startTimeOf: (pid) => readStat(pid)?.startTime ?? null,
     bootId: bootId(),
     couldHaveWritten: (pid, at) => couldHaveWritten(pid, at),
+    bootedAtMs: Date.now() - uptime() * 1000,
   };
 }
 
@@ -122,10 +129,37 @@ export function isStale(holder: LockInfo, env: LockEnv): boolean {
   return false;
 }
 
+/** Attempts at creating the lock; a racer waiting on another's takeover of a stale lock uses a few of them. */
+const ATTEMPTS = 40;
+
 /** Takes the lock file at `path` for run `runId`; throws LockHeldError when a live run holds it. */
 export async function acquireLock(path: string, runId: string, env: LockEnv = processLockEnv()): Promise<HeldLock> {
   ensurePrivateDir(dirname(path));
-  const info: LockInfo = {
+  const info = holderInfo(runId, env);
+  const text = `${JSON.stringify(info)}\n`;
+  let takenOver: LockInfo | null = null;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    if (await createExclusive(path, text)) return held(path, info, text, takenOver);
+    const currentText = await readText(path);
+    if (currentText === null) continue; // released meanwhile: try again
+    let holder: LockInfo;
+    try {
+      holder = parseLock(path, currentText);
+    } catch (error) {
+      if (!(await tornByCrash(path, env))) throw error;
+      await removeIfUnchanged(path, currentText, env);
+      continue;
+    }
+    if (!isStale(holder, env)) throw new LockHeldError(path, holder, env.hostname);
+    if (await removeIfUnchanged(path, currentText, env)) takenOver = holder;
+  }
+  const last = await readLock(path);
+  if (last) throw new LockHeldError(path, last, env.hostname);
+  throw new BadLockError(path, `could not be created after ${ATTEMPTS} attempts`);
+}
+
+function holderInfo(runId: string, env: LockEnv): LockInfo {
+  return {
     pid: env.pid,
     run_id: runId,
     since: new Date(env.now()).toISOString(),
@@ -133,19 +167,6 @@ export async function acquireLock(path: string, runId: string, env: LockEnv = pr
     start_time: env.startTimeOf?.(env.pid) ?? null,
     boot_id: env.bootId ?? null,
   };
-  const text = `${JSON.stringify(info)}\n`;
-  let takenOver: LockInfo | null = null;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    if (await createExclusive(path, text)) return held(path, info, text, takenOver);
-    const currentText = await readText(path);
-    if (currentText === null) continue; // released meanwhile: try again
-    const holder = parseLock(path, currentText);
-    if (!isStale(holder, env)) throw new LockHeldError(path, holder, env.hostname);
-    if (await removeIfUnchanged(path, currentText, env)) takenOver = holder;
-  }
-  const last = await readLock(path);
-  if (last) throw new LockHeldError(path, last, env.hostname);
-  throw new BadLockError(path, 'could not be created after 5 attempts');
 }
 
 function held(path: string, info: LockInfo, text: string, takenOver: LockInfo | null): HeldLock {
@@ -157,6 +178,16 @@ function held(path: string, info: LockInfo, text: string, takenOver: LockInfo | 
       if ((await readText(path)) === text) await unlink(path).catch(ignoreMissing);
     },
   };
+}
+
+/** Margin for the boot time read from the uptime (its rounding, the clock's small steps). */
+const BOOT_MARGIN_MS = 5_000;
+
+/** True when an unreadable lock was last written before this boot: no live process can hold it (a crash tore it). */
+async function tornByCrash(path: string, env: LockEnv): Promise<boolean> {
+  if (env.bootedAtMs === null || env.bootedAtMs === undefined) return false;
+  const written = await stat(path).then((s) => s.mtimeMs, () => null);
+  return written !== null && written < env.bootedAtMs - BOOT_MARGIN_MS;
 }
 
 /**
@@ -180,7 +211,6 @@ async function createExclusive(path: string, text: string): Promise<boolean> {
   }
   try {
     await handle.writeFile(text);
-    await handle.sync();
   } finally {
     await handle.close();
   }
@@ -196,30 +226,53 @@ async function createExclusive(path: string, text: string): Promise<boolean> {
 }
 
 /**
- * Removes a stale lock only if it is still the one we judged: it is renamed away atomically (one
- * racer wins), then checked; if a fresh lock was grabbed by mistake it is linked back (link fails
- * rather than overwrite a lock created meanwhile).
+ * Removes the lock at `path` only if its text is still `staleText`, one remover at a time: the remover holds a
+ * marker named after the stale text, created exclusively. Under it the read and the unlink cannot be split by
+ * another remover, and nobody else removes a stale lock (its holder is gone); a lock created meanwhile has
+ * another text and is left alone. A racer that finds the marker taken waits a moment and starts over (the lock
+ * is gone by then, or the marker's holder died in these few system calls: its marker is cleared).
  */
 async function removeIfUnchanged(path: string, staleText: string, env: LockEnv): Promise<boolean> {
-  const aside = `${path}.stale-${env.pid}-${env.now()}`;
+  const marker = `${path}.takeover-${createHash('sha256').update(staleText).digest('hex').slice(0, 16)}`;
+  const markerText = `${JSON.stringify(holderInfo('takeover', env))}\n`;
+  if (!(await createExclusive(marker, markerText))) {
+    await clearDeadMarker(marker, env);
+    await delay(2);
+    return false;
+  }
   try {
-    await rename(path, aside);
+    if ((await readText(path)) !== staleText) return false;
+    await unlink(path).catch(ignoreMissing);
+    return true;
+  } finally {
+    await unlink(marker).catch(ignoreMissing);
+  }
+}
+
+/**
+ * Removes a takeover marker whose holder is gone (killed within its takeover), if it is still the one judged:
+ * renamed away atomically, then checked; a live one grabbed by mistake is linked back.
+ */
+async function clearDeadMarker(marker: string, env: LockEnv): Promise<void> {
+  const text = await readText(marker);
+  if (text === null) return;
+  let holder: LockInfo;
+  try {
+    holder = parseLock(marker, text);
+  } catch {
+    if (!(await tornByCrash(marker, env))) return;
+    holder = { pid: 0, run_id: 'takeover', since: '', hostname: env.hostname };
+  }
+  if (holder.pid !== 0 && !isStale(holder, env)) return;
+  const aside = `${marker}.dead-${env.pid}-${env.now()}`;
+  try {
+    await rename(marker, aside);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
-  const movedText = await readText(aside);
-  if (movedText === staleText) {
-    await unlink(aside).catch(ignoreMissing);
-    return true;
-  }
-  try {
-    await link(aside, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
+  if ((await readText(aside)) !== text) await link(aside, marker).catch(ignoreExists);
   await unlink(aside).catch(ignoreMissing);
-  return false;
 }
 
 function parseLock(path: string, text: string): LockInfo {
@@ -241,6 +294,10 @@ async function readText(path: string): Promise<string | null> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+}
+
+function ignoreExists(error: unknown): void {
+  if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
 }
 
 function ignoreMissing(error: unknown): void {

@@ -1,6 +1,7 @@
 // The workspace lock: exclusive, names its holder, stale locks (dead pid) taken over.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -78,18 +79,55 @@ describe('workspace lock', () => {
     await expect(acquireLock(lockPath(dir), 'run2', env(200))).rejects.toBeInstanceOf(BadLockError);
   });
 
-  it('one winner among concurrent takeovers of a stale lock', async () => {
+  it('takes over an unreadable lock written before this boot (torn by a crash), not one written since', async () => {
+    const dir = workspace();
+    await acquireLock(lockPath(dir), 'run1', env(100));
+    writeFileSync(lockPath(dir), '');
+    const booted = { ...env(200), bootedAtMs: Date.now() - 60_000 };
+    await expect(acquireLock(lockPath(dir), 'run2', booted)).rejects.toBeInstanceOf(BadLockError);
+    utimesSync(lockPath(dir), new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+    const lock = await acquireLock(lockPath(dir), 'run2', booted);
+    expect(lock.takenOver).toBeNull();
+    expect((await readLock(lockPath(dir)))?.run_id).toBe('run2');
+    expect(readdirSync(join(dir, 'locks'))).toEqual(['workspace.lock']);
+  });
+
+  it('one winner among concurrent takeovers of a stale lock, round after round, and no marker left', async () => {
+    const dir = workspace();
+    const pids = Array.from({ length: 8 }, (_, i) => 10 + i);
+    for (let round = 0; round < 25; round++) {
+      rmSync(lockPath(dir), { force: true });
+      await acquireLock(lockPath(dir), 'dead', env(1));
+      const racers = pids.map((pid, i) => acquireLock(lockPath(dir), `r${i}`, env(pid, pids)).then(
+        (l) => l.info.run_id,
+        (e: unknown) => (e instanceof LockHeldError ? 'refused' : String(e)),
+      ));
+      const results = await Promise.all(racers);
+      const winners = results.filter((r) => r !== 'refused');
+      expect(winners, `round ${round}`).toHaveLength(1);
+      expect((await readLock(lockPath(dir)))?.run_id).toBe(winners[0]);
+      expect(readdirSync(join(dir, 'locks'))).toEqual(['workspace.lock']);
+    }
+  });
+
+  it('clears the takeover marker of a racer that died within its takeover, then takes the stale lock over', async () => {
     const dir = workspace();
     await acquireLock(lockPath(dir), 'dead', env(1));
-    const pids = Array.from({ length: 8 }, (_, i) => 10 + i);
-    const racers = pids.map((pid, i) => acquireLock(lockPath(dir), `r${i}`, env(pid, pids)).then(
-      (l) => l.info.run_id,
-      (e: unknown) => (e instanceof LockHeldError ? 'refused' : String(e)),
-    ));
-    const results = await Promise.all(racers);
-    const winners = results.filter((r) => r !== 'refused');
-    expect(winners).toHaveLength(1);
-    expect((await readLock(lockPath(dir)))?.run_id).toBe(winners[0]);
+    const stale = readFileSync(lockPath(dir), 'utf8');
+    const marker = `${lockPath(dir)}.takeover-${createHash('sha256').update(stale).digest('hex').slice(0, 16)}`;
+    writeFileSync(marker, `${JSON.stringify({ pid: 2, run_id: 'takeover', since: new Date(T).toISOString(), hostname: 'box' })}\n`);
+    const lock = await acquireLock(lockPath(dir), 'run2', env(200, [200]));
+    expect(lock.takenOver).toMatchObject({ pid: 1, run_id: 'dead' });
+    expect(readdirSync(join(dir, 'locks'))).toEqual(['workspace.lock']);
+    // A live racer's marker is left alone: the lock stays the stale one's until that racer is done.
+    await lock.release();
+    await acquireLock(lockPath(dir), 'dead-again', env(3));
+    const stale2 = readFileSync(lockPath(dir), 'utf8');
+    const marker2 = `${lockPath(dir)}.takeover-${createHash('sha256').update(stale2).digest('hex').slice(0, 16)}`;
+    writeFileSync(marker2, `${JSON.stringify({ pid: 300, run_id: 'takeover', since: new Date(T).toISOString(), hostname: 'box' })}\n`);
+    await expect(acquireLock(lockPath(dir), 'run3', env(200, [300]))).rejects.toBeInstanceOf(LockHeldError);
+    expect(readFileSync(lockPath(dir), 'utf8')).toBe(stale2);
+    expect(readFileSync(marker2, 'utf8')).toContain('"pid":300');
   });
 
   it('a lock bearing our own pid written by an earlier process (a restarted container) is stale; our own lock is not', async () => {
