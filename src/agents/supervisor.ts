@@ -178,12 +178,10 @@ function notStarted(logError: string): SupervisedExit {
 
 /** Starts the agent in its own process group, its environment carrying the tag. */
 function spawnAgent(options: SuperviseOptions, tag: string): ChildProcessWithoutNullStreams {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(options.invocation.env)) if (v !== undefined) env[k] = v;
-  env[AGENT_TAG_VARIABLE] = tag;
+  // Node's spawn leaves out variables whose value is undefined: a plain spread is all the copy needed.
   return spawn(options.invocation.command, options.invocation.args, {
     cwd: options.cwd,
-    env,
+    env: { ...options.invocation.env, [AGENT_TAG_VARIABLE]: tag },
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
