@@ -73,14 +73,15 @@ async function side(name, n, peers) {
       r = await timed(peers.bun, [peers.ralphTui, 'run', '--headless', '--no-setup', '--no-notify', '--prd', 'prd.json', '--agent', 'claude', '--iterations', String(n)], { FAKE_CLAUDE_PROMISE: '1' });
     } else {
       const interval = name === 'ringmaster-checkpoints' ? [] : ['--checkpoint-interval', '0'];
-      const tracking = { RINGMASTER_LOOP_TRACK_CHANGES: name === 'ringmaster-untracked' ? 'false' : 'true' };
-      r = await timed(NODE, [CLI, 'run', '--agent', 'claude', '--max-iterations', String(n), '--prompt-file', 'PROMPT.md', '--cwd', cwd, ...interval, '--json'], tracking);
+      const tracking = { RINGMASTER_LOOP_TRACK_CHANGES: name.endsWith('-untracked') ? 'false' : 'true' };
+      const cli = name.startsWith('baseline') ? join(BASELINE, 'bin', 'ringmaster.js') : CLI;
+      r = await timed(NODE, [cli, 'run', '--agent', 'claude', '--max-iterations', String(n), '--prompt-file', 'PROMPT.md', '--cwd', cwd, ...interval, '--json'], tracking);
     }
     const cpu = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr);
     const calls = count(readFileSync(join(cwd, 'work.txt'), 'utf8'), 'done ');
     // ralph-tui calls the agent twice more than once per task (its start-up checks): the calls per task are what count.
     const tasks = name === 'ralphy' ? count(readFileSync(join(cwd, 'PRD.md'), 'utf8'), '- [x]') : name === 'ralph-tui' ? count(readFileSync(join(cwd, 'prd.json'), 'utf8'), '"passes": true') : calls;
-    const ok = name.startsWith('ringmaster') ? r.code === 2 && jsonLines(r.stdout).filter((e) => e.type === 'iteration_completed').length === n : r.code === 0;
+    const ok = name.startsWith('ringmaster') || name.startsWith('baseline') ? r.code === 2 && jsonLines(r.stdout).filter((e) => e.type === 'iteration_completed').length === n : r.code === 0;
     if (!ok || tasks !== n) throw new Error(`${name}: exit ${r.code}, ${tasks}/${n} tasks, ${calls} agent calls\n${(r.stderr ?? '').slice(-2000)}`);
     if (!cpu) throw new Error(`${name}: no CPU time in\n${r.stderr.slice(-500)}`);
     return { ms: r.ms, cpuMs: (Number(cpu[1]) + Number(cpu[2])) * 1000, calls };
@@ -91,7 +92,9 @@ async function side(name, n, peers) {
 }
 
 // ringmaster-untracked (checkpoints off, loop.track_changes false) is not a target: it says what change tracking costs.
-const SIDES = ['bash', 'ralphy', 'ralph-tui', 'ringmaster', 'ringmaster-checkpoints', 'ringmaster-untracked'];
+// BENCH_PEERS_BASELINE (a built checkout of another commit) adds its untracked run, measured in the same rounds.
+const BASELINE = process.env.BENCH_PEERS_BASELINE;
+const SIDES = ['bash', 'ralphy', 'ralph-tui', 'ringmaster', 'ringmaster-checkpoints', 'ringmaster-untracked', ...(BASELINE ? ['baseline-untracked'] : [])];
 
 /** Runs `rounds` interleaved rounds (each side at n1 and n2 tasks) and returns the result object. */
 export async function benchPeers({ rounds, n1, n2 }) {
@@ -128,6 +131,8 @@ export async function benchPeers({ rounds, n1, n2 }) {
     ms_per_iteration: perIteration,
     cpu_ms_per_iteration: Object.fromEntries(SIDES.map((s) => [s, med(`${s}Cpu`)])),
     cpu_ratio_checkpoints_off: Math.round((med('ringmasterCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
+    cpu_ratio_untracked: Math.round((med('ringmaster-untrackedCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
+    ...(BASELINE ? { baseline: BASELINE, cpu_ratio_untracked_baseline: Math.round((med('baseline-untrackedCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100 } : {}),
     cpu_ratio_default_checkpoints: Math.round((med('ringmaster-checkpointsCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
     ms_per_iteration_including_startup_at_n2: Object.fromEntries(SIDES.map((s) => [s, med(`${s}WholeMs`)])),
     agent_calls_at_n2: Object.fromEntries(SIDES.map((s) => [s, rows[0]?.[`${s}Calls`]])),

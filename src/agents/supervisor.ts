@@ -3,7 +3,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
-import { secretsOfProcess } from '../core/redact.js';
+import { secretsOfProcess, type Secret } from '../core/redact.js';
 import { killGroup, killGroupAtOnce, signalGroup } from '../os/process-group.js';
 import { fsProblem } from '../os/fs-errors.js';
 import { ensurePrivateDir } from '../os/private-files.js';
@@ -19,6 +19,8 @@ export type ExitReason = 'exited' | 'idle_timeout' | 'iteration_timeout' | 'dead
 /** Options of one supervised run. */
 export interface SuperviseOptions {
   invocation: Invocation;
+  /** The secrets of the invocation's environment and command line, when the caller has them already. */
+  secrets?: readonly Secret[];
   cwd: string;
   /** File that receives everything the agent writes (stdout and stderr, raw bytes). */
   logPath: string;
@@ -103,7 +105,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     maxLogBytes: options.maxLogBytes,
     tailBytes: options.tailBytes,
     // Secrets of the agent's environment and command line (API keys, tokens).
-    secrets: secretsOfProcess([options.invocation.command, ...options.invocation.args], options.invocation.env),
+    secrets: options.secrets ?? secretsOfProcess([options.invocation.command, ...options.invocation.args], options.invocation.env),
     onActivity: () => clock.touch(),
     onLogError: (error) => {
       logError = `cannot write ${options.logPath}: ${fsProblem(error)}`;
@@ -176,12 +178,10 @@ function notStarted(logError: string): SupervisedExit {
 
 /** Starts the agent in its own process group, its environment carrying the tag. */
 function spawnAgent(options: SuperviseOptions, tag: string): ChildProcessWithoutNullStreams {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(options.invocation.env)) if (v !== undefined) env[k] = v;
-  env[AGENT_TAG_VARIABLE] = tag;
+  // Node's spawn leaves out variables whose value is undefined: a plain spread is all the copy needed.
   return spawn(options.invocation.command, options.invocation.args, {
     cwd: options.cwd,
-    env,
+    env: { ...options.invocation.env, [AGENT_TAG_VARIABLE]: tag },
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

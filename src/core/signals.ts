@@ -57,12 +57,31 @@ export interface SignalScanner {
   end?(): boolean;
 }
 
+/** A scanner's compiled signals: one regex for all (no `g` flag: no state, shared by every scanner of the same signals). */
+interface CompiledSignals {
+  pattern: RegExp | null;
+  mayMatch: (text: string) => boolean;
+}
+
+/** Compiled signal lists, by their text: a loop builds the same scanners every iteration. Small and bounded. */
+const compiledSignals = new Map<string, CompiledSignals>();
+
+function compileSignals(signals: readonly string[]): CompiledSignals {
+  const key = signals.join('\0');
+  let compiled = compiledSignals.get(key);
+  if (compiled === undefined) {
+    const sources = signals.filter((s) => s.trim() !== '').map((s) => `(?:${signalPattern(s).source})`);
+    // One regex for all signals: one pass per chunk whatever the number of signals.
+    compiled = { pattern: sources.length === 0 ? null : new RegExp(sources.join('|'), 'i'), mayMatch: signalStarts(signals) };
+    if (compiledSignals.size >= 64) compiledSignals.clear();
+    compiledSignals.set(key, compiled);
+  }
+  return compiled;
+}
+
 /** Creates a scanner for the given signals that holds at most a small carry-over in memory. */
 export function createSignalScanner(signals: readonly string[]): SignalScanner {
-  const sources = signals.filter((s) => s.trim() !== '').map((s) => `(?:${signalPattern(s).source})`);
-  // One regex for all signals: one pass per chunk whatever the number of signals.
-  const pattern = sources.length === 0 ? null : new RegExp(sources.join('|'), 'i');
-  const mayMatch = signalStarts(signals);
+  const { pattern, mayMatch } = compileSignals(signals);
   let carry = '';
   let found = false;
   return {

@@ -15,7 +15,19 @@ export function restrictToOwner(path: string): void {
 
 /** Creates `dir` (and parents) with mode 0700 if missing, and restricts it to its owner if it is ours. */
 export function ensurePrivateDir(dir: string): string {
+  // Already there and private (every iteration's log directory after the first): one stat, nothing to do.
+  if (isPrivateDir(dir)) return dir;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   restrictToOwner(dir);
   return dir;
+}
+
+/** True when `dir` is a directory that group and others have no access to. */
+function isPrivateDir(dir: string): boolean {
+  try {
+    const info = statSync(dir, { throwIfNoEntry: false });
+    return info !== undefined && info.isDirectory() && (info.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
 }

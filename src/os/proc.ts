@@ -60,6 +60,16 @@ export function listPids(): number[] | null {
   return entries.filter((e) => /^\d+$/.test(e)).map(Number);
 }
 
+/** False for the id of a thread that is not its process's main one (/proc answers for those too, unlisted). */
+export function isThreadGroupLeader(pid: number): boolean {
+  try {
+    const m = /^Tgid:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m === null || Number(m[1]) === pid;
+  } catch {
+    return false;
+  }
+}
+
 /** Every process's stat (processes that vanish while reading are skipped), or null without /proc. */
 export function listProcesses(): ProcStat[] | null {
   const pids = listPids();
@@ -102,13 +112,17 @@ export function processEnv(pid: number): Map<string, string> | null {
   return env;
 }
 
-/** This boot's id (changes at every reboot), or null off Linux. */
+let thisBoot: string | null | undefined;
+
+/** This boot's id (changes at every reboot), or null off Linux. Read once: it cannot change while we run. */
 export function bootId(): string | null {
+  if (thisBoot !== undefined) return thisBoot;
   try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    thisBoot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
   } catch {
-    return null;
+    thisBoot = null;
   }
+  return thisBoot;
 }
 
 /**

@@ -1,8 +1,8 @@
 // Processes that left their process group (`setsid daemon &`) are still found: every agent process is started
 // with a tag in its environment (RINGMASTER_AGENT_TAG), which its descendants inherit whatever group or
 // session they move to, and /proc shows each process's initial environment. See docs/processes.md.
-import { readFileSync } from 'node:fs';
-import { isDead, listPids, readStat } from './proc.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { isDead, isThreadGroupLeader, listPids, readStat } from './proc.js';
 
 /** The environment variable carrying an agent process tree's tag. */
 export const AGENT_TAG_VARIABLE = 'RINGMASTER_AGENT_TAG';
@@ -52,20 +52,32 @@ function lastPid(): number | null {
 /** Below this age of the tree, pids are filtered by the range handed out since the agent (pids cannot have wrapped round). */
 const QUICK_TREE_MS = 100;
 
+/** At most this many pids handed out since the agent are probed one by one; a wider range is listed from /proc. */
+const MAX_PROBED_PIDS = 32;
+
+/**
+ * The live pids in (`after`, `last`]: probed one by one (cheaper than listing /proc when few were handed out, as
+ * in a loop of short iterations), or null when the range is too wide or wrapped round. A thread's id also answers
+ * in /proc: findTagged keeps only thread-group leaders.
+ */
+function probePids(after: number, last: number): number[] | null {
+  if (last < after || last - after > MAX_PROBED_PIDS) return null;
+  const pids: number[] = [];
+  for (let pid = after + 1; pid <= last; pid++) if (pid !== process.pid && existsSync(`/proc/${pid}`)) pids.push(pid);
+  return pids;
+}
+
 /**
  * The pids that may belong to the tree of `root`: for a tree younger than QUICK_TREE_MS, those handed out
  * after the agent's pid (cheap: a loop of short iterations scans almost nothing); then, in any case, those
  * that started no earlier than the agent (a descendant cannot be older than its ancestor).
  */
 function candidates(root: TreeRoot | null): number[] {
-  const pids = (listPids() ?? []).filter((pid) => pid !== process.pid);
-  if (root === null) return pids;
-  let chosen = pids;
+  const all = (): number[] => (listPids() ?? []).filter((pid) => pid !== process.pid);
+  if (root === null) return all();
   const last = Date.now() - root.spawnedAtMs < QUICK_TREE_MS ? lastPid() : null;
-  if (last !== null) {
-    const p = root.pid;
-    chosen = chosen.filter((pid) => (last >= p ? pid > p && pid <= last : pid > p || pid <= last));
-  }
+  const p = root.pid;
+  const chosen = last === null ? all() : (probePids(p, last) ?? all().filter((pid) => (last >= p ? pid > p && pid <= last : pid > p || pid <= last)));
   const start = root.startTime;
   if (start === null) return chosen;
   return chosen.filter((pid) => {
@@ -89,7 +101,7 @@ export function findTagged(match: (tag: string) => boolean, root: TreeRoot | nul
       continue; // gone, or not ours
     }
     const tag = tagInEnviron(environ);
-    if (tag === null || !match(tag)) continue;
+    if (tag === null || !match(tag) || !isThreadGroupLeader(pid)) continue;
     const stat = readStat(pid);
     if (stat && !isDead(stat)) found.push({ pid, tag, startTime: stat.startTime });
   }

@@ -8,7 +8,7 @@ import type { PriceTable } from '../agents/pricing.js';
 import { DEFAULT_MAX_LOG_BYTES } from '../agents/capped-log.js';
 import { supervise, type SupervisedExit } from '../agents/supervisor.js';
 import { createEchoFilter } from '../core/echo-filter.js';
-import { redactor, redactorOf, secretsOfProcess } from '../core/redact.js';
+import { redactor, redactorOf, secretsOfProcess, type Secret } from '../core/redact.js';
 import type { SignalScanner } from '../core/signals.js';
 import type { CompletionRule } from './completion-rule.js';
 import { signalBody } from '../core/completion.js';
@@ -125,9 +125,11 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   }
   // Messages never carry the secrets of the agent's environment and command line. What the agent prints comes
   // from the supervisor already redacted (as it is in the log), so parsed events and live activity are too.
-  const redact = redactorOf(secretsOfProcess([invocation.command, ...invocation.args], invocation.env));
+  const secrets = secretsOfProcess([invocation.command, ...invocation.args], invocation.env);
+  const redact = redactorOf(secrets);
   const output = outputReader(input, fold, adapter.createParser(invocationOptions));
-  const exit = await superviseAgent(input, boxed, output.onStdout);
+  // The supervisor redacts the log with the same secrets (computed once): a sandbox's wrapped invocation has its own.
+  const exit = await superviseAgent(input, boxed, output.onStdout, boxed.invocation === invocation ? secrets : undefined);
   const blocked = await boxed.finish();
   output.end();
   // The output has ended: rules about its end (a workflow's plain signal as the last thing said) are judged now.
@@ -190,9 +192,10 @@ function outputReader(input: IterationInput, fold: IterationFold, parser: Stream
 }
 
 /** The agent's process, supervised to its end (agents/supervisor.ts). */
-function superviseAgent(input: IterationInput, boxed: SandboxRun, onStdout: (text: string, offset: number) => void): Promise<SupervisedExit> {
+function superviseAgent(input: IterationInput, boxed: SandboxRun, onStdout: (text: string, offset: number) => void, secrets: readonly Secret[] | undefined): Promise<SupervisedExit> {
   return supervise({
     invocation: boxed.invocation,
+    ...(secrets ? { secrets } : {}),
     cwd: input.cwd,
     logPath: input.logPath,
     idleTimeoutMs: input.idleTimeoutMs,

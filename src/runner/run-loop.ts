@@ -15,7 +15,7 @@ import { eventUnit, iterationEvents } from './iteration-events.js';
 import { InFlight } from './in-flight.js';
 import { discardFailed, isDiscardable, snapshotAfter, snapshotBefore, type BeforeSnapshot } from './change-tracking.js';
 import { runSpendGuard, type SpendGuard } from './spend-guard.js';
-import { BudgetWatch, budgetWaitAt } from './budget-gate.js';
+import { BudgetWatch, budgetWaitAt, type BudgetNotice } from './budget-gate.js';
 import { runIteration, type IterationOutcomeData } from './iteration.js';
 import { iterationInput } from './iteration-launch.js';
 import { loopControls, type LoopControls } from './run-controls.js';
@@ -71,7 +71,7 @@ class LoopShell {
   private readonly iterationSignal: AbortSignal;
   private readonly running = new InFlight<Ran>();
   /** What agents spend while they work: reported (cost_so_far), and max_cost enforced on it (spend-guard.ts). */
-  private readonly budget: SpendGuard;
+  private readonly spend: SpendGuard;
   /** The shared budget read while agents work (none without a gate). */
   private readonly watch: BudgetWatch | null;
   /** The program's step waiting to start (between the `start` action and the agent's start). */
@@ -96,8 +96,8 @@ class LoopShell {
     const capacity = Math.max(1, Math.floor(this.program.concurrency?.() ?? 1));
     this.setup = { limits: spec.limits, capacity, agents: this.chain.length, noProgressAfter: spec.noProgressAfter ?? 0 };
     this.iterationSignal = capacity > 1 ? AbortSignal.any([deps.signal, this.halt.signal]) : deps.signal;
-    this.budget = runSpendGuard(spec.limits.maxCostUsd, () => this.state.loop.totalCostUsd, (e) => this.emit(e), () => deps.now(), deps.budgetGate !== undefined);
-    this.watch = deps.budgetGate ? new BudgetWatch(deps.budgetGate, this.budget, () => deps.now(), () => this.running.size, (n) => this.emit({ type: 'budget_threshold', time: deps.now(), ...n })) : null;
+    this.spend = runSpendGuard(spec.limits.maxCostUsd, () => this.state.loop.totalCostUsd, (e) => this.emit(e), () => deps.now(), deps.budgetGate !== undefined);
+    this.watch = deps.budgetGate ? new BudgetWatch(deps.budgetGate, this.spend, () => deps.now(), () => this.running.size, (n) => this.budgetNotice(n)) : null;
   }
 
   async run(): Promise<RunSummary> {
@@ -149,7 +149,7 @@ class LoopShell {
     while (this.state.end === null) {
       const budgetWait = await this.budgetWait();
       const controls = this.controls.read();
-      const next = await this.perform(this.apply({ type: 'boundary', nowMs: this.deps.now(), controls, running: this.running.size, budgetExhausted: this.budget.exhausted, budgetWait }));
+      const next = await this.perform(this.apply({ type: 'boundary', nowMs: this.deps.now(), controls, running: this.running.size, budgetExhausted: this.spend.exhausted, budgetWait }));
       if (next !== 'look') return next;
     }
     return 'end';
@@ -159,7 +159,12 @@ class LoopShell {
   private async budgetWait(): Promise<number | null> {
     const gate = this.deps.budgetGate;
     if (gate === undefined || this.running.size >= this.setup.capacity) return null;
-    return budgetWaitAt(gate, this.budget, { now: () => this.deps.now(), sleep: (ms) => this.controls.sleep(ms), warn: (m) => this.warn(m), notice: (n) => this.emit({ type: 'budget_threshold', time: this.deps.now(), ...n }) });
+    return budgetWaitAt(gate, this.spend, { now: () => this.deps.now(), sleep: (ms) => this.controls.sleep(ms), warn: (m) => this.warn(m), notice: (n) => this.budgetNotice(n) });
+  }
+
+  /** Tells a shared budget's threshold (a notice claimed by this run: budget-gate.ts). */
+  private budgetNotice(notice: BudgetNotice): void {
+    this.emit({ type: 'budget_threshold', time: this.deps.now(), ...notice });
   }
 
   /** Feeds the step; the action it returns. */
@@ -258,7 +263,7 @@ class LoopShell {
     const before = await snapshotBefore(deps.changes, step.cwd ?? spec.workspace, (m) => this.warn(m));
     const session = this.sessions.get(step.lane ?? '') ?? null;
     const resumeId = !step.freshSession && adapter.supportsResume && session?.agent === adapter.name ? session.id : null;
-    const input = iterationInput(spec, deps, this.program, this.budget, {
+    const input = iterationInput(spec, deps, this.program, this.spend, {
       runId: this.runId,
       iteration,
       step,
@@ -308,7 +313,7 @@ class LoopShell {
     const decided = out.decided;
     if (decided === undefined) throw new Error('an ended iteration was not decided');
     this.state = out.state;
-    this.budget.end(iteration);
+    this.spend.end(iteration);
     if (changes && deps.changes?.discardFailed && !this.program.discardsFailed && isDiscardable(decided.outcome, settled.result)) await discardFailed(changes, this.runId, iteration, (m) => this.warn(m));
     await changes?.dispose({ reusable: this.program.worktreeUntouched === true && !settled.verify });
     for (const e of iterationEvents({ time: deps.now(), iteration, maxIterations: this.displayMax(), result: settled.result, decided, limits: this.spec.limits, malformedLines: outcome.malformedLines, agent: adapter.name, unit: programStep.unit, changes: changes?.record() ?? null, verify: settled.verify ?? null })) this.emit(e);
@@ -328,7 +333,7 @@ class LoopShell {
 
   /** An iteration the shared budget stopped ends with `budget` (the run waits), not with the run's own max_cost. */
   private sharedCut(result: IterationResult, iteration: number): IterationResult {
-    if (!this.budget.takeSharedCut(iteration) || result.errorKind !== 'max_cost') return result;
+    if (!this.spend.takeSharedCut(iteration) || result.errorKind !== 'max_cost') return result;
     return { ...result, errorKind: 'budget', errorMessage: 'the shared budget was reached while the agent worked: agent stopped' };
   }
 

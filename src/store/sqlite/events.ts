@@ -22,8 +22,11 @@ function insertEvent(s: SqliteDb, event: NewEvent): EventRow {
   const params = { run_id: event.run_id, at: event.at, type: event.type, iteration: event.iteration ?? null, payload: JSON.stringify(event.payload ?? null) };
   let row: unknown;
   if (event.seq !== undefined) {
+    const written = writtenRow(event, event.seq, params.payload);
     try {
-      row = s.q(`INSERT INTO events (run_id, seq, at, type, iteration, payload_json) VALUES (:run_id, :seq, :at, :type, :iteration, :payload) ${EVENT_RETURNING}`).get({ ...params, seq: event.seq });
+      s.q('INSERT INTO events (run_id, seq, at, type, iteration, payload_json) VALUES (:run_id, :seq, :at, :type, :iteration, :payload)').run({ ...params, seq: event.seq });
+      // The row as written, as RETURNING would give it back (the run's hot path: a batch per iteration, rows unread).
+      return written;
     } catch (error) {
       if (!String((error as Error).message).includes('UNIQUE')) throw error;
       // The same event written by an earlier attempt whose answer was lost: it stands (written once).
@@ -41,6 +44,16 @@ function insertEvent(s: SqliteDb, event: NewEvent): EventRow {
       .get(params);
   }
   return eventRowSchema.parse(row);
+}
+
+/** The row an event with its seq becomes (checked as eventRowSchema checks a row read back). */
+function writtenRow(event: NewEvent, seq: number, payload: string): EventRow {
+  const iteration = event.iteration ?? null;
+  const whole = (n: number): boolean => Number.isInteger(n) && n >= 0;
+  if (!whole(seq) || seq === 0 || !whole(event.at) || event.type === '' || (iteration !== null && (!whole(iteration) || iteration === 0))) {
+    throw new StoreError(`appendEvent: invalid event ${JSON.stringify({ run_id: event.run_id, seq, at: event.at, type: event.type, iteration })}`);
+  }
+  return { run_id: event.run_id, seq, at: event.at, type: event.type, iteration, payload: JSON.parse(payload) as unknown };
 }
 
 /** A run's events after `afterSeq`, at most `limit`. */
