@@ -16,7 +16,7 @@ export const TAIL_MAX_BYTES = 4 * 1024 * 1024;
  * reused: one write per read of the agent's pipe (8-64 KiB) cost a thread-pool round trip each, and holding the
  * pipe's chunks until a batched write instead (cork) kept them alive into V8's old space.
  */
-export const BATCH_BYTES = 1024 * 1024;
+export const BATCH_BYTES = 512 * 1024;
 
 /** Longest a batch waits for more output before it is written. */
 export const BATCH_MS = 10;
@@ -89,8 +89,8 @@ export class CappedLog {
 
   constructor(path: string, private readonly capBytes: number | null, onError?: (error: NodeJS.ErrnoException) => void) {
     // Opened asynchronously: writes are buffered until the file exists. Only its owner may read it.
-    // Room for two batches being written (backpressure past that).
-    this.file = createWriteStream(path, { flags: 'a', mode: 0o600, highWaterMark: BATCH_BYTES });
+    // Room for two batches being written: the agent is paused only when the file falls behind by that much.
+    this.file = createWriteStream(path, { flags: 'a', mode: 0o600, highWaterMark: 2 * BATCH_BYTES });
     this.batch = new WriteBatch(this.file);
     this.file.on('error', (error: NodeJS.ErrnoException) => {
       if (this.failure !== null) return;
