@@ -7,7 +7,7 @@ import { ByteTail, CappedLog } from './capped-log.js';
 /** Where an agent's output goes and what is known of it once the process has ended. */
 export interface AgentOutput {
   /** Pipes one stream of the agent; settles when the stream ends, errs or closes. */
-  pipe(stream: NodeJS.ReadableStream, deliver: Deliver): Promise<void>;
+  pipe(stream: NodeJS.ReadableStream, deliver: (text: string, offset: number) => void): Promise<void>;
   /** Bytes the agent wrote (before redaction). */
   bytesOut(): number;
   /** Last bytes of output (streams interleaved), redacted. */
@@ -19,9 +19,6 @@ export interface AgentOutput {
   /** Flushes what the redactors held back of streams that never ended, and closes the log once `swept` settles. */
   close(swept: Promise<unknown>): void;
 }
-
-/** Where a stream's output goes: as text (decoded in order), or as the bytes of the log (`{ bytes }`, not decoded). */
-export type Deliver = ((text: string, offset: number) => void) | { bytes(bytes: Buffer, offset: number): void };
 
 /** Settings of an agent's output. */
 export interface AgentOutputOptions {
@@ -53,17 +50,9 @@ export function agentOutput(options: AgentOutputOptions): AgentOutput {
     logBytes += safe.length;
     return { offset, more: safe.length === 0 || log.write(safe) };
   };
-  const pipe = (stream: NodeJS.ReadableStream, to: Deliver): Promise<void> =>
+  const pipe = (stream: NodeJS.ReadableStream, deliver: (text: string, offset: number) => void): Promise<void> =>
     new Promise((resolve) => {
       const decoder = new StringDecoder('utf8');
-      const deliver = (bytes: Buffer, offset: number, last = false): void => {
-        if (typeof to !== 'function') {
-          if (bytes.length > 0) to.bytes(bytes, offset);
-          return;
-        }
-        const text = decoder.write(bytes) + (last ? decoder.end() : '');
-        if (text !== '') to(text, offset);
-      };
       const redact = byteStreamRedactor(options.secrets);
       let ended = false;
       const flush = (deliverToo: boolean): void => {
@@ -71,7 +60,8 @@ export function agentOutput(options: AgentOutputOptions): AgentOutput {
         ended = true;
         const rest = redact.end();
         const { offset } = toLog(rest);
-        if (deliverToo) deliver(rest, offset, true);
+        const text = decoder.write(rest) + decoder.end();
+        if (text !== '' && deliverToo) deliver(text, offset);
       };
       flushers.push(flush);
       stream.on('data', (chunk: Buffer) => {
@@ -84,7 +74,8 @@ export function agentOutput(options: AgentOutputOptions): AgentOutput {
           stream.pause();
           log.once('drain', () => stream.resume());
         }
-        deliver(safe, offset);
+        const text = decoder.write(safe);
+        if (text !== '') deliver(text, offset);
       });
       stream.on('end', () => {
         flush(true);

@@ -45,8 +45,6 @@ export interface SuperviseOptions {
   suspend?: SuspendSignal;
   /** Decoded stdout text, in order. */
   onStdout(text: string, offset: number): void;
-  /** Stdout as the log's bytes (redacted, not decoded), in order: when set, onStdout is not called. */
-  onStdoutBytes?: ((bytes: Buffer, offset: number) => void) | null;
   /** Decoded stderr text, in order. */
   onStderr?(text: string, offset: number): void;
   /** Called once the process is started, with its pid (= process group id). */
@@ -127,7 +125,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     spawnError = message;
   });
   const pipesDone = Promise.all([
-    output.pipe(child.stdout, options.onStdoutBytes ? { bytes: options.onStdoutBytes } : (text, offset) => options.onStdout(text, offset)),
+    output.pipe(child.stdout, (text, offset) => options.onStdout(text, offset)),
     output.pipe(child.stderr, (text, offset) => options.onStderr?.(text, offset)),
   ]);
   const root = child.pid !== undefined ? treeRoot(child.pid, started) : null;

@@ -14,7 +14,6 @@ import type { CompletionRule } from './completion-rule.js';
 import { signalBody } from '../core/completion.js';
 import type { ErrorKind, IterationResult } from '../core/types.js';
 import { createLineSplitter } from './line-splitter.js';
-import { lazyText } from './lazy-text.js';
 import { enterSandbox, type SandboxRun } from './sandboxed.js';
 import type { SandboxContext } from '../sandbox/wrap.js';
 import type { Endpoint } from '../sandbox/policy.js';
@@ -128,7 +127,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   // from the supervisor already redacted (as it is in the log), so parsed events and live activity are too.
   const redact = redactorOf(secretsOfProcess([invocation.command, ...invocation.args], invocation.env));
   const output = outputReader(input, fold, adapter.createParser(invocationOptions));
-  const exit = await superviseAgent(input, boxed, output);
+  const exit = await superviseAgent(input, boxed, output.onStdout);
   const blocked = await boxed.finish();
   output.end();
   // The output has ended: rules about its end (a workflow's plain signal as the last thing said) are judged now.
@@ -163,25 +162,10 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
 }
 
 /** Where the agent's stdout goes: a text agent's through the echo filter to the scanners, a JSON-lines agent's parsed. */
-function outputReader(input: IterationInput, fold: IterationFold, parser: StreamParser): OutputReader {
+function outputReader(input: IterationInput, fold: IterationFold, parser: StreamParser): { onStdout: (text: string, offset: number) => void; end(): void } {
   if (input.adapter.format === 'text') {
     // A plain-text agent's output is its own text, except signals it reproduces from the prompt (core/echo-filter.ts).
     const echo = createEchoFilter(input.prompt, listenedSignals(input));
-    const starts = lazyStartBytes(input);
-    if (starts !== null) {
-      // Nobody watches the output live: only what can matter is decoded (runner/lazy-text.ts).
-      const lazy = lazyText(starts, (text) => {
-        for (const piece of echo.pieces(text)) fold.text(piece);
-      }, () => echo.restart());
-      return {
-        onStdout: () => undefined,
-        onStdoutBytes: (bytes) => lazy.push(bytes),
-        end: () => {
-          lazy.end();
-          fold.text(echo.end());
-        },
-      };
-    }
     return {
       onStdout: (text, offset) => {
         for (const piece of echo.pieces(text)) fold.text(piece);
@@ -205,32 +189,8 @@ function outputReader(input: IterationInput, fold: IterationFold, parser: Stream
   };
 }
 
-/** Where an agent's stdout goes, as text or (see lazyStartBytes) as bytes. */
-interface OutputReader {
-  onStdout(text: string, offset: number): void;
-  onStdoutBytes?: ((bytes: Buffer) => void) | null;
-  end(): void;
-}
-
-/**
- * The bytes a signal of a plain-text agent can start with, when its output may be read lazily (runner/lazy-text.ts):
- * nobody watches it live, the signals are scanned as such (no program's scanner, no completion rule) and each starts
- * with an ASCII character. Otherwise null.
- */
-function lazyStartBytes(input: IterationInput): number[] | null {
-  if (input.onActivity !== null || input.completionScanner || input.completion) return null;
-  const bytes = new Set<number>();
-  for (const signal of listenedSignals(input)) {
-    const first = signal.trim().charCodeAt(0);
-    if (Number.isNaN(first)) continue;
-    if (first >= 128) return null;
-    bytes.add(String.fromCharCode(first).toLowerCase().charCodeAt(0)).add(String.fromCharCode(first).toUpperCase().charCodeAt(0));
-  }
-  return [...bytes];
-}
-
 /** The agent's process, supervised to its end (agents/supervisor.ts). */
-function superviseAgent(input: IterationInput, boxed: SandboxRun, output: OutputReader): Promise<SupervisedExit> {
+function superviseAgent(input: IterationInput, boxed: SandboxRun, onStdout: (text: string, offset: number) => void): Promise<SupervisedExit> {
   return supervise({
     invocation: boxed.invocation,
     cwd: input.cwd,
@@ -244,8 +204,7 @@ function superviseAgent(input: IterationInput, boxed: SandboxRun, output: Output
     signal: input.signal,
     ...(input.budgetSignal ? { budgetSignal: input.budgetSignal } : {}),
     ...(input.suspend ? { suspend: input.suspend } : {}),
-    onStdout: (text, offset) => output.onStdout(text, offset),
-    onStdoutBytes: output.onStdoutBytes ?? null,
+    onStdout,
     onStderr: input.onActivity ? (text, offset) => input.onActivity?.({ kind: 'output', stream: 'stderr', offset, text }) : undefined,
     onSpawn: boxed.onSpawn(input.onSpawn),
     tag: input.tag,
