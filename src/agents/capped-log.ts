@@ -11,6 +11,19 @@ export const DEFAULT_MAX_LOG_BYTES = 100 * 1024 * 1024;
 /** Most of the tail kept in memory once the cap is passed. */
 export const TAIL_MAX_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Output reaches the file in batches of this much (or what came within BATCH_MS), copied into buffers that are
+ * reused: one write per read of the agent's pipe (8-64 KiB) cost a thread-pool round trip each, and holding the
+ * pipe's chunks until a batched write instead (cork) kept them alive into V8's old space.
+ */
+export const BATCH_BYTES = 512 * 1024;
+
+/** Longest a batch waits for more output before it is written. */
+export const BATCH_MS = 10;
+
+/** Batch buffers at most (one being filled, the others being written); past that chunks go to the file as they are. */
+const BATCH_BUFFERS = 3;
+
 /** The marker written between the head and the tail of a capped log. */
 export function capMarker(omitted: number, cap: number): string {
   return `\n[ringmaster: ${omitted} bytes of output omitted here: the log keeps its first and last bytes, ${formatByteSize(cap)} in all (loop.max_log_size)]\n`;
@@ -72,10 +85,13 @@ export class CappedLog {
   private written = 0;
   private omitted = 0;
   private failure: NodeJS.ErrnoException | null = null;
+  private readonly batch: WriteBatch;
 
   constructor(path: string, private readonly capBytes: number | null, onError?: (error: NodeJS.ErrnoException) => void) {
     // Opened asynchronously: writes are buffered until the file exists. Only its owner may read it.
-    this.file = createWriteStream(path, { flags: 'a', mode: 0o600 });
+    // Room for two batches being written: the agent is paused only when the file falls behind by that much.
+    this.file = createWriteStream(path, { flags: 'a', mode: 0o600, highWaterMark: 2 * BATCH_BYTES });
+    this.batch = new WriteBatch(this.file);
     this.file.on('error', (error: NodeJS.ErrnoException) => {
       if (this.failure !== null) return;
       this.failure = error;
@@ -102,12 +118,12 @@ export class CappedLog {
     const room = this.headBytes - this.written;
     if (room >= chunk.length) {
       this.written += chunk.length;
-      return this.file.write(chunk);
+      return this.batch.write(chunk);
     }
     let ok = true;
     if (room > 0) {
       this.written += room;
-      ok = this.file.write(chunk.subarray(0, room));
+      ok = this.batch.write(chunk.subarray(0, room));
     }
     const rest = room > 0 ? chunk.subarray(room) : chunk;
     this.tail?.push(rest);
@@ -117,12 +133,13 @@ export class CappedLog {
 
   /** Waits for the file to accept more (at once when it failed: nothing more is written). */
   once(event: 'drain', listener: () => void): void {
-    if (this.failure !== null) queueMicrotask(listener);
+    if (this.failure !== null || !this.batch.full) queueMicrotask(listener);
     else this.file.once(event, listener);
   }
 
   /** Writes the marker and the tail (when the cap was passed), then closes the file; resolves when closed. */
   end(): Promise<void> {
+    this.batch.flush();
     if (this.failure !== null || this.file.destroyed) return Promise.resolve();
     if (this.tail !== null && this.omitted > 0 && this.capBytes !== null) {
       const tail = this.tail.bytes();
@@ -134,5 +151,68 @@ export class CappedLog {
       // Called on finish, or with the error when the last writes fail.
       this.file.end(() => resolve());
     });
+  }
+}
+
+/** Gathers chunks into reused buffers of BATCH_BYTES written as one (see BATCH_BYTES), in order. */
+class WriteBatch {
+  private readonly free: Buffer[] = [];
+  private allocated = 0;
+  private current: Buffer | null = null;
+  private used = 0;
+  private timer: NodeJS.Timeout | null = null;
+  /** The file's last write said to wait for `drain`. */
+  full = false;
+
+  constructor(private readonly file: WriteStream) {
+    file.on('drain', () => (this.full = false));
+  }
+
+  /** Adds a chunk; false when the caller should wait for the file's `drain`. */
+  write(chunk: Buffer): boolean {
+    let from = 0;
+    while (from < chunk.length) {
+      const into = this.current ?? this.take();
+      if (into === null) {
+        // Every buffer is being written: the rest goes to the file's own queue (after the batches, in order).
+        this.submit(from === 0 ? chunk : chunk.subarray(from));
+        break;
+      }
+      const copied = chunk.copy(into, this.used, from);
+      this.used += copied;
+      from += copied;
+      if (this.used === into.length) this.flush();
+    }
+    return !this.full;
+  }
+
+  /** Writes the batch gathered so far. */
+  flush(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    const buffer = this.current;
+    if (buffer === null) return;
+    const used = this.used;
+    this.current = null;
+    this.used = 0;
+    if (used === 0) this.free.push(buffer);
+    else this.submit(buffer.subarray(0, used), () => this.free.push(buffer));
+  }
+
+  /** A buffer to fill (a free one, or a new one while there are fewer than BATCH_BUFFERS), its timer armed. */
+  private take(): Buffer | null {
+    let buffer = this.free.pop() ?? null;
+    if (buffer === null && this.allocated < BATCH_BUFFERS) {
+      buffer = Buffer.allocUnsafeSlow(BATCH_BYTES);
+      this.allocated += 1;
+    }
+    if (buffer === null) return null;
+    this.current = buffer;
+    this.timer = setTimeout(() => this.flush(), BATCH_MS);
+    return buffer;
+  }
+
+  private submit(data: Buffer, done?: () => void): void {
+    if (!this.file.write(data, done)) this.full = true;
   }
 }

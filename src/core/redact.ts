@@ -184,6 +184,26 @@ function heldBack(endsWithPrefix: (prefixLength: number, secret: number) => bool
   return longest;
 }
 
+/**
+ * Length of the longest end of `data` that is the beginning of a secret (as heldBack), found by looking for each
+ * secret's first byte in the last bytes of `data` only: no view nor comparison per candidate length.
+ */
+function heldBackBytes(data: Buffer, values: readonly Buffer[]): number {
+  let longest = 0;
+  for (const value of values) {
+    const first = value[0];
+    if (first === undefined) continue;
+    // The earliest start wins (the longest end); an end no longer than `longest` cannot win.
+    for (let at = data.indexOf(first, Math.max(0, data.length - value.length + 1)); at >= 0 && data.length - at > longest; at = data.indexOf(first, at + 1)) {
+      if (data.compare(value, 0, data.length - at, at) === 0) {
+        longest = data.length - at;
+        break;
+      }
+    }
+  }
+  return longest;
+}
+
 /** A redactor for a stream of text chunks: a secret split across chunks is still replaced. */
 export interface StreamRedactor<T> {
   /** The chunk to pass on (an end that may begin a secret is held back until the next chunk). */
@@ -255,12 +275,7 @@ export function byteStreamRedactor(secrets: readonly Secret[]): StreamRedactor<B
     push(chunk) {
       const data = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
       // Held back: an end that may begin a secret (even where a shorter secret is found: it may be a longer one).
-      let cut =
-        data.length -
-        heldBack((k, i) => {
-          const value = values[i];
-          return value !== undefined && data.subarray(data.length - k).equals(value.subarray(0, k));
-        }, values, data.length);
+      let cut = data.length - heldBackBytes(data, values);
       const found = find(data);
       for (const { at, which } of found) if (at < cut && at + (values[which]?.length ?? 0) > cut) cut = at;
       carry = Buffer.from(data.subarray(cut));

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   byteStreamRedactor,
+  redactorOf,
   isSecretName,
   redactArgv,
   redactDeep,
@@ -78,6 +79,23 @@ describe('redaction', () => {
       outBytes.push(b.end());
       expect(outText, `text, chunks of ${size}`).toBe(want);
       expect(Buffer.concat(outBytes).toString('utf8'), `bytes, chunks of ${size}`).toBe(want);
+    }
+  });
+  it('streams: a secret that repeats its own start, after near misses, is replaced wherever the chunks are cut', () => {
+    const secrets = [
+      { name: 'A_TOKEN', value: 'abab-abab-abx' },
+      { name: 'B_TOKEN', value: 'aaaaaaaab' },
+    ];
+    const text = 'ab abab-abab-ab abab-abab-abx aaaaaaa aaaaaaaaab aaaaaaaaaab abab-abab-abab-abx end ab';
+    const want = 'ab abab-abab-ab [REDACTED:A_TOKEN] aaaaaaa a[REDACTED:B_TOKEN] aa[REDACTED:B_TOKEN] abab-[REDACTED:A_TOKEN] end ab';
+    expect(redactorOf(secrets)(text)).toBe(want);
+    const bytes = Buffer.from(text);
+    for (let size = 1; size <= bytes.length; size++) {
+      const b = byteStreamRedactor(secrets);
+      const out: Buffer[] = [];
+      for (let i = 0; i < bytes.length; i += size) out.push(b.push(bytes.subarray(i, i + size)));
+      out.push(b.end());
+      expect(Buffer.concat(out).toString('utf8'), `chunks of ${size}`).toBe(want);
     }
   });
   it('without secrets, everything passes unchanged', () => {
