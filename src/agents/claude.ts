@@ -9,56 +9,64 @@ import { contentText, count, figure, jsonlParser } from './jsonl.js';
 import { resetAtFromEpochSeconds } from './reset-time.js';
 import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions, StreamParser } from './types.js';
 
-const usageSchema = z.looseObject({
-  input_tokens: figure(),
-  output_tokens: figure(),
-  cache_creation_input_tokens: figure(),
-  cache_read_input_tokens: figure(),
-});
+const usageSchema = z.lazy(() =>
+  z.looseObject({
+    input_tokens: figure(),
+    output_tokens: figure(),
+    cache_creation_input_tokens: figure(),
+    cache_read_input_tokens: figure(),
+  }),
+);
 
-const blockSchema = z.looseObject({
-  type: z.string(),
-  text: z.string().optional(),
-  id: z.string().optional(),
-  name: z.string().optional(),
-  input: z.unknown().optional(),
-  tool_use_id: z.string().optional(),
-  content: z.unknown().optional(),
-  is_error: z.boolean().nullish(),
-});
+const blockSchema = z.lazy(() =>
+  z.looseObject({
+    type: z.string(),
+    text: z.string().optional(),
+    id: z.string().optional(),
+    name: z.string().optional(),
+    input: z.unknown().optional(),
+    tool_use_id: z.string().optional(),
+    content: z.unknown().optional(),
+    is_error: z.boolean().nullish(),
+  }),
+);
 
-const rateLimitInfoSchema = z.looseObject({
-  status: z.string().optional(),
-  resetsAt: z.number().nullish(),
-  rateLimitType: z.string().nullish(),
-});
+const rateLimitInfoSchema = z.lazy(() =>
+  z.looseObject({
+    status: z.string().optional(),
+    resetsAt: z.number().nullish(),
+    rateLimitType: z.string().nullish(),
+  }),
+);
 
 /** One stream-json line of Claude Code (the fields Ringmaster reads; everything else passes through). */
-const claudeLineSchema = z.looseObject({
-  type: z.string(),
-  subtype: z.string().optional(),
-  session_id: z.string().optional(),
-  model: z.string().optional(),
-  message: z
-    .looseObject({
-      id: z.string().optional(),
-      model: z.string().optional(),
-      content: z.union([z.string(), z.array(blockSchema)]).optional(),
-      usage: usageSchema.nullish(),
-    })
-    .optional(),
-  error: z.unknown().optional(),
-  api_error_status: z.number().nullish(),
-  api_error_params: z.looseObject({ rate_limit_info: rateLimitInfoSchema.nullish() }).nullish(),
-  rate_limit_info: rateLimitInfoSchema.optional(),
-  is_error: z.boolean().optional(),
-  result: z.string().optional(),
-  errors: z.array(z.string()).optional(),
-  total_cost_usd: figure(),
-  usage: usageSchema.nullish(),
-  modelUsage: z.record(z.string(), z.unknown()).optional(),
-  error_status: z.number().nullish(),
-});
+const claudeLineSchema = z.lazy(() =>
+  z.looseObject({
+    type: z.string(),
+    subtype: z.string().optional(),
+    session_id: z.string().optional(),
+    model: z.string().optional(),
+    message: z
+      .looseObject({
+        id: z.string().optional(),
+        model: z.string().optional(),
+        content: z.union([z.string(), z.array(blockSchema)]).optional(),
+        usage: usageSchema.nullish(),
+      })
+      .optional(),
+    error: z.unknown().optional(),
+    api_error_status: z.number().nullish(),
+    api_error_params: z.looseObject({ rate_limit_info: rateLimitInfoSchema.nullish() }).nullish(),
+    rate_limit_info: rateLimitInfoSchema.optional(),
+    is_error: z.boolean().optional(),
+    result: z.string().optional(),
+    errors: z.array(z.string()).optional(),
+    total_cost_usd: figure(),
+    usage: usageSchema.nullish(),
+    modelUsage: z.record(z.string(), z.unknown()).optional(),
+    error_status: z.number().nullish(),
+  }),
+);
 
 /** A validated Claude stream-json line. */
 export type ClaudeLine = z.infer<typeof claudeLineSchema>;

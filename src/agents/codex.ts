@@ -10,41 +10,45 @@ import { classifyOutputTail, classifyText, classifiedEvent, errorEvent, shortMes
 import { count, figure, jsonlParser } from './jsonl.js';
 import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions, StreamParser } from './types.js';
 
-const itemSchema = z.looseObject({
-  id: z.string().optional(),
-  type: z.string(),
-  text: z.string().optional(),
-  command: z.string().optional(),
-  aggregated_output: z.string().optional(),
-  exit_code: z.number().nullish(),
-  status: z.string().optional(),
-  changes: z.array(z.looseObject({ path: z.string().optional(), kind: z.string().optional() })).optional(),
-  server: z.string().optional(),
-  tool: z.string().optional(),
-  arguments: z.unknown().optional(),
-  result: z.unknown().optional(),
-  error: z.unknown().optional(),
-  message: z.string().optional(),
-  query: z.string().optional(),
-});
+const itemSchema = z.lazy(() =>
+  z.looseObject({
+    id: z.string().optional(),
+    type: z.string(),
+    text: z.string().optional(),
+    command: z.string().optional(),
+    aggregated_output: z.string().optional(),
+    exit_code: z.number().nullish(),
+    status: z.string().optional(),
+    changes: z.array(z.looseObject({ path: z.string().optional(), kind: z.string().optional() })).optional(),
+    server: z.string().optional(),
+    tool: z.string().optional(),
+    arguments: z.unknown().optional(),
+    result: z.unknown().optional(),
+    error: z.unknown().optional(),
+    message: z.string().optional(),
+    query: z.string().optional(),
+  }),
+);
 
 /** One `codex exec --json` line (ThreadEvent). */
-const codexLineSchema = z.looseObject({
-  type: z.string(),
-  thread_id: z.string().optional(),
-  item: itemSchema.optional(),
-  usage: z
-    .looseObject({
-      input_tokens: figure(),
-      cached_input_tokens: figure(),
-      cache_write_input_tokens: figure(),
-      output_tokens: figure(),
-      reasoning_output_tokens: figure(),
-    })
-    .optional(),
-  error: z.union([z.looseObject({ message: z.string().optional() }), z.string()]).nullish(),
-  message: z.string().optional(),
-});
+const codexLineSchema = z.lazy(() =>
+  z.looseObject({
+    type: z.string(),
+    thread_id: z.string().optional(),
+    item: itemSchema.optional(),
+    usage: z
+      .looseObject({
+        input_tokens: figure(),
+        cached_input_tokens: figure(),
+        cache_write_input_tokens: figure(),
+        output_tokens: figure(),
+        reasoning_output_tokens: figure(),
+      })
+      .optional(),
+    error: z.union([z.looseObject({ message: z.string().optional() }), z.string()]).nullish(),
+    message: z.string().optional(),
+  }),
+);
 
 /** A validated Codex JSON line. */
 export type CodexLine = z.infer<typeof codexLineSchema>;

@@ -5,28 +5,32 @@ import { z } from 'zod';
 import type { Usage } from '../core/types.js';
 import { count, figure } from './jsonl.js';
 
-const metricsSchema = z.record(
-  z.string(),
-  z.looseObject({
-    usage: z
-      .looseObject({
-        inputTokens: figure(),
-        outputTokens: figure(),
-        cacheReadTokens: figure(),
-        cacheWriteTokens: figure(),
-      })
-      .nullish(),
-  }),
+const metricsSchema = z.lazy(() =>
+  z.record(
+    z.string(),
+    z.looseObject({
+      usage: z
+        .looseObject({
+          inputTokens: figure(),
+          outputTokens: figure(),
+          cacheReadTokens: figure(),
+          cacheWriteTokens: figure(),
+        })
+        .nullish(),
+    }),
+  ),
 );
 
 /** The part of a `session.shutdown` line Ringmaster reads. */
-const shutdownSchema = z.looseObject({
-  type: z.literal('session.shutdown'),
-  data: z.looseObject({
-    currentModel: z.string().nullish(),
-    modelMetrics: metricsSchema.nullish(),
+const shutdownSchema = z.lazy(() =>
+  z.looseObject({
+    type: z.literal('session.shutdown'),
+    data: z.looseObject({
+      currentModel: z.string().nullish(),
+      modelMetrics: metricsSchema.nullish(),
+    }),
   }),
-});
+);
 
 /** Tokens of one Copilot process and the model that used most of them. */
 export interface CopilotUsage {

@@ -13,37 +13,43 @@ import { contentText, jsonlParser } from './jsonl.js';
 import { parseResetTime } from './reset-time.js';
 import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions, StreamParser } from './types.js';
 
-const toolRequestSchema = z.looseObject({
-  toolCallId: z.string().optional(),
-  name: z.string().optional(),
-  arguments: z.unknown().optional(),
-});
+const toolRequestSchema = z.lazy(() =>
+  z.looseObject({
+    toolCallId: z.string().optional(),
+    name: z.string().optional(),
+    arguments: z.unknown().optional(),
+  }),
+);
 
-const dataSchema = z.looseObject({
-  content: z.string().optional(),
-  model: z.string().optional(),
-  toolRequests: z.array(toolRequestSchema).optional(),
-  toolCallId: z.string().optional(),
-  toolName: z.string().optional(),
-  success: z.boolean().optional(),
-  // Shapes differ by event type (model.call_final_result has a string result): read them loosely.
-  result: z.unknown().optional(),
-  error: z.unknown().optional(),
-  errorType: z.string().optional(),
-  errorCode: z.string().optional(),
-  message: z.string().optional(),
-  statusCode: z.number().nullish(),
-});
+const dataSchema = z.lazy(() =>
+  z.looseObject({
+    content: z.string().optional(),
+    model: z.string().optional(),
+    toolRequests: z.array(toolRequestSchema).optional(),
+    toolCallId: z.string().optional(),
+    toolName: z.string().optional(),
+    success: z.boolean().optional(),
+    // Shapes differ by event type (model.call_final_result has a string result): read them loosely.
+    result: z.unknown().optional(),
+    error: z.unknown().optional(),
+    errorType: z.string().optional(),
+    errorCode: z.string().optional(),
+    message: z.string().optional(),
+    statusCode: z.number().nullish(),
+  }),
+);
 
 /** One `copilot --output-format json` line (the fields Ringmaster reads; everything else passes through). */
-const copilotLineSchema = z.looseObject({
-  type: z.string(),
-  data: dataSchema.optional(),
-  /** Set on events of sub-agents; only the main agent's text counts. */
-  agentId: z.string().optional(),
-  sessionId: z.string().optional(),
-  exitCode: z.number().optional(),
-});
+const copilotLineSchema = z.lazy(() =>
+  z.looseObject({
+    type: z.string(),
+    data: dataSchema.optional(),
+    /** Set on events of sub-agents; only the main agent's text counts. */
+    agentId: z.string().optional(),
+    sessionId: z.string().optional(),
+    exitCode: z.number().optional(),
+  }),
+);
 
 /** A validated Copilot CLI JSON line. */
 export type CopilotLine = z.infer<typeof copilotLineSchema>;

@@ -7,20 +7,22 @@ import { classifyOutputTail, errorEvent, shortMessage } from './classify.js';
 import { jsonlParser } from './jsonl.js';
 import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions, StreamParser } from './types.js';
 
-const cursorLineSchema = z.looseObject({
-  type: z.string(),
-  subtype: z.string().optional(),
-  session_id: z.string().optional(),
-  model: z.string().optional(),
-  message: z
-    .looseObject({ role: z.string().optional(), content: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).optional() })
-    .optional(),
-  call_id: z.string().optional(),
-  tool_call: z.record(z.string(), z.unknown()).optional(),
-  is_error: z.boolean().optional(),
-  result: z.string().optional(),
-  error: z.unknown().optional(),
-});
+const cursorLineSchema = z.lazy(() =>
+  z.looseObject({
+    type: z.string(),
+    subtype: z.string().optional(),
+    session_id: z.string().optional(),
+    model: z.string().optional(),
+    message: z
+      .looseObject({ role: z.string().optional(), content: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).optional() })
+      .optional(),
+    call_id: z.string().optional(),
+    tool_call: z.record(z.string(), z.unknown()).optional(),
+    is_error: z.boolean().optional(),
+    result: z.string().optional(),
+    error: z.unknown().optional(),
+  }),
+);
 
 /** A validated Cursor stream-json line. */
 export type CursorLine = z.infer<typeof cursorLineSchema>;

@@ -8,36 +8,40 @@ import { classifiedEvent, classifyOutputTail, classifyText, errorEvent, shortMes
 import { count, figure, jsonlParser } from './jsonl.js';
 import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions, StreamParser } from './types.js';
 
-const statsSchema = z.looseObject({
-  total_tokens: figure(),
-  input_tokens: figure(),
-  output_tokens: figure(),
-  cached: figure(),
-  input: figure(),
-  models: z.record(z.string(), z.unknown()).nullish(),
-});
+const statsSchema = z.lazy(() =>
+  z.looseObject({
+    total_tokens: figure(),
+    input_tokens: figure(),
+    output_tokens: figure(),
+    cached: figure(),
+    input: figure(),
+    models: z.record(z.string(), z.unknown()).nullish(),
+  }),
+);
 
-const errorSchema = z.looseObject({ type: z.string().nullish(), message: z.string().nullish() });
+const errorSchema = z.lazy(() => z.looseObject({ type: z.string().nullish(), message: z.string().nullish() }));
 
 /** One stream-json line of the Gemini CLI (the fields Ringmaster reads; everything else passes through). */
-const geminiLineSchema = z.looseObject({
-  type: z.string(),
-  timestamp: z.string().optional(),
-  session_id: z.string().optional(),
-  model: z.string().optional(),
-  role: z.string().optional(),
-  content: z.string().optional(),
-  delta: z.boolean().optional(),
-  tool_name: z.string().optional(),
-  tool_id: z.string().optional(),
-  parameters: z.unknown().optional(),
-  status: z.string().optional(),
-  output: z.string().nullish(),
-  error: z.union([errorSchema, z.string()]).nullish(),
-  severity: z.string().optional(),
-  message: z.string().optional(),
-  stats: statsSchema.nullish(),
-});
+const geminiLineSchema = z.lazy(() =>
+  z.looseObject({
+    type: z.string(),
+    timestamp: z.string().optional(),
+    session_id: z.string().optional(),
+    model: z.string().optional(),
+    role: z.string().optional(),
+    content: z.string().optional(),
+    delta: z.boolean().optional(),
+    tool_name: z.string().optional(),
+    tool_id: z.string().optional(),
+    parameters: z.unknown().optional(),
+    status: z.string().optional(),
+    output: z.string().nullish(),
+    error: z.union([errorSchema, z.string()]).nullish(),
+    severity: z.string().optional(),
+    message: z.string().optional(),
+    stats: statsSchema.nullish(),
+  }),
+);
 
 /** A validated Gemini CLI stream-json line. */
 export type GeminiLine = z.infer<typeof geminiLineSchema>;

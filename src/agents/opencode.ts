@@ -9,50 +9,58 @@ import { count, figure, jsonlParser } from './jsonl.js';
 import { parseResetTime } from './reset-time.js';
 import type { AgentAdapter, AgentEvent, Invocation, InvocationOptions, StreamParser } from './types.js';
 
-const tokensSchema = z.looseObject({
-  input: figure(),
-  output: figure(),
-  reasoning: figure(),
-  cache: z.looseObject({ read: figure(), write: figure() }).nullish(),
-});
+const tokensSchema = z.lazy(() =>
+  z.looseObject({
+    input: figure(),
+    output: figure(),
+    reasoning: figure(),
+    cache: z.looseObject({ read: figure(), write: figure() }).nullish(),
+  }),
+);
 
-const partSchema = z.looseObject({
-  type: z.string().optional(),
-  text: z.string().optional(),
-  tool: z.string().optional(),
-  state: z
-    .looseObject({
-      status: z.string().optional(),
-      input: z.unknown().optional(),
-      output: z.string().nullish(),
-      error: z.string().nullish(),
-    })
-    .optional(),
-  tokens: tokensSchema.nullish(),
-  cost: figure(),
-  /** step_finish: `tool-calls` (the turn goes on) or `stop` (its last step). */
-  reason: z.string().optional(),
-});
+const partSchema = z.lazy(() =>
+  z.looseObject({
+    type: z.string().optional(),
+    text: z.string().optional(),
+    tool: z.string().optional(),
+    state: z
+      .looseObject({
+        status: z.string().optional(),
+        input: z.unknown().optional(),
+        output: z.string().nullish(),
+        error: z.string().nullish(),
+      })
+      .optional(),
+    tokens: tokensSchema.nullish(),
+    cost: figure(),
+    /** step_finish: `tool-calls` (the turn goes on) or `stop` (its last step). */
+    reason: z.string().optional(),
+  }),
+);
 
-const errorSchema = z.looseObject({
-  name: z.string().optional(),
-  data: z
-    .looseObject({
-      message: z.string().nullish(),
-      statusCode: z.number().nullish(),
-      isRetryable: z.boolean().nullish(),
-    })
-    .nullish(),
-});
+const errorSchema = z.lazy(() =>
+  z.looseObject({
+    name: z.string().optional(),
+    data: z
+      .looseObject({
+        message: z.string().nullish(),
+        statusCode: z.number().nullish(),
+        isRetryable: z.boolean().nullish(),
+      })
+      .nullish(),
+  }),
+);
 
 /** One `opencode run --format json` line (the fields Ringmaster reads; everything else passes through). */
-const opencodeLineSchema = z.looseObject({
-  type: z.string(),
-  timestamp: z.number().optional(),
-  sessionID: z.string().optional(),
-  part: partSchema.optional(),
-  error: errorSchema.optional(),
-});
+const opencodeLineSchema = z.lazy(() =>
+  z.looseObject({
+    type: z.string(),
+    timestamp: z.number().optional(),
+    sessionID: z.string().optional(),
+    part: partSchema.optional(),
+    error: errorSchema.optional(),
+  }),
+);
 
 /** A validated opencode JSON line. */
 export type OpencodeLine = z.infer<typeof opencodeLineSchema>;

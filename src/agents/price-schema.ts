@@ -8,12 +8,14 @@ const usdPerMillion = (): z.ZodNumber =>
   });
 
 /** Prices of one model; null cache prices fall back to the input price. */
-export const priceSchema = z.strictObject({
-  input: usdPerMillion(),
-  output: usdPerMillion(),
-  cache_write: usdPerMillion().nullable(),
-  cache_read: usdPerMillion().nullable(),
-});
+export const priceSchema = z.lazy(() =>
+  z.strictObject({
+    input: usdPerMillion(),
+    output: usdPerMillion(),
+    cache_write: usdPerMillion().nullable(),
+    cache_read: usdPerMillion().nullable(),
+  }),
+);
 
 /** Prices of one model in USD per million tokens; null cache prices fall back to the input price. */
 export type ModelPrice = z.infer<typeof priceSchema>;
@@ -22,4 +24,4 @@ export type ModelPrice = z.infer<typeof priceSchema>;
 export type PriceTable = Record<string, ModelPrice>;
 
 /** Schema for price overrides in config (`prices.<model>`). */
-export const priceOverridesSchema = z.record(z.string(), priceSchema.partial({ cache_write: true, cache_read: true }));
+export const priceOverridesSchema = z.lazy(() => z.record(z.string(), priceSchema.unwrap().partial({ cache_write: true, cache_read: true })));

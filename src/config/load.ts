@@ -12,6 +12,7 @@ import { closest } from '../core/closest.js';
 import { ConfigError, type ConfigPlace } from '../core/errors.js';
 import type { PriceTable } from '../agents/pricing.js';
 import { HOOK_EVENTS, type HookCommands } from './hooks.js';
+import { DEFAULTS } from './defaults.js';
 import {
   configFileSchema,
   envName,
@@ -20,9 +21,7 @@ import {
   isSectionName,
   namesUnder,
   OTHER_ENV_VARIABLES,
-  SECTIONS,
   SETTINGS,
-  settingsSchema,
   type SettingEntry,
   type SettingKey,
   type Settings,
@@ -88,22 +87,17 @@ const SECRET_KEYS: ReadonlySet<SettingKey> = new Set(['notify.webhooks']);
 const SECRET_IN_WORKSPACE =
   'webhook URLs are secrets and ringmaster.yml is committed with the code: set notify.webhooks in your user config ($XDG_CONFIG_HOME/ringmaster/config.yml) or in RINGMASTER_NOTIFY_WEBHOOKS (format=URL entries separated by spaces)';
 
-/** Raw values being merged, nested like the file (section, group, name), before the final typed parse. */
-type RawLayers = Record<string, Record<string, unknown>>;
-
-/** Sets a raw value at a setting's path, creating the groups on the way. */
-function setRaw(raw: RawLayers, entry: SettingEntry, value: unknown): void {
-  let node: Record<string, unknown> = raw;
-  for (const part of entry.path.slice(0, -1)) {
-    const next = node[part];
-    node[part] = isRecord(next) ? next : {};
-    node = node[part] as Record<string, unknown>;
-  }
+/** Sets a parsed value at a setting's path (a copy of DEFAULTS has every section and group). */
+function setValue(settings: Settings, entry: SettingEntry, value: unknown): void {
+  let node: unknown = settings;
+  for (const part of entry.path.slice(0, -1)) node = isRecord(node) ? node[part] : undefined;
+  if (!isRecord(node)) throw new Error(`no group of settings at ${entry.key}`);
   node[entry.name] = value;
 }
 
 interface Loading {
-  raw: RawLayers;
+  /** DEFAULTS, overridden layer by layer with each value parsed by its key's schema where it was written. */
+  settings: Settings;
   sources: Map<SettingKey, Source>;
   procedures: Map<string, ProcedureDef>;
   prices: PriceTable;
@@ -111,10 +105,11 @@ interface Loading {
   files: string[];
 }
 
-/** Validates one raw value with its key's schema; a problem becomes a ConfigError at `place`. */
-function check(entry: SettingEntry, raw: unknown, place: ConfigPlace): void {
+/** Parses one raw value with its key's schema and sets it; a problem becomes a ConfigError at `place`. */
+function apply(entry: SettingEntry, raw: unknown, place: ConfigPlace, into: Loading): void {
   const parsed = entry.schema.safeParse(raw);
   if (!parsed.success) throw new ConfigError({ ...place, key: entry.key }, firstMessage(parsed.error));
+  setValue(into.settings, entry, parsed.data);
 }
 
 function firstMessage(error: z.ZodError): string {
@@ -217,15 +212,14 @@ function applySettings(file: string, path: readonly string[], body: Record<strin
       throw new ConfigError(place, `unknown key${guess ? ` (did you mean ${prefix}.${guess}?)` : ''} (see README.md#configuration for the list)`);
     }
     if (workspace && SECRET_KEYS.has(entry.key)) throw new ConfigError(place, SECRET_IN_WORKSPACE);
-    check(entry, raw, place);
-    setRaw(into.raw, entry, raw);
+    apply(entry, raw, place, into);
     into.sources.set(entry.key, file);
   }
 }
 
 /** `procedures:`, `prices:` and `hooks:` of a file, validated with the file schema's own schemas. */
 function applyTables(file: string, section: 'procedures' | 'prices' | 'hooks', body: Record<string, unknown>, lineOf: YamlFile['lineOf'], into: Loading): void {
-  const parsed = configFileSchema.safeParse({ [section]: body });
+  const parsed = configFileSchema().safeParse({ [section]: body });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     if (section === 'hooks' && issue?.code === 'unrecognized_keys') {
@@ -273,8 +267,7 @@ function applyEnv(env: Readonly<Record<string, string | undefined>>, into: Loadi
       );
     }
     if (raw === '') continue;
-    check(entry, raw, { file: `environment variable ${name}` });
-    setRaw(into.raw, entry, raw);
+    apply(entry, raw, { file: `environment variable ${name}` }, into);
     into.sources.set(entry.key, `env ${name}`);
   }
 }
@@ -283,8 +276,7 @@ function applyFlags(flags: readonly FlagSetting[], into: Loading): void {
   for (const { key, flag, raw } of flags) {
     const entry = BY_KEY.get(key);
     if (!entry) throw new Error(`no setting ${key}`);
-    check(entry, raw, { file: `flag ${flag}` });
-    setRaw(into.raw, entry, raw);
+    apply(entry, raw, { file: `flag ${flag}` }, into);
     into.sources.set(entry.key, `flag ${flag}`);
   }
 }
@@ -294,7 +286,7 @@ function applyFlags(flags: readonly FlagSetting[], into: Loading): void {
  * `cwd` null: no workspace file (the process's own settings: the user config and the environment).
  */
 export function loadConfig(cwd: string | null, env: Readonly<Record<string, string | undefined>>, flags: readonly FlagSetting[] = []): LoadedConfig {
-  const loading: Loading = { raw: Object.fromEntries(Object.keys(SECTIONS).map((section) => [section, {}])), sources: new Map(), procedures: new Map(), prices: {}, hooks: {}, files: [] };
+  const loading: Loading = { settings: structuredClone(DEFAULTS), sources: new Map(), procedures: new Map(), prices: {}, hooks: {}, files: [] };
   for (const setting of SETTINGS) loading.sources.set(setting.key, 'built-in');
   const globalPath = globalConfigPath(env);
   if (existsSync(globalPath)) {
@@ -308,18 +300,7 @@ export function loadConfig(cwd: string | null, env: Readonly<Record<string, stri
   }
   applyEnv(env, loading);
   applyFlags(flags, loading);
-  const parsed = settingsSchema.safeParse(loading.raw);
-  if (!parsed.success) {
-    // Every value was checked where it was written: this names the first one anyway.
-    const issue = parsed.error.issues[0];
-    const key = (issue?.path ?? []).map(String).join('.');
-    throw new ConfigError({ file: isSettingKeyOf(key) ? (loading.sources.get(key) ?? 'config') : 'config', key }, issue?.message ?? 'invalid');
-  }
-  return { settings: parsed.data, sources: loading.sources, procedures: loading.procedures, prices: loading.prices, hooks: loading.hooks, files: loading.files };
-}
-
-function isSettingKeyOf(key: string): key is SettingKey {
-  return BY_KEY.has(key);
+  return { settings: loading.settings, sources: loading.sources, procedures: loading.procedures, prices: loading.prices, hooks: loading.hooks, files: loading.files };
 }
 
 /** The value of a setting (by its entry) with its source, for `config show` and messages. */

@@ -211,8 +211,8 @@ export interface Webhook {
 
 // A webhook's URL is a secret: no message repeats what was given.
 const WEBHOOKS_MESSAGE = `expected a list of webhooks ({url: https://..., format: ${WEBHOOK_FORMATS.join(' | ')}}), or as text format=URL entries separated by spaces`;
-const webhookUrl = z.string({ error: 'url: expected an http(s) URL' }).refine(isHttpUrl, { error: 'url: expected an http(s) URL' }).transform((s) => s.trim());
-const webhookFormat = z.enum(WEBHOOK_FORMATS, { error: `format: expected one of ${WEBHOOK_FORMATS.join(', ')}` });
+const webhookUrl = z.lazy(() => z.string({ error: 'url: expected an http(s) URL' }).refine(isHttpUrl, { error: 'url: expected an http(s) URL' }).transform((s) => s.trim()));
+const webhookFormat = z.lazy(() => z.enum(WEBHOOK_FORMATS, { error: `format: expected one of ${WEBHOOK_FORMATS.join(', ')}` }));
 const ENTRY = new RegExp(`^(?:(${WEBHOOK_FORMATS.join('|')})=)?(https?://\\S+)$`);
 
 /** `notify.webhooks`: a YAML list of {url, format}, or text (an env variable) of `format=URL` entries (format json when left out). */

@@ -4,7 +4,6 @@
 // a SHA-256 repository) answers null, and the caller asks git.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import type { FileChange, FileChangeKind } from './changes.js';
 
 /** What changed under a directory between two trees. */
@@ -49,7 +48,7 @@ async function readTree(objects: string, id: string): Promise<Entry[] | null> {
   if (!/^[0-9a-f]{40}$/.test(id)) return null;
   let raw: Buffer;
   try {
-    raw = inflateSync(await readFile(join(objects, id.slice(0, 2), id.slice(2))));
+    raw = process.getBuiltinModule('node:zlib').inflateSync(await readFile(join(objects, id.slice(0, 2), id.slice(2))));
   } catch {
     return null;
   }

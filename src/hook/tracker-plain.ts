@@ -38,8 +38,13 @@ const PLAIN = /^[A-Za-z][A-Za-z0-9_.,/()+=@%'-]*(?: [A-Za-z0-9_.,/()+=@%'-]+)*$/
 const TIMESTAMP = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z$/;
 const RESERVED = new Set(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE']);
 
+/** A lowercase word that starts with a digit, such as a run id (`0mwybzmwtl4t5`: base36 time, then random). */
+const DIGIT_WORD = /^[0-9][0-9a-z]*$/;
+/** The digit words YAML's core schema reads as numbers: decimal, octal (0o), hexadecimal (0x), exponent floats. */
+const CORE_NUMBER = /^(?:[0-9]+|0o[0-7]+|0x[0-9a-f]+|[0-9]+e[0-9]+)$/;
+
 function plainString(text: string): boolean {
-  return (PLAIN.test(text) && !RESERVED.has(text)) || TIMESTAMP.test(text);
+  return (PLAIN.test(text) && !RESERVED.has(text)) || TIMESTAMP.test(text) || (DIGIT_WORD.test(text) && !CORE_NUMBER.test(text));
 }
 
 /** One value, or undefined when it is not in the plain shape. */

@@ -9,114 +9,124 @@ import { CHECKPOINT_STATES, ITERATION_STATUSES, fileChangeRowSchema, verifyRecor
 const isoTime = z.string().describe('ISO 8601 time');
 
 /** What a run's limits are (from its spec), for budgets shown next to the totals. */
-export const runLimitsViewSchema = z.object({
-  max_iterations: z.number().int().positive().nullable(),
-  max_runtime_ms: z.number().int().nonnegative().nullable(),
-  max_cost_usd: z.number().nonnegative().nullable(),
-  failure_threshold: z.number().int().positive().nullable(),
-});
+export const runLimitsViewSchema = z.lazy(() =>
+  z.object({
+    max_iterations: z.number().int().positive().nullable(),
+    max_runtime_ms: z.number().int().nonnegative().nullable(),
+    max_cost_usd: z.number().nonnegative().nullable(),
+    failure_threshold: z.number().int().positive().nullable(),
+  }),
+);
 
 /** One run with its totals: an item of `runs --json` and of GET /api/runs. */
-export const runViewSchema = z
-  .object({
-    id: z.string(),
-    status: z.enum([...RUN_STATUSES, 'orphaned']),
-    stored_status: z.enum(RUN_STATUSES),
-    stop_reason: z.enum(STOP_REASONS).nullable(),
-    agent: z.string(),
-    kind: z.string(),
-    meta: z.record(z.string(), z.unknown()),
-    label: z.string().nullable(),
-    title: z.string().nullable().describe('what the run works on, for lists: the first line of an inline prompt, else the label'),
-    model: z.string().nullable(),
-    limits: runLimitsViewSchema,
-    iterations: z.number().int().nonnegative(),
-    cost_usd: z.number().nonnegative(),
-    cost_unknown: z.boolean(),
-    tokens_in: z.number().int().nonnegative(),
-    tokens_out: z.number().int().nonnegative(),
-    cache_read: z.number().int().nonnegative(),
-    cache_write: z.number().int().nonnegative(),
-    runtime_ms: z.number().int().nonnegative(),
-    workspace: z.string(),
-    worktree: z.string().nullable(),
-    branch: z.string().nullable(),
-    created_at: isoTime.nullable(),
-    updated_at: isoTime.nullable(),
-    ended_at: isoTime.nullable(),
-    owner_pid: z.number().int().nullable(),
-    owner_host: z.string().nullable(),
-    heartbeat_at: isoTime.nullable(),
-  })
-  .meta({ id: 'Run' });
+export const runViewSchema = z.lazy(() =>
+  z
+    .object({
+      id: z.string(),
+      status: z.enum([...RUN_STATUSES, 'orphaned']),
+      stored_status: z.enum(RUN_STATUSES),
+      stop_reason: z.enum(STOP_REASONS).nullable(),
+      agent: z.string(),
+      kind: z.string(),
+      meta: z.record(z.string(), z.unknown()),
+      label: z.string().nullable(),
+      title: z.string().nullable().describe('what the run works on, for lists: the first line of an inline prompt, else the label'),
+      model: z.string().nullable(),
+      limits: runLimitsViewSchema,
+      iterations: z.number().int().nonnegative(),
+      cost_usd: z.number().nonnegative(),
+      cost_unknown: z.boolean(),
+      tokens_in: z.number().int().nonnegative(),
+      tokens_out: z.number().int().nonnegative(),
+      cache_read: z.number().int().nonnegative(),
+      cache_write: z.number().int().nonnegative(),
+      runtime_ms: z.number().int().nonnegative(),
+      workspace: z.string(),
+      worktree: z.string().nullable(),
+      branch: z.string().nullable(),
+      created_at: isoTime.nullable(),
+      updated_at: isoTime.nullable(),
+      ended_at: isoTime.nullable(),
+      owner_pid: z.number().int().nullable(),
+      owner_host: z.string().nullable(),
+      heartbeat_at: isoTime.nullable(),
+    })
+    .meta({ id: 'Run' }),
+);
 
 /** One run as clients see it. */
 export type RunView = z.infer<typeof runViewSchema>;
 
 /** One iteration row as clients see it. */
-export const iterationViewSchema = z
-  .object({
-    number: z.number().int().positive(),
-    status: z.enum(ITERATION_STATUSES),
-    exit_code: z.number().int().nullable(),
-    exit_signal: z.string().nullable(),
-    duration_ms: z.number().int().nonnegative().nullable(),
-    tokens_in: z.number().int().nonnegative().nullable(),
-    tokens_out: z.number().int().nonnegative().nullable(),
-    cache_read: z.number().int().nonnegative().nullable(),
-    cache_write: z.number().int().nonnegative().nullable(),
-    cost_usd: z.number().nonnegative().nullable(),
-    completion_signal_found: z.boolean(),
-    failure_signal_found: z.boolean(),
-    error_kind: z.enum(ERROR_KINDS).nullable(),
-    error_message: z.string().nullable(),
-    session_id: z.string().nullable(),
-    model: z.string().nullable(),
-    agent: z.string(),
-    started_at: isoTime.nullable(),
-    completed_at: isoTime.nullable(),
-    log_path: z.string().nullable(),
-    unit_id: z.string().nullable(),
-    /** The first 1,000 paths the iteration added, modified or deleted; null when not tracked (loop.track_changes). */
-    files_changed: z.array(fileChangeRowSchema).nullable(),
-    files_changed_total: z.number().int().nonnegative().nullable(),
-    /** The git trees of the worktree before and after the iteration. */
-    tree_before: z.string().nullable(),
-    tree_after: z.string().nullable(),
-    /** The ref keeping the attempt whose changes were discarded (loop.discard_failed), e.g. refs/ringmaster/discarded/<run>/<n>. */
-    discarded_ref: z.string().nullable(),
-    verify: verifyRecordSchema.meta({ id: 'VerifyCheck' }).nullable().describe("the verify gate's check after this iteration (run --verify); null when none ran"),
-  })
-  .meta({ id: 'Iteration' });
+export const iterationViewSchema = z.lazy(() =>
+  z
+    .object({
+      number: z.number().int().positive(),
+      status: z.enum(ITERATION_STATUSES),
+      exit_code: z.number().int().nullable(),
+      exit_signal: z.string().nullable(),
+      duration_ms: z.number().int().nonnegative().nullable(),
+      tokens_in: z.number().int().nonnegative().nullable(),
+      tokens_out: z.number().int().nonnegative().nullable(),
+      cache_read: z.number().int().nonnegative().nullable(),
+      cache_write: z.number().int().nonnegative().nullable(),
+      cost_usd: z.number().nonnegative().nullable(),
+      completion_signal_found: z.boolean(),
+      failure_signal_found: z.boolean(),
+      error_kind: z.enum(ERROR_KINDS).nullable(),
+      error_message: z.string().nullable(),
+      session_id: z.string().nullable(),
+      model: z.string().nullable(),
+      agent: z.string(),
+      started_at: isoTime.nullable(),
+      completed_at: isoTime.nullable(),
+      log_path: z.string().nullable(),
+      unit_id: z.string().nullable(),
+      /** The first 1,000 paths the iteration added, modified or deleted; null when not tracked (loop.track_changes). */
+      files_changed: z.array(fileChangeRowSchema).nullable(),
+      files_changed_total: z.number().int().nonnegative().nullable(),
+      /** The git trees of the worktree before and after the iteration. */
+      tree_before: z.string().nullable(),
+      tree_after: z.string().nullable(),
+      /** The ref keeping the attempt whose changes were discarded (loop.discard_failed), e.g. refs/ringmaster/discarded/<run>/<n>. */
+      discarded_ref: z.string().nullable(),
+      verify: verifyRecordSchema.meta({ id: 'VerifyCheck' }).nullable().describe("the verify gate's check after this iteration (run --verify); null when none ran"),
+    })
+    .meta({ id: 'Iteration' }),
+);
 
 /** One iteration as clients see it. */
 export type IterationView = z.infer<typeof iterationViewSchema>;
 
 /** One checkpoint as clients see it. */
-export const checkpointViewSchema = z
-  .object({
-    iteration: z.number().int().nonnegative(),
-    commit_sha: z.string().nullable(),
-    state: z.enum(CHECKPOINT_STATES),
-    message: z.string().nullable(),
-    snapshot: z.unknown(),
-    created_at: isoTime.nullable(),
-  })
-  .meta({ id: 'Checkpoint' });
+export const checkpointViewSchema = z.lazy(() =>
+  z
+    .object({
+      iteration: z.number().int().nonnegative(),
+      commit_sha: z.string().nullable(),
+      state: z.enum(CHECKPOINT_STATES),
+      message: z.string().nullable(),
+      snapshot: z.unknown(),
+      created_at: isoTime.nullable(),
+    })
+    .meta({ id: 'Checkpoint' }),
+);
 
 /** One checkpoint as clients see it. */
 export type CheckpointView = z.infer<typeof checkpointViewSchema>;
 
 /** An error record as clients see it: kind, message, and its context (retry_count, last_output, exit_code, agent...). */
-export const errorViewSchema = z
-  .object({
-    iteration: z.number().int().positive().nullable(),
-    kind: z.string(),
-    message: z.string(),
-    context: z.unknown(),
-    created_at: isoTime.nullable(),
-  })
-  .meta({ id: 'RunError' });
+export const errorViewSchema = z.lazy(() =>
+  z
+    .object({
+      iteration: z.number().int().positive().nullable(),
+      kind: z.string(),
+      message: z.string(),
+      context: z.unknown(),
+      created_at: isoTime.nullable(),
+    })
+    .meta({ id: 'RunError' }),
+);
 
 /** One error record as clients see it. */
 export type ErrorView = z.infer<typeof errorViewSchema>;
@@ -126,22 +136,24 @@ export function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
-const specLimits = z
-  .object({
-    label: z.string().optional(),
-    prompt: z.object({ kind: z.string(), text: z.string().optional() }).loose().optional(),
-    agent: z.object({ model: z.string().nullable().optional() }).partial().optional(),
-    limits: z
-      .object({
-        maxIterations: z.number().nullable(),
-        maxRuntimeMs: z.number().nullable(),
-        maxCostUsd: z.number().nullable(),
-        failureThreshold: z.number().nullable(),
-      })
-      .partial()
-      .optional(),
-  })
-  .loose();
+const specLimits = z.lazy(() =>
+  z
+    .object({
+      label: z.string().optional(),
+      prompt: z.object({ kind: z.string(), text: z.string().optional() }).loose().optional(),
+      agent: z.object({ model: z.string().nullable().optional() }).partial().optional(),
+      limits: z
+        .object({
+          maxIterations: z.number().nullable(),
+          maxRuntimeMs: z.number().nullable(),
+          maxCostUsd: z.number().nullable(),
+          failureThreshold: z.number().nullable(),
+        })
+        .partial()
+        .optional(),
+    })
+    .loose(),
+);
 
 /** The run's view: row, totals and the status to show (`orphaned` when its owner is gone). */
 export function runView(run: RunRow, totals: RunTotals, status: DisplayStatus): RunView {

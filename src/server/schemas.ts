@@ -19,6 +19,7 @@ export const transitionSchema = z.enum(['pausing', 'stopping']).nullable();
 
 /** A run in a list: its view plus what this server knows live. */
 export const runItemSchema = runViewSchema
+  .unwrap()
   .extend({
     transition: transitionSchema,
     last_seq: z.number().int().nonnegative().describe('seq of the last stored event: the snapshot reflects every event up to it'),

@@ -29,19 +29,21 @@ export function totalsSql(runIdCondition: string): { sums: string; runtimes: str
   };
 }
 
-const sums = z.object({
-  run_id: z.string(),
-  iterations: z.number(),
-  last_iteration: z.number(),
-  cost_usd: z.number(),
-  cost_unknown: z.number(),
-  tokens_in: z.number(),
-  tokens_out: z.number(),
-  cache_read: z.number(),
-  cache_write: z.number(),
-  duration_ms: z.number(),
-  consecutive_failures: z.number(),
-});
+const sums = z.lazy(() =>
+  z.object({
+    run_id: z.string(),
+    iterations: z.number(),
+    last_iteration: z.number(),
+    cost_usd: z.number(),
+    cost_unknown: z.number(),
+    tokens_in: z.number(),
+    tokens_out: z.number(),
+    cache_read: z.number(),
+    cache_write: z.number(),
+    duration_ms: z.number(),
+    consecutive_failures: z.number(),
+  }),
+);
 const runtime = z.object({ run_id: z.string(), ms: z.number() });
 
 const EMPTY: Omit<z.infer<typeof sums>, 'run_id'> = {
@@ -87,9 +89,9 @@ export function statsSql(runFilter: string): { perRun: string; completion: strin
   };
 }
 
-const costPerRunRow = z.object({ run_id: z.string(), status: z.enum(RUN_STATUSES), iterations: z.number(), cost_usd: z.number(), cost_unknown: z.number() });
-const completionRow = z.object({ avg: z.number().nullable(), runs: z.number() });
-const hourRow = z.object({ hour: z.number(), iterations: z.number(), cost_usd: z.number(), cost_unknown: z.number() });
+const costPerRunRow = z.lazy(() => z.object({ run_id: z.string(), status: z.enum(RUN_STATUSES), iterations: z.number(), cost_usd: z.number(), cost_unknown: z.number() }));
+const completionRow = z.lazy(() => z.object({ avg: z.number().nullable(), runs: z.number() }));
+const hourRow = z.lazy(() => z.object({ hour: z.number(), iterations: z.number(), cost_usd: z.number(), cost_unknown: z.number() }));
 
 /** StoreStats from the rows of statsSql's three queries. */
 export function statsFromRows(perRunRows: readonly unknown[], completion: unknown, byHourRows: readonly unknown[]): StoreStats {

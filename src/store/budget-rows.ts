@@ -5,11 +5,13 @@ import { z } from 'zod';
 const usd = z.number().finite().nonnegative();
 
 /** The budget every run of the store is held to; null = no limit for that window. */
-export const budgetRowSchema = z.object({
-  daily_usd: usd.nullable(),
-  monthly_usd: usd.nullable(),
-  updated_at: z.number().nullable(),
-});
+export const budgetRowSchema = z.lazy(() =>
+  z.object({
+    daily_usd: usd.nullable(),
+    monthly_usd: usd.nullable(),
+    updated_at: z.number().nullable(),
+  }),
+);
 /** The stored budget. */
 export type BudgetRow = z.infer<typeof budgetRowSchema>;
 
@@ -20,14 +22,16 @@ export interface BudgetChange {
 }
 
 /** What one run's iterations of one agent started in a window cost. */
-export const spendRowSchema = z.object({
-  run_id: z.string(),
-  agent: z.string(),
-  iterations: z.coerce.number(),
-  cost_usd: z.coerce.number(),
-  /** Iterations that ended with no cost reported (an agent that tells none): the budget cannot count them. */
-  unpriced: z.coerce.number(),
-});
+export const spendRowSchema = z.lazy(() =>
+  z.object({
+    run_id: z.string(),
+    agent: z.string(),
+    iterations: z.coerce.number(),
+    cost_usd: z.coerce.number(),
+    /** Iterations that ended with no cost reported (an agent that tells none): the budget cannot count them. */
+    unpriced: z.coerce.number(),
+  }),
+);
 /** A spend row of a window. */
 export type SpendRow = z.infer<typeof spendRowSchema>;
 

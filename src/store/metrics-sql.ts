@@ -52,19 +52,21 @@ export function metricsSql(): { runs: string; iterations: string } {
   };
 }
 
-const runRow = z.object({ status: z.enum(RUN_STATUSES), count: z.number() });
-const iterationRow = z.looseObject({
-  agent: z.string(),
-  outcome: z.enum(ITERATION_STATUSES),
-  count: z.number(),
-  cost_usd: z.number(),
-  tokens_in: z.number(),
-  tokens_out: z.number(),
-  cache_read: z.number(),
-  cache_write: z.number(),
-  timed: z.number(),
-  sum_ms: z.number(),
-});
+const runRow = z.lazy(() => z.object({ status: z.enum(RUN_STATUSES), count: z.number() }));
+const iterationRow = z.lazy(() =>
+  z.looseObject({
+    agent: z.string(),
+    outcome: z.enum(ITERATION_STATUSES),
+    count: z.number(),
+    cost_usd: z.number(),
+    tokens_in: z.number(),
+    tokens_out: z.number(),
+    cache_read: z.number(),
+    cache_write: z.number(),
+    timed: z.number(),
+    sum_ms: z.number(),
+  }),
+);
 
 /** StoreMetrics from the rows of metricsSql's queries. */
 export function metricsFromRows(runs: readonly unknown[], iterationRows: readonly unknown[]): StoreMetrics {

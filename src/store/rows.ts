@@ -53,15 +53,17 @@ const json = z.string().transform((text, ctx) => {
  * The verify gate's evidence on an iteration (`run --verify`): the command as written, how it ended (exit_code
  * null: killed at its timeout or never started; `summary` says which), how long it ran, the end of its output.
  */
-export const verifyRecordSchema = z.object({
-  command: z.string(),
-  passed: z.boolean(),
-  exit_code: int.nullable(),
-  duration_ms: ms,
-  /** 'exited 1', 'timed out after 10s (killed)', 'could not start: command not found: x'. */
-  summary: z.string(),
-  output_tail: z.string(),
-});
+export const verifyRecordSchema = z.lazy(() =>
+  z.object({
+    command: z.string(),
+    passed: z.boolean(),
+    exit_code: int.nullable(),
+    duration_ms: ms,
+    /** 'exited 1', 'timed out after 10s (killed)', 'could not start: command not found: x'. */
+    summary: z.string(),
+    output_tail: z.string(),
+  }),
+);
 
 /** The verify gate's evidence on an iteration. */
 export type VerifyRecord = z.infer<typeof verifyRecordSchema>;
@@ -70,31 +72,33 @@ export type VerifyRecord = z.infer<typeof verifyRecordSchema>;
 export const definitionSchema = json.pipe(z.record(z.string(), z.unknown()));
 
 /** A run as stored, plus its current owner (the open owner row, if any). */
-export const runRowSchema = z.object({
-  id: z.string().min(1),
-  status: z.enum(RUN_STATUSES),
-  stop_reason: z.enum(STOP_REASONS).nullable(),
-  agent: z.string(),
-  kind: z.string(),
-  origin: z.string(),
-  spec: json,
-  meta: json.pipe(z.record(z.string(), z.unknown())),
-  workspace: z.string(),
-  worktree: z.string().nullable(),
-  branch: z.string().nullable(),
-  created_at: ms,
-  updated_at: ms,
-  ended_at: ms.nullable(),
-  owner_pid: int.nullable(),
-  owner_host: z.string().nullable(),
-  heartbeat_at: ms.nullable(),
-});
+export const runRowSchema = z.lazy(() =>
+  z.object({
+    id: z.string().min(1),
+    status: z.enum(RUN_STATUSES),
+    stop_reason: z.enum(STOP_REASONS).nullable(),
+    agent: z.string(),
+    kind: z.string(),
+    origin: z.string(),
+    spec: json,
+    meta: json.pipe(z.record(z.string(), z.unknown())),
+    workspace: z.string(),
+    worktree: z.string().nullable(),
+    branch: z.string().nullable(),
+    created_at: ms,
+    updated_at: ms,
+    ended_at: ms.nullable(),
+    owner_pid: int.nullable(),
+    owner_host: z.string().nullable(),
+    heartbeat_at: ms.nullable(),
+  }),
+);
 
 /** One run row. `spec` is the run's resolved configuration (no env, no keys). */
 export type RunRow = z.infer<typeof runRowSchema>;
 
 /** One changed path of an iteration. */
-export const fileChangeRowSchema = z.object({ path: z.string(), change: z.enum(['added', 'modified', 'deleted']) });
+export const fileChangeRowSchema = z.lazy(() => z.object({ path: z.string(), change: z.enum(['added', 'modified', 'deleted']) }));
 
 /** One changed path of an iteration. */
 export type FileChangeRow = z.infer<typeof fileChangeRowSchema>;
@@ -109,54 +113,58 @@ function parseFileChanges(text: string, ctx: z.RefinementCtx): FileChangeRow[] {
 }
 
 /** One iteration row: written when the agent starts, completed when it ends (whatever the outcome). */
-export const iterationRowSchema = z.object({
-  run_id: z.string(),
-  number: int.positive(),
-  agent: z.string(),
-  status: z.enum(ITERATION_STATUSES),
-  started_at: ms,
-  completed_at: ms.nullable(),
-  duration_ms: ms.nullable(),
-  exit_code: int.nullable(),
-  exit_signal: z.string().nullable(),
-  tokens_in: ms.nullable(),
-  tokens_out: ms.nullable(),
-  cache_read: ms.nullable(),
-  cache_write: ms.nullable(),
-  cost_usd: z.number().nonnegative().nullable(),
-  completion_signal_found: bool01,
-  failure_signal_found: bool01,
-  error_kind: z.enum(ERROR_KINDS).nullable(),
-  error_message: z.string().nullable(),
-  session_id: z.string().nullable(),
-  model: z.string().nullable(),
-  log_path: z.string().nullable(),
-  /** The unit of work (task id, workflow step) the iteration belongs to; null for plain loops. */
-  unit_id: z.string().nullable(),
-  /** The trees of the worktree before and after the iteration (loop.track_changes); null when not tracked. */
-  tree_before: z.string().nullable().default(null),
-  tree_after: z.string().nullable().default(null),
-  /** The first 1,000 paths it added, modified or deleted; null when not tracked. */
-  files_changed: z.string().nullable().default(null).transform((text, ctx) => (text === null ? null : parseFileChanges(text, ctx))),
-  files_changed_total: int.nonnegative().nullable().default(null),
-  /** The ref keeping the attempt when its changes were discarded (loop.discard_failed). */
-  discarded_ref: z.string().nullable().default(null),
-  /** The verify gate's evidence when its check ran after this iteration (JSON text in the column); null = no check ran. */
-  verify: json.pipe(verifyRecordSchema).nullable(),
-});
+export const iterationRowSchema = z.lazy(() =>
+  z.object({
+    run_id: z.string(),
+    number: int.positive(),
+    agent: z.string(),
+    status: z.enum(ITERATION_STATUSES),
+    started_at: ms,
+    completed_at: ms.nullable(),
+    duration_ms: ms.nullable(),
+    exit_code: int.nullable(),
+    exit_signal: z.string().nullable(),
+    tokens_in: ms.nullable(),
+    tokens_out: ms.nullable(),
+    cache_read: ms.nullable(),
+    cache_write: ms.nullable(),
+    cost_usd: z.number().nonnegative().nullable(),
+    completion_signal_found: bool01,
+    failure_signal_found: bool01,
+    error_kind: z.enum(ERROR_KINDS).nullable(),
+    error_message: z.string().nullable(),
+    session_id: z.string().nullable(),
+    model: z.string().nullable(),
+    log_path: z.string().nullable(),
+    /** The unit of work (task id, workflow step) the iteration belongs to; null for plain loops. */
+    unit_id: z.string().nullable(),
+    /** The trees of the worktree before and after the iteration (loop.track_changes); null when not tracked. */
+    tree_before: z.string().nullable().default(null),
+    tree_after: z.string().nullable().default(null),
+    /** The first 1,000 paths it added, modified or deleted; null when not tracked. */
+    files_changed: z.string().nullable().default(null).transform((text, ctx) => (text === null ? null : parseFileChanges(text, ctx))),
+    files_changed_total: int.nonnegative().nullable().default(null),
+    /** The ref keeping the attempt when its changes were discarded (loop.discard_failed). */
+    discarded_ref: z.string().nullable().default(null),
+    /** The verify gate's evidence when its check ran after this iteration (JSON text in the column); null = no check ran. */
+    verify: json.pipe(verifyRecordSchema).nullable(),
+  }),
+);
 
 /** One iteration row. Null tokens/cost = unknown (never silently 0). */
 export type IterationRow = z.infer<typeof iterationRowSchema>;
 
 /** One event of a run, ordered by `seq` (1, 2, 3, ... per run). */
-export const eventRowSchema = z.object({
-  run_id: z.string(),
-  seq: int.positive(),
-  at: ms,
-  type: z.string().min(1),
-  iteration: int.positive().nullable(),
-  payload: json,
-});
+export const eventRowSchema = z.lazy(() =>
+  z.object({
+    run_id: z.string(),
+    seq: int.positive(),
+    at: ms,
+    type: z.string().min(1),
+    iteration: int.positive().nullable(),
+    payload: json,
+  }),
+);
 
 /** One event row. */
 export type EventRow = z.infer<typeof eventRowSchema>;
@@ -165,31 +173,35 @@ export type EventRow = z.infer<typeof eventRowSchema>;
 export type EventRowWithId = EventRow & { id: number };
 
 /** One checkpoint row: a git commit made (or attempted) by ringmaster. */
-export const checkpointRowSchema = z.object({
-  id: int.positive(),
-  run_id: z.string(),
-  iteration: int.nonnegative(),
-  commit_sha: z.string().nullable(),
-  state: z.enum(CHECKPOINT_STATES),
-  message: z.string().nullable(),
-  /** The loop state when the checkpoint was taken (the loop snapshot: core/snapshot.ts); null for older rows. */
-  snapshot: z.string().nullable().transform((t) => (t === null ? null : (JSON.parse(t) as unknown))),
-  created_at: ms,
-});
+export const checkpointRowSchema = z.lazy(() =>
+  z.object({
+    id: int.positive(),
+    run_id: z.string(),
+    iteration: int.nonnegative(),
+    commit_sha: z.string().nullable(),
+    state: z.enum(CHECKPOINT_STATES),
+    message: z.string().nullable(),
+    /** The loop state when the checkpoint was taken (the loop snapshot: core/snapshot.ts); null for older rows. */
+    snapshot: z.string().nullable().transform((t) => (t === null ? null : (JSON.parse(t) as unknown))),
+    created_at: ms,
+  }),
+);
 
 /** One checkpoint row. */
 export type CheckpointRow = z.infer<typeof checkpointRowSchema>;
 
 /** One recorded error (for debugging: kind, message, context). */
-export const errorRowSchema = z.object({
-  id: int.positive(),
-  run_id: z.string(),
-  iteration: int.positive().nullable(),
-  kind: z.string(),
-  message: z.string(),
-  context: z.string().nullable().transform((t) => (t === null ? null : (JSON.parse(t) as unknown))),
-  created_at: ms,
-});
+export const errorRowSchema = z.lazy(() =>
+  z.object({
+    id: int.positive(),
+    run_id: z.string(),
+    iteration: int.positive().nullable(),
+    kind: z.string(),
+    message: z.string(),
+    context: z.string().nullable().transform((t) => (t === null ? null : (JSON.parse(t) as unknown))),
+    created_at: ms,
+  }),
+);
 
 /** One error row. */
 export type ErrorRow = z.infer<typeof errorRowSchema>;
@@ -207,16 +219,18 @@ export const REQUEST_ACTIONS = [...CONTROL_ACTIONS, 'note'] as const;
 export type RequestAction = (typeof REQUEST_ACTIONS)[number];
 
 /** A control request: written by anyone, picked up and answered by the run's owner. */
-export const controlRowSchema = z.object({
-  id: int.positive(),
-  run_id: z.string(),
-  action: z.enum(REQUEST_ACTIONS),
-  options: json.pipe(z.record(z.string(), z.unknown())),
-  requested_by: z.string().nullable(),
-  requested_at: ms,
-  handled_at: ms.nullable(),
-  result: z.string().nullable(),
-});
+export const controlRowSchema = z.lazy(() =>
+  z.object({
+    id: int.positive(),
+    run_id: z.string(),
+    action: z.enum(REQUEST_ACTIONS),
+    options: json.pipe(z.record(z.string(), z.unknown())),
+    requested_by: z.string().nullable(),
+    requested_at: ms,
+    handled_at: ms.nullable(),
+    result: z.string().nullable(),
+  }),
+);
 
 /** One control request row. */
 export type ControlRow = z.infer<typeof controlRowSchema>;
@@ -225,34 +239,38 @@ export type ControlRow = z.infer<typeof controlRowSchema>;
  * A note to a run (notes.md): written by anyone, delivered once in the prompt of the next iteration that starts
  * (`delivered_iteration`), or withdrawn before (`cancelled_at`). Pending: neither.
  */
-export const noteRowSchema = z.object({
-  id: int.positive(),
-  run_id: z.string(),
-  text: z.string(),
-  created_by: z.string().nullable(),
-  created_at: ms,
-  delivered_iteration: int.positive().nullable(),
-  delivered_at: ms.nullable(),
-  cancelled_at: ms.nullable(),
-});
+export const noteRowSchema = z.lazy(() =>
+  z.object({
+    id: int.positive(),
+    run_id: z.string(),
+    text: z.string(),
+    created_by: z.string().nullable(),
+    created_at: ms,
+    delivered_iteration: int.positive().nullable(),
+    delivered_at: ms.nullable(),
+    cancelled_at: ms.nullable(),
+  }),
+);
 
 /** One note row. */
 export type NoteRow = z.infer<typeof noteRowSchema>;
 
 /** Totals of a run, always computed from its iteration and owner rows (never stored twice). */
-export const runTotalsSchema = z.object({
-  iterations: int.nonnegative(),
-  last_iteration: int.nonnegative(),
-  cost_usd: z.number().nonnegative(),
-  cost_unknown: z.boolean(),
-  tokens_in: ms,
-  tokens_out: ms,
-  cache_read: ms,
-  cache_write: ms,
-  duration_ms: ms,
-  runtime_ms: ms,
-  consecutive_failures: int.nonnegative(),
-});
+export const runTotalsSchema = z.lazy(() =>
+  z.object({
+    iterations: int.nonnegative(),
+    last_iteration: int.nonnegative(),
+    cost_usd: z.number().nonnegative(),
+    cost_unknown: z.boolean(),
+    tokens_in: ms,
+    tokens_out: ms,
+    cache_read: ms,
+    cache_write: ms,
+    duration_ms: ms,
+    runtime_ms: ms,
+    consecutive_failures: int.nonnegative(),
+  }),
+);
 
 /** Totals of a run. See docs/durability.md#totals for each field. */
 export type RunTotals = z.infer<typeof runTotalsSchema>;

@@ -73,8 +73,8 @@ describe('validateNewRun', () => {
   });
 
   it('the placeholders say what an empty field gives: the defaults of server-created runs and of the loop', () => {
-    const manager = managerDefaultsSchema.parse({});
-    const loop = loopSchema.parse({});
+    const manager = managerDefaultsSchema().parse({});
+    const loop = loopSchema().parse({});
     const ms = (text: string) => (text === 'none' ? null : parseDuration(text));
     expect(Number(EMPTY_GIVES.maxIterations)).toBe(manager.max_iterations);
     expect(ms(EMPTY_GIVES.maxRuntime)).toBe(manager.max_runtime);

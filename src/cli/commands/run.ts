@@ -1,7 +1,6 @@
 // `ringmaster run`: resolve config and flags into a RunSpec, run the loop, render progress, map the exit code.
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { quoteArgv } from '../../agents/command.js';
 import { getAdapter } from '../../agents/registry.js';
 import { EXIT, UsageError } from '../../core/errors.js';
@@ -52,7 +51,9 @@ type RunValues = ReturnType<typeof parseRunArgs>['values'];
 /** Parses `run` arguments (or those of another command taking the run options) strictly; unknown flags are a UsageError. */
 export function parseRunArgs(args: string[], command = 'run', allowPositionals = false) {
   try {
-    return parseArgs({ args, options: RUN_OPTIONS, allowPositionals, strict: true });
+    // Taken from the CommonJS module: `import ... from 'node:util'` evaluates every export of node:util, which loads
+    // worker_threads, the stream and diff modules (~12 builtins a run does not need).
+    return process.getBuiltinModule('node:util').parseArgs({ args, options: RUN_OPTIONS, allowPositionals, strict: true });
   } catch (error) {
     throw new UsageError(`${flagProblem(error)} (see 'ringmaster ${command} --help')`);
   }

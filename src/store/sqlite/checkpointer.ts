@@ -3,7 +3,6 @@
 // Where the compiled worker is absent (running from TypeScript sources), nothing changes.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 
 const WORKER_URL = new URL('./checkpoint-worker.js', import.meta.url);
 
@@ -15,6 +14,7 @@ export interface Checkpointer {
 /** Starts checkpointing the database at `path` every `intervalMs` from a worker thread, or returns null when it cannot. */
 export function startCheckpointer(path: string, intervalMs = 1000): Checkpointer | null {
   if (path === ':memory:' || !existsSync(fileURLToPath(WORKER_URL))) return null;
+  const { Worker } = process.getBuiltinModule('node:worker_threads'); // loaded only when a checkpointer starts
   const worker = new Worker(WORKER_URL, { workerData: { path, intervalMs } });
   worker.unref();
   return {

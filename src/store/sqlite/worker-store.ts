@@ -5,7 +5,6 @@
 // connection. Where the compiled worker is absent (running from TypeScript sources) it cannot start: null.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { BusyNotice } from '../busy-retry.js';
 import { receiveError, type SentError } from '../error-transfer.js';
 import { StoreError } from '../errors.js';
@@ -58,6 +57,7 @@ export async function openWorkerStore(
   const url = options.workerUrl ?? WORKER_URL;
   if (path === ':memory:' || !existsSync(fileURLToPath(url))) return null;
   const setup: WorkerSetup = { path, backgroundCheckpoints: options.backgroundCheckpoints === true, ...(options.noticeAfterMs !== undefined ? { noticeAfterMs: options.noticeAfterMs } : {}) };
+  const { Worker } = process.getBuiltinModule('node:worker_threads'); // loaded only when a store thread starts
   const worker = new Worker(url, { workerData: setup });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
