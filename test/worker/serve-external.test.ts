@@ -52,13 +52,15 @@ describe('serve --workers external', () => {
     const workers = [0, 1, 2].map((n) => startWorkerProc(scratch, url, String(n), ['--concurrency', '2']));
 
     const ids: string[] = [];
+    // No cooldown between iterations (a server's runs wait 5 s by default): 5 s per wave of runs, in nothing this
+    // file looks at.
     for (let i = 0; i < 20; i++) {
-      const created = await api(base, '/api/runs', { repository: repo, branch: 'main', prompt: 'work', agent_command: planAgent('ok,complete'), checkpoint_interval: 1, max_iterations: 5 });
+      const created = await api(base, '/api/runs', { repository: repo, branch: 'main', prompt: 'work', agent_command: planAgent('ok,complete'), checkpoint_interval: 1, cooldown: 0, max_iterations: 5 });
       expect(created.status, JSON.stringify(created.json)).toBe(201);
       expect(created.json).toMatchObject({ status: 'pending' });
       ids.push((created.json as { id: string }).id);
     }
-    const gated = await api(base, '/api/runs', { repository: repo, branch: 'main', prompt: 'work', agent_command: planAgent('gate,complete'), checkpoint_interval: 1, max_iterations: 5 });
+    const gated = await api(base, '/api/runs', { repository: repo, branch: 'main', prompt: 'work', agent_command: planAgent('gate,complete'), checkpoint_interval: 1, cooldown: 0, max_iterations: 5 });
     const gatedId = (gated.json as { id: string }).id;
 
     for (const id of ids) {
@@ -98,7 +100,7 @@ describe('serve --workers external', () => {
     try {
       client.send({ type: 'subscribe', runs: '*' });
       await client.waitFor((m): m is Extract<ServerMessage, { type: 'subscribed' }> => m.type === 'subscribed', 'subscribed');
-      const created = await api(base, '/api/runs', { repository: repo, branch: 'main', prompt: 'work', agent_command: planAgent('gate,gate,complete'), checkpoint_interval: 1, max_iterations: 5 });
+      const created = await api(base, '/api/runs', { repository: repo, branch: 'main', prompt: 'work', agent_command: planAgent('gate,gate,complete'), checkpoint_interval: 1, cooldown: 0, max_iterations: 5 });
       const id = (created.json as { id: string }).id;
       const clone = join(worker.workdir, 'runs', id);
       const live = (): EventMessage[] => client.messages.filter(isEvent).filter((m) => m.run_id === id);
