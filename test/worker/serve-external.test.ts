@@ -17,6 +17,8 @@ import { bareRemote, startOnMachine, startWorkerProc, type MachineProc } from '.
 type EventMessage = Extract<ServerMessage, { type: 'event' }>;
 const isEvent = (m: ServerMessage): m is EventMessage => m.type === 'event';
 
+// The test that restarts the database has a cluster of its own; the other one uses the run's shared one.
+const shared = usePostgres();
 const pg = usePostgres({ own: true });
 const scratch = useScratch();
 
@@ -42,9 +44,10 @@ async function api(base: string, path: string, body?: unknown): Promise<{ status
 
 interface Detail { run: { status: string; stop_reason: string | null; iterations: number }; iterations: Array<{ number: number; status: string }> }
 
-describe('serve --workers external', () => {
+// Both at once: the second one mostly waits (for its database to stop and start again).
+describe.concurrent('serve --workers external', () => {
   it('queues API runs on a repository for three workers, shows them live, stops one that a worker drives', async () => {
-    const url = await pg.cluster.createDatabase();
+    const url = await shared.cluster.createDatabase();
     const repo = bareRemote(scratch);
     const server = start(['serve', '--port', '0', '--workers', 'external'], url);
     const base = await served(server);
