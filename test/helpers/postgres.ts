@@ -2,6 +2,7 @@
 // shared cluster (test/helpers/pg-global-setup.ts; the file's databases are dropped after its last test), or on a
 // cluster of the file's own (started in beforeAll, removed in afterAll) for a file that stops and starts its server.
 import { connect } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { attachPgCluster, startPgCluster } from './pg-cluster.js';
 import type { PgCluster } from './pg-cluster.js';
@@ -53,4 +54,21 @@ export function usePostgres(options: { own?: boolean } = {}): PostgresFixture {
       return url;
     },
   };
+}
+
+/**
+ * Empties a migrated database for the next test: every table of the public schema but schema_migrations truncated,
+ * identities restarted, as a new migrated database is (no migration inserts rows). Far cheaper than creating a
+ * database per test (~0.3 s each). Waits 10 s at most for a lock (a store a failed test left open).
+ */
+export async function emptyTables(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("SET lock_timeout = '10s'");
+    const { rows } = await client.query<{ name: string }>("SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'");
+    if (rows.length > 0) await client.query(`TRUNCATE ${rows.map((r) => r.name).join(', ')} RESTART IDENTITY CASCADE`);
+  } finally {
+    await client.end();
+  }
 }

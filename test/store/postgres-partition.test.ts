@@ -3,7 +3,7 @@
 // needs. The server ends such a session after IDLE_IN_TRANSACTION_MS, so the takeover of its run and the
 // event writes of every other run go on; once the network heals, the cut-off write is retried and refused by
 // the fence (or, unfenced, lands once).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { OwnershipLostError } from '../../src/store/errors.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
 import { RunBusyError, type Owner } from '../../src/store/index.js';
@@ -14,22 +14,17 @@ const fixture = usePostgres();
 const A: Owner = { pid: 101, host: 'worker-a' };
 const B: Owner = { pid: 202, host: 'worker-b' };
 
-let open: { proxy: TcpProxy; stores: PostgresStore[] } | null = null;
-afterEach(async () => {
-  if (!open) return;
-  open.proxy.heal();
-  await Promise.all(open.stores.map((s) => s.close()));
-  await open.proxy.close();
-  open = null;
-});
-
-/** Store `a` reaches the database through the proxy, store `b` directly. */
-async function twoStores(): Promise<{ proxy: TcpProxy; a: PostgresStore; b: PostgresStore }> {
+/** Store `a` reaches a new database through the proxy, store `b` directly; all closed when the test `t` ends. */
+async function twoStores(t: TestContext): Promise<{ proxy: TcpProxy; a: PostgresStore; b: PostgresStore }> {
   const url = await fixture.cluster.createDatabase();
   const proxy = await startTcpProxy(fixture.cluster.port);
   const a = await PostgresStore.open(viaPort(url, proxy.port));
   const b = await PostgresStore.open(url);
-  open = { proxy, stores: [a, b] };
+  t.onTestFinished(async () => {
+    proxy.heal();
+    await Promise.all([a, b].map((s) => s.close()));
+    await proxy.close();
+  });
   return { proxy, a, b };
 }
 
@@ -45,9 +40,10 @@ async function claimWhenIdle(store: PostgresStore, id: string, owner: Owner, idl
   }
 }
 
-describe('PostgreSQL store across a network partition', () => {
-  it('lets another owner take a run whose owner was cut off holding its row lock; the cut-off write is refused afterwards', async () => {
-    const { proxy, a, b } = await twoStores();
+// Both at once (each its own database and proxy): each waits for the server to end the cut-off session.
+describe.concurrent('PostgreSQL store across a network partition', () => {
+  it('lets another owner take a run whose owner was cut off holding its row lock; the cut-off write is refused afterwards', async (t) => {
+    const { proxy, a, b } = await twoStores(t);
     await a.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: A, now: Date.now() });
     // A fenced write locks the run row first (as a claim does), then checks the fence: cut after the lock.
     const cut = proxy.partitionAfter('FOR NO KEY UPDATE');
@@ -65,8 +61,8 @@ describe('PostgreSQL store across a network partition', () => {
     expect(await b.getRun('r1')).toMatchObject({ status: 'running', owner_pid: B.pid, owner_host: B.host });
   }, 60_000);
 
-  it("does not stall every run's events while a writer is cut off holding the event-order lock; its event lands once", async () => {
-    const { proxy, a, b } = await twoStores();
+  it("does not stall every run's events while a writer is cut off holding the event-order lock; its event lands once", async (t) => {
+    const { proxy, a, b } = await twoStores(t);
     await b.createRun({ id: 'r1', agent: 'claude', spec: {}, workspace: '/w', owner: B, now: 1 });
     await b.createRun({ id: 'r2', agent: 'claude', spec: {}, workspace: '/w2', owner: null, now: 1 });
     // An event without a seq takes the next one under the global event-order lock, in a transaction.

@@ -17,6 +17,8 @@ import { bareRemote, startOnMachine, startWorkerProc, type MachineProc } from '.
 type EventMessage = Extract<ServerMessage, { type: 'event' }>;
 const isEvent = (m: ServerMessage): m is EventMessage => m.type === 'event';
 
+// The test that restarts the database has a cluster of its own; the other one uses the run's shared one.
+const shared = usePostgres();
 const pg = usePostgres({ own: true });
 const scratch = useScratch();
 
@@ -42,9 +44,10 @@ async function api(base: string, path: string, body?: unknown): Promise<{ status
 
 interface Detail { run: { status: string; stop_reason: string | null; iterations: number }; iterations: Array<{ number: number; status: string }> }
 
-describe('serve --workers external', () => {
+// Both at once: the second one mostly waits (for its database to stop and start again).
+describe.concurrent('serve --workers external', () => {
   it('queues API runs on a repository for three workers, shows them live, stops one that a worker drives', async () => {
-    const url = await pg.cluster.createDatabase();
+    const url = await shared.cluster.createDatabase();
     const repo = bareRemote(scratch);
     const server = start(['serve', '--port', '0', '--workers', 'external'], url);
     const base = await served(server);
@@ -52,13 +55,15 @@ describe('serve --workers external', () => {
     const workers = [0, 1, 2].map((n) => startWorkerProc(scratch, url, String(n), ['--concurrency', '2']));
 
     const ids: string[] = [];
+    // No cooldown between iterations (a server's runs wait 5 s by default): 5 s per wave of runs, in nothing this
+    // file looks at.
     for (let i = 0; i < 20; i++) {
-      const created = await api(base, '/api/runs', { repository: repo, branch: 'main', prompt: 'work', agent_command: planAgent('ok,complete'), checkpoint_interval: 1, max_iterations: 5 });
+      const created = await api(base, '/api/runs', { repository: repo, branch: 'main', prompt: 'work', agent_command: planAgent('ok,complete'), checkpoint_interval: 1, cooldown: 0, max_iterations: 5 });
       expect(created.status, JSON.stringify(created.json)).toBe(201);
       expect(created.json).toMatchObject({ status: 'pending' });
       ids.push((created.json as { id: string }).id);
     }
-    const gated = await api(base, '/api/runs', { repository: repo, branch: 'main', prompt: 'work', agent_command: planAgent('gate,complete'), checkpoint_interval: 1, max_iterations: 5 });
+    const gated = await api(base, '/api/runs', { repository: repo, branch: 'main', prompt: 'work', agent_command: planAgent('gate,complete'), checkpoint_interval: 1, cooldown: 0, max_iterations: 5 });
     const gatedId = (gated.json as { id: string }).id;
 
     for (const id of ids) {
@@ -98,7 +103,7 @@ describe('serve --workers external', () => {
     try {
       client.send({ type: 'subscribe', runs: '*' });
       await client.waitFor((m): m is Extract<ServerMessage, { type: 'subscribed' }> => m.type === 'subscribed', 'subscribed');
-      const created = await api(base, '/api/runs', { repository: repo, branch: 'main', prompt: 'work', agent_command: planAgent('gate,gate,complete'), checkpoint_interval: 1, max_iterations: 5 });
+      const created = await api(base, '/api/runs', { repository: repo, branch: 'main', prompt: 'work', agent_command: planAgent('gate,gate,complete'), checkpoint_interval: 1, cooldown: 0, max_iterations: 5 });
       const id = (created.json as { id: string }).id;
       const clone = join(worker.workdir, 'runs', id);
       const live = (): EventMessage[] => client.messages.filter(isEvent).filter((m) => m.run_id === id);

@@ -60,7 +60,9 @@ async function onlyTakersCheckpoints(repo: string, id: string): Promise<void> {
   expect(pushedCheckpoints(repo, id).filter((s) => s.startsWith('[ringmaster]'))).toEqual([4, 3, 2].map((n) => `[ringmaster] checkpoint run ${id} iteration ${n}`));
 }
 
-describe('ringmaster worker across a network partition', () => {
+// The two scenes at once (each its own database, proxy, workers and remote): each waits a lease (~11 s) with the
+// machine idle, so the waits overlap.
+describe.concurrent('ringmaster worker across a network partition', () => {
   it('stops its agent before another worker takes the run over, and writes and pushes nothing once the network is back', () =>
     withPartitionScene(['a', 'b'], 'gate,gate,complete', async ({ repo, proxy, store, a, b, id }) => {
       const agentA = await until("worker a's agent", () => liveAgentGroup(a.home, id));
