@@ -50,6 +50,8 @@ export function agentEnv(home: string, extra: Record<string, string>): Record<st
     XDG_CACHE_HOME: join(home, '.cache'),
     XDG_STATE_HOME: join(home, '.local', 'state'),
     RINGMASTER_LOOP_BACKOFF: '0s',
+    // The test run's own temp directory (removed at its end): opencode makes `$TMPDIR/opencode`, others their files.
+    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
     ...extra,
   });
 }
