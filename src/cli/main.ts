@@ -8,6 +8,11 @@ import { StoreUnavailableError } from '../store/unavailable.js';
 
 /** A signal repeated within this many ms is one signal delivered twice (see processIO). */
 const SIGNAL_REPEAT_MS = 1000;
+/**
+ * How long the listeners outlive a command that let go of its signals: the launcher's copy of the signal that made it
+ * let go may come late on a starved machine, and with no listener left it would kill the process in its shutdown.
+ */
+const SIGNAL_RELEASE_MS = 5000;
 
 /** Builds the real-process CliIO. */
 export function processIO(): CliIO {
@@ -38,11 +43,11 @@ export function processIO(): CliIO {
       };
       for (const signal of signals) process.on(signal, listener);
       return () => {
-        // Removed a moment later, so that the repeat of the signal that made the command let go is still absorbed
+        // Removed a while later, so that the repeat of the signal that made the command let go is still absorbed
         // (with no listener left, it would kill the process in the middle of its shutdown).
         setTimeout(() => {
           for (const signal of signals) process.off(signal, listener);
-        }, SIGNAL_REPEAT_MS).unref();
+        }, SIGNAL_RELEASE_MS).unref();
       };
     },
   };
