@@ -256,14 +256,13 @@ async function removeIfUnchanged(path: string, staleText: string, env: LockEnv):
 async function clearDeadMarker(marker: string, env: LockEnv): Promise<void> {
   const text = await readText(marker);
   if (text === null) return;
-  let holder: LockInfo;
+  let gone: boolean;
   try {
-    holder = parseLock(marker, text);
+    gone = isStale(parseLock(marker, text), env);
   } catch {
-    if (!(await tornByCrash(marker, env))) return;
-    holder = { pid: 0, run_id: 'takeover', since: '', hostname: env.hostname };
+    gone = await tornByCrash(marker, env);
   }
-  if (holder.pid !== 0 && !isStale(holder, env)) return;
+  if (!gone) return;
   const aside = `${marker}.dead-${env.pid}-${env.now()}`;
   try {
     await rename(marker, aside);
