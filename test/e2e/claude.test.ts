@@ -149,8 +149,10 @@ it('claude: the run\'s budget spent in the middle of a turn stops Claude Code th
     conversations: [
       [
         // The first answer alone costs more than the budget ($2 of input tokens at claude-sonnet prices or more);
-        // its tool call would keep the turn going for a minute, then the model would be asked again.
-        (ctx) => ({ type: 'tool_use', name: 'Bash', input: { command: `sleep 60; touch ${join(ctx.cwd ?? repo, 'late.txt')}`, description: 'wait' }, usage: { input_tokens: 1_000_000, output_tokens: 10 } }),
+        // its tool call would keep the turn going for a minute, then the model would be asked again. Not a leading
+        // `sleep 60`: Claude Code may refuse a standalone sleep at once ("Blocked: ..."), and its next request then
+        // races the budget's kill.
+        (ctx) => ({ type: 'tool_use', name: 'Bash', input: { command: `node -e 'setTimeout(() => {}, 60000)'; touch ${join(ctx.cwd ?? repo, 'late.txt')}`, description: 'wait' }, usage: { input_tokens: 1_000_000, output_tokens: 10 } }),
         { type: 'text', text: 'Done. <promise>COMPLETE</promise>', usage: { input_tokens: 10, output_tokens: 10 } },
       ],
     ],
