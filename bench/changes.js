@@ -42,12 +42,15 @@ const VARIANTS = {
   tracking: { track: 'true', interval: '0' },
   checkpoints: { track: 'false', interval: '1' },
   both: { track: 'true', interval: '1' },
+  // The same tracking with the live tree off (git stages every snapshot, as before it): the comparison in the same run.
+  trackingByGit: { track: 'true', interval: '0', env: { RINGMASTER_LIVE_TREE: '0' } },
+  bothByGit: { track: 'true', interval: '1', env: { RINGMASTER_LIVE_TREE: '0' } },
 };
 
 async function cliRound(variant, n, cwd, home) {
   const v = VARIANTS[variant];
   const args = [CLI, 'run', '--agent-command', AGENT, '--max-iterations', String(n), '--cwd', cwd, '--checkpoint-interval', v.interval, '--json'];
-  const env = { ...gitEnv, RINGMASTER_HOME: home, RINGMASTER_LOOP_TRACK_CHANGES: v.track };
+  const env = { ...gitEnv, RINGMASTER_HOME: home, RINGMASTER_LOOP_TRACK_CHANGES: v.track, ...v.env };
   // CPU time of ringmaster and every process it waited for (the agents, git): far less shaken by a busy machine than wall time.
   const r = await run('/usr/bin/time', ['-f', 'cpu %U %S', NODE, ...args], { cwd, capture: true, env });
   const cpu = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr);

@@ -382,6 +382,8 @@ export const OTHER_ENV_VARIABLES: ReadonlySet<string> = new Set([
   'RINGMASTER_TOKEN',
   'RINGMASTER_AGENT_TAG',
   'RINGMASTER_SCRIPTED_DELAY_MS',
+  // 0: change tracking stages by git at every snapshot (the live tree off; README "Change tracking").
+  'RINGMASTER_LIVE_TREE',
   // Set for task loop hook commands (one may run ringmaster itself).
   'RINGMASTER_HOOK_EVENT',
   'RINGMASTER_RUN_ID',

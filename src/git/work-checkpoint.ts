@@ -51,6 +51,7 @@ export async function checkpointSettled(index: WorkIndex, message: string): Prom
       await lock.release();
       return null;
     }
+    index.flush();
     await lock.commit(index.work);
     index.realStamp = await indexStamp(index.real);
     index.head = { commit, tree: settled.tree };

@@ -1,11 +1,12 @@
 // The private index a run keeps for each directory it tracks (a temporary file seeded from the worktree's real index):
-// change tracking stages the directory into it and writes its trees (its stat data and untracked cache spare hashing
-// unchanged files and re-reading unchanged directories), and a checkpoint of the tree it holds is then only
+// change tracking stages the directory into it and writes its trees (live-stage.ts: in memory from file events where
+// it can, else by `git add --all`, whose stat data and untracked cache spare hashing unchanged files), and a checkpoint of the tree it holds is then only
 // `commit-tree` + `update-ref` with this index installed as the real one (work-checkpoint.ts).
 import { rm, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { git } from './git-exec.js';
 import { copyIndexFile } from './index-lock-file.js';
+import { createStager } from './live-stage.js';
 import { tempIndexPath } from './changes.js';
 import { diffLooseTrees, parseNameStatus, type StagedDiff } from './tree-diff.js';
 
@@ -54,6 +55,10 @@ export interface WorkIndex {
   stage(): Promise<void>;
   /** The tree of the private index. */
   writeTree(): Promise<string>;
+  /** The live tree stages this directory (no git process per snapshot). */
+  readonly live: boolean;
+  /** Writes what was staged in memory into the private index file (before it is installed as the real one). */
+  flush(): void;
   /** What changed between two trees under the directory (no rename detection): in process, else by git. */
   diffTrees(before: string, after: string): Promise<StagedDiff>;
   dispose(): Promise<void>;
@@ -65,7 +70,7 @@ export async function openWorkIndex(dir: string): Promise<WorkIndex> {
   const real = isAbsolute(indexOut) ? indexOut : resolve(dir, indexOut);
   const objects = isAbsolute(objectsOut) ? objectsOut : resolve(dir, objectsOut);
   const work = tempIndexPath();
-  const env = { GIT_INDEX_FILE: work };
+  const stager = createStager({ dir, work, objects, prefix });
   const index: WorkIndex = {
     dir,
     real,
@@ -81,6 +86,7 @@ export async function openWorkIndex(dir: string): Promise<WorkIndex> {
       // Whatever wrote the real index may have moved HEAD too: read again at the next checkpoint.
       index.head = null;
       index.stale = false;
+      stager.reset();
       const stampBefore = await indexStamp(real);
       await copyIndexFile(real, work).catch(() => undefined);
       // Written meanwhile (a git of the user's): the copy may be torn between two states, so never installed back.
@@ -88,18 +94,25 @@ export async function openWorkIndex(dir: string): Promise<WorkIndex> {
     },
     async stage() {
       index.settled = null;
-      await git(dir, ['-c', 'core.untrackedCache=true', 'add', '--all', '--', '.'], { env });
+      await stager.stage();
     },
-    async writeTree() {
-      return (await git(dir, ['write-tree'], { env })).stdout.trim();
+    get live() {
+      return stager.live;
     },
+    writeTree: () => stager.writeTree(),
+    flush: () => stager.flush(),
     async diffTrees(before, after) {
+      const known = stager.diff(before, after);
+      if (known !== null) return known;
       const loose = await diffLooseTrees(objects, before, after, prefix);
       if (loose !== null) return loose;
       const out = await git(dir, ['diff-tree', '-r', '-z', '--no-renames', '--name-status', '--relative', before, after]);
       return parseNameStatus(out.stdout);
     },
-    dispose: () => rm(work, { force: true }),
+    async dispose() {
+      stager.close();
+      await rm(work, { force: true });
+    },
   };
   await index.reseed();
   return index;

@@ -1,0 +1,85 @@
+// Which untracked paths `git add --all` leaves out, in process: the .gitignore of each directory from the top of the
+// repository down, then $GIT_DIR/info/exclude, then core.excludesFile (by default $XDG_CONFIG_HOME/git/ignore), the
+// deepest list with a matching rule deciding, as git does. Patterns are matched by the `ignore` package (the .gitignore
+// rules as git implements them; docs/changes.md says why). The live tree verifies its first trees against git's.
+import { readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+
+/** The ignore rules of one repository; paths are relative to its top ('a/b', directories with a trailing '/'). */
+export interface IgnoreRules {
+  ignored(path: string): boolean;
+  /** A .gitignore was read again (it changed): forget what was read from it. */
+  forget(dir: string): void;
+  /** The global files (info/exclude, excludes file) changed since they were read. */
+  globalsChanged(): boolean;
+}
+
+function readRules(file: string): Ignore | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  return text.trim() === '' ? null : ignore({ allowRelativePaths: true }).add(text);
+}
+
+/** How a file was when read: mtime and size, or 'none'. */
+function stamp(file: string): string {
+  try {
+    const st = statSync(file);
+    return `${st.mtimeMs}:${st.size}:${st.ino}`;
+  } catch {
+    return 'none';
+  }
+}
+
+/** The default core.excludesFile. */
+export function defaultExcludesFile(): string {
+  const xdg = process.env.XDG_CONFIG_HOME;
+  return join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.config'), 'git', 'ignore');
+}
+
+/** The rules of the repository whose worktree top is `top` and git directory `gitDir`. */
+export function openIgnoreRules(top: string, gitDir: string, excludesFile: string): IgnoreRules {
+  const globalFiles = [join(gitDir, 'info', 'exclude'), excludesFile];
+  const stamps = globalFiles.map(stamp);
+  // Highest precedence first: info/exclude before the excludes file.
+  const globals = globalFiles.map(readRules).filter((r): r is Ignore => r !== null);
+  const perDir = new Map<string, Ignore | null>();
+  const rulesOf = (dir: string): Ignore | null => {
+    let rules = perDir.get(dir);
+    if (rules === undefined) {
+      rules = readRules(join(top, dir, '.gitignore'));
+      perDir.set(dir, rules);
+    }
+    return rules;
+  };
+  const decide = (rules: Ignore, relative: string): boolean | null => {
+    const result = rules.test(relative);
+    return result.ignored ? true : result.unignored ? false : null;
+  };
+  return {
+    ignored(path) {
+      const parts = path.split('/');
+      if (parts.at(-1) === '') parts.pop();
+      // From the deepest directory's .gitignore up to the top's: the first with a matching rule decides.
+      for (let depth = parts.length - 1; depth >= 0; depth--) {
+        const dir = parts.slice(0, depth).join('/');
+        const rules = rulesOf(dir);
+        if (rules === null) continue;
+        const decided = decide(rules, path.slice(dir === '' ? 0 : dir.length + 1));
+        if (decided !== null) return decided;
+      }
+      for (const rules of globals) {
+        const decided = decide(rules, path);
+        if (decided !== null) return decided;
+      }
+      return false;
+    },
+    forget: (dir) => void perDir.delete(dir),
+    globalsChanged: () => globalFiles.some((file, i) => stamp(file) !== stamps[i]),
+  };
+}

@@ -1,0 +1,169 @@
+// Staging a directory into a run's private index: by the live tree (live-tree.ts, no git process) where it can follow
+// the workspace, by `git add --all` everywhere else. The live tree's first trees are checked against git's (the tree
+// it read from git's index, then the first one it built from file events): a difference and git stages for the rest
+// of the run. Not on platforms other than Linux (inotify's guarantees are what it relies on), not in repositories
+// with attributes (filters, line endings), a nested repository, core.fileMode/symlinks/ignoreCase off, SHA-256.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { git } from './git-exec.js';
+import { defaultExcludesFile, openIgnoreRules } from './ignore-rules.js';
+import { openLiveTree, type LiveTree } from './live-tree.js';
+import type { StagedDiff } from './tree-diff.js';
+import type { FileChange } from './changes.js';
+
+/** How a directory's private index gets staged. */
+export interface Stager {
+  /** The live tree stages (no git process); false: git does. */
+  readonly live: boolean;
+  stage(): Promise<void>;
+  writeTree(): Promise<string>;
+  /** What changed under the directory between the last two trees the live tree wrote; null: not known here. */
+  diff(before: string, after: string): StagedDiff | null;
+  /** Writes what the live tree staged into the index file (before a checkpoint installs it). */
+  flush(): void;
+  /** The index file was replaced (seeded again from the real one): the live tree opens again at the next stage. */
+  reset(): void;
+  close(): void;
+}
+
+/** Where a directory's private index lives. */
+export interface StagePlace {
+  dir: string;
+  /** The private index file. */
+  work: string;
+  objects: string;
+  /** The directory's path in the repository ('' or ending in '/'). */
+  prefix: string;
+}
+
+const TRUE = new Set(['true', 'yes', 'on', '1']);
+const FALSE = new Set(['false', 'no', 'off', '0']);
+/** More live trees opened again than this in one run (changed .gitignore files, replaced directories): git stages. */
+const MAX_REOPENS = 20;
+
+/** The git configuration under which the live tree stages exactly as git does; null when it cannot. */
+async function liveRules(dir: string): Promise<{ gitDir: string; top: string; excludesFile: string } | null> {
+  const [config, paths] = await Promise.all([
+    git(dir, ['config', '-z', '--list'], { okExitCodes: [1] }),
+    git(dir, ['rev-parse', '--show-toplevel', '--git-path', 'info/attributes', '--git-path', 'info']),
+  ]);
+  const values = new Map<string, string>();
+  for (const item of config.stdout.split('\0')) {
+    const newline = item.indexOf('\n');
+    values.set((newline < 0 ? item : item.slice(0, newline)).toLowerCase(), newline < 0 ? 'true' : item.slice(newline + 1).toLowerCase());
+  }
+  const is = (key: string, set: Set<string>): boolean => set.has(values.get(key) ?? '');
+  if (is('core.autocrlf', TRUE) || values.get('core.autocrlf') === 'input') return null;
+  if (is('core.filemode', FALSE) || is('core.symlinks', FALSE) || is('core.ignorecase', TRUE) || is('core.precomposeunicode', TRUE)) return null;
+  if (is('core.splitindex', TRUE) || is('core.sparsecheckout', TRUE) || values.has('core.sharedrepository')) return null;
+  if ((values.get('extensions.objectformat') ?? 'sha1') !== 'sha1' || values.has('core.attributesfile')) return null;
+  const [top = '', attributes = '', info = ''] = paths.stdout.split('\n');
+  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(dir, p));
+  const xdg = process.env.XDG_CONFIG_HOME;
+  const globalAttributes = join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.config'), 'git', 'attributes');
+  if (existsSync(abs(attributes)) || existsSync(globalAttributes)) return null;
+  const configured = values.get('core.excludesfile');
+  const excludesFile = configured === undefined ? defaultExcludesFile() : configured.startsWith('~/') ? join(homedir(), configured.slice(2)) : abs(configured);
+  return { gitDir: resolve(abs(info), '..'), top, excludesFile };
+}
+
+const isOwn = (path: string): boolean => path === '.ringmaster' || path.startsWith('.ringmaster/');
+
+/** Changes from the top of the repository as parseNameStatus gives them: under the directory, .ringmaster/ apart. */
+function relativeDiff(changes: FileChange[], prefix: string): StagedDiff {
+  const relative = changes.filter((c) => c.path.startsWith(prefix)).map((c) => ({ ...c, path: c.path.slice(prefix.length) }));
+  const others = relative.filter((c) => !isOwn(c.path));
+  return { changes: others, own: others.length !== relative.length };
+}
+
+async function gitAdd(dir: string, indexFile: string): Promise<void> {
+  await git(dir, ['-c', 'core.untrackedCache=true', 'add', '--all', '--', '.'], { env: { GIT_INDEX_FILE: indexFile } });
+}
+
+async function gitWriteTree(dir: string, indexFile: string): Promise<string> {
+  return (await git(dir, ['write-tree'], { env: { GIT_INDEX_FILE: indexFile } })).stdout.trim();
+}
+
+/** The stager of one directory's private index. */
+export function createStager(place: StagePlace): Stager {
+  const { dir, work } = place;
+  const byGit = (): Promise<void> => gitAdd(dir, work);
+  const gitTree = (): Promise<string> => gitWriteTree(dir, work);
+  let live: LiveTree | null = null;
+  let off = process.platform !== 'linux' || process.env.RINGMASTER_LIVE_TREE === '0';
+  let opened = 0;
+  /** The next writeTree compares the live tree's root with git's. */
+  let verify = false;
+  let eventsVerified = false;
+  /** The index file lags behind the live tree (flush writes it). */
+  let behind = false;
+  let rules: Awaited<ReturnType<typeof liveRules>> | undefined;
+  const drop = (): void => void (live?.close(), (live = null));
+  const open = async (): Promise<void> => {
+    rules ??= await liveRules(dir);
+    if (rules === null || ++opened > MAX_REOPENS) {
+      off = true;
+      return byGit();
+    }
+    let staged = false;
+    const stage = async (): Promise<void> => {
+      staged = true;
+      await byGit();
+    };
+    const ignore = openIgnoreRules(rules.top, rules.gitDir, rules.excludesFile);
+    live = await openLiveTree({ dir, prefix: place.prefix, objects: place.objects, rules: ignore }, work, stage).catch(() => null);
+    if (live === null) off = true;
+    else verify = true;
+    if (!staged) await byGit();
+  };
+  return {
+    get live() {
+      return live !== null;
+    },
+    async stage() {
+      behind = false;
+      if (live !== null) {
+        if (await live.refresh()) {
+          behind = true;
+          // The first tree built from file events is checked against git staging the same directory.
+          if (!eventsVerified) {
+            await byGit();
+            behind = false;
+            verify = true;
+            eventsVerified = true;
+          }
+          return;
+        }
+        drop();
+      }
+      if (off) return byGit();
+      await open();
+    },
+    async writeTree() {
+      if (live === null) return gitTree();
+      const tree = live.writeTree();
+      if (!verify) return tree;
+      verify = false;
+      const expected = await gitTree();
+      if (expected !== tree) {
+        drop();
+        off = true;
+      }
+      return expected;
+    },
+    diff(before, after) {
+      const changes = live?.diff(before, after) ?? null;
+      return changes === null ? null : relativeDiff(changes, place.prefix);
+    },
+    flush() {
+      if (live !== null && behind) live.writeIndex(work);
+      behind = false;
+    },
+    reset() {
+      drop();
+      behind = false;
+    },
+    close: drop,
+  };
+}
