@@ -15,10 +15,18 @@ const MAX_DIRTY = 50_000;
 const MAX_WATCHED_DIRS = 4096;
 /** How long a barrier's own event may take (it comes within a millisecond or two). */
 const SETTLE_MS = 5000;
+const REWRITE_MS = 100;
 const BYTE = Buffer.from('.');
 
 /** Events delivered to every watcher of this thread (a full queue anywhere shows here). */
 let delivered = 0;
+/** A barrier's event never came: file events do not work here, and every live tree of this thread gives way to git. */
+let eventsFailed = false;
+
+/** Whether file events have worked in this thread so far (a barrier that never came back says they do not). */
+export function fileEventsWork(): boolean {
+  return !eventsFailed;
+}
 
 function queueLimit(): number {
   try {
@@ -61,13 +69,18 @@ function openBarrier(): { settle(): Promise<boolean>; close(): void } {
   return {
     settle() {
       const run = queue.then(async () => {
-        // One byte written in place: exactly one event (IN_MODIFY), and no file created (slow on some disks).
+        // One byte written in place: exactly one event (IN_MODIFY), and no file created (slow on some disks). A queue
+        // that overflowed drops it too: written again every REWRITE_MS until one arrives (any of them will do: each
+        // comes after every event queued before it), for at most SETTLE_MS.
         const seen = new Promise<boolean>((resolve) => (waiting = () => resolve(true)));
         writeSync(fd, BYTE, 0, 1, 0);
         let timer: NodeJS.Timeout | undefined;
+        const rewrite = setInterval(() => writeSync(fd, BYTE, 0, 1, 0), REWRITE_MS);
         const arrived = await Promise.race([seen, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), SETTLE_MS)))]);
         clearTimeout(timer);
+        clearInterval(rewrite);
         waiting = null;
+        if (!arrived) eventsFailed = true;
         return arrived;
       });
       queue = run.catch(() => undefined);

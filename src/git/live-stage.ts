@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { fileEventsWork } from './dir-watch.js';
 import { git } from './git-exec.js';
 import { defaultExcludesFile, openIgnoreRules } from './ignore-rules.js';
 import { openLiveTree, type LiveTree } from './live-tree.js';
@@ -137,6 +138,7 @@ export function createStager(place: StagePlace): Stager {
         }
         drop();
       }
+      if (!fileEventsWork()) off = true;
       if (off) return byGit();
       await open();
     },
