@@ -36,6 +36,9 @@ export interface StagePlace {
   objects: string;
   /** The directory's path in the repository ('' or ending in '/'). */
   prefix: string;
+  /** The top of the worktree, and the repository's info directory (absolute). */
+  top: string;
+  info: string;
 }
 
 const TRUE = new Set(['true', 'yes', 'on', '1']);
@@ -44,11 +47,9 @@ const FALSE = new Set(['false', 'no', 'off', '0']);
 const MAX_REOPENS = 20;
 
 /** The git configuration under which the live tree stages exactly as git does; null when it cannot. */
-async function liveRules(dir: string): Promise<{ gitDir: string; top: string; excludesFile: string } | null> {
-  const [config, paths] = await Promise.all([
-    git(dir, ['config', '-z', '--list'], { okExitCodes: [1] }),
-    git(dir, ['rev-parse', '--show-toplevel', '--git-path', 'info/attributes', '--git-path', 'info']),
-  ]);
+async function liveRules(place: StagePlace): Promise<{ gitDir: string; excludesFile: string } | null> {
+  const { dir } = place;
+  const config = await git(dir, ['config', '-z', '--list'], { okExitCodes: [1] });
   const values = new Map<string, string>();
   for (const item of config.stdout.split('\0')) {
     const newline = item.indexOf('\n');
@@ -59,14 +60,13 @@ async function liveRules(dir: string): Promise<{ gitDir: string; top: string; ex
   if (is('core.filemode', FALSE) || is('core.symlinks', FALSE) || is('core.ignorecase', TRUE) || is('core.precomposeunicode', TRUE)) return null;
   if (is('core.splitindex', TRUE) || is('core.sparsecheckout', TRUE) || values.has('core.sharedrepository')) return null;
   if ((values.get('extensions.objectformat') ?? 'sha1') !== 'sha1' || values.has('core.attributesfile')) return null;
-  const [top = '', attributes = '', info = ''] = paths.stdout.split('\n');
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(dir, p));
   const xdg = process.env.XDG_CONFIG_HOME;
   const globalAttributes = join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.config'), 'git', 'attributes');
-  if (existsSync(abs(attributes)) || existsSync(globalAttributes)) return null;
+  if (existsSync(join(place.info, 'attributes')) || existsSync(globalAttributes)) return null;
   const configured = values.get('core.excludesfile');
   const excludesFile = configured === undefined ? defaultExcludesFile() : configured.startsWith('~/') ? join(homedir(), configured.slice(2)) : abs(configured);
-  return { gitDir: resolve(abs(info), '..'), top, excludesFile };
+  return { gitDir: resolve(place.info, '..'), excludesFile };
 }
 
 const isOwn = (path: string): boolean => path === '.ringmaster' || path.startsWith('.ringmaster/');
@@ -102,7 +102,7 @@ export function createStager(place: StagePlace): Stager {
   let rules: Awaited<ReturnType<typeof liveRules>> | undefined;
   const drop = (): void => void (live?.close(), (live = null));
   const open = async (): Promise<void> => {
-    rules ??= await liveRules(dir);
+    rules ??= await liveRules(place);
     if (rules === null || ++opened > MAX_REOPENS) {
       off = true;
       return byGit();
@@ -112,7 +112,7 @@ export function createStager(place: StagePlace): Stager {
       staged = true;
       await byGit();
     };
-    const ignore = openIgnoreRules(rules.top, rules.gitDir, rules.excludesFile);
+    const ignore = openIgnoreRules(place.top, rules.gitDir, rules.excludesFile);
     live = await openLiveTree({ dir, prefix: place.prefix, objects: place.objects, rules: ignore }, work, stage).catch(() => null);
     if (live === null) off = true;
     else verify = true;

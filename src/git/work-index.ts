@@ -66,11 +66,11 @@ export interface WorkIndex {
 
 /** Creates the private index of `dir`, seeded from its real index (none yet: an empty one). */
 export async function openWorkIndex(dir: string): Promise<WorkIndex> {
-  const [prefix = '', indexOut = '', objectsOut = ''] = (await git(dir, ['rev-parse', '--show-prefix', '--git-path', 'index', '--git-path', 'objects'])).stdout.split('\n');
-  const real = isAbsolute(indexOut) ? indexOut : resolve(dir, indexOut);
-  const objects = isAbsolute(objectsOut) ? objectsOut : resolve(dir, objectsOut);
+  const args = ['rev-parse', '--show-prefix', '--show-toplevel', '--git-path', 'index', '--git-path', 'objects', '--git-path', 'info'];
+  const [prefix = '', top = '', ...paths] = (await git(dir, args)).stdout.split('\n');
+  const [real = '', objects = '', info = ''] = paths.map((p) => (isAbsolute(p) ? p : resolve(dir, p)));
   const work = tempIndexPath();
-  const stager = createStager({ dir, work, objects, prefix });
+  const stager = createStager({ dir, work, objects, prefix, top, info });
   const index: WorkIndex = {
     dir,
     real,
