@@ -13,14 +13,13 @@ import { ConfigError, type ConfigPlace } from '../core/errors.js';
 import type { PriceTable } from '../agents/pricing.js';
 import { HOOK_EVENTS, type HookCommands } from './hooks.js';
 import { DEFAULTS } from './defaults.js';
+import { envName, OTHER_ENV_VARIABLES } from './env-names.js';
 import {
   configFileSchema,
-  envName,
   FILE_SECTIONS,
   isGroupKey,
   isSectionName,
   namesUnder,
-  OTHER_ENV_VARIABLES,
   SETTINGS,
   type SettingEntry,
   type SettingKey,

@@ -368,30 +368,6 @@ export function namesUnder(prefix: string): string[] {
   return [...new Set(names)];
 }
 
-/** The environment variable of a key: RINGMASTER_ + the key upper-cased with dots as underscores. */
-export function envName(key: string): string {
-  return `RINGMASTER_${key.replace(/\./g, '_').toUpperCase()}`;
-}
-
-/**
- * RINGMASTER_* variables that are not settings but are known: read by other parts of Ringmaster or set
- * by it for its agents. Any other RINGMASTER_* variable is a mistake (a typo would silently drop a limit).
- */
-export const OTHER_ENV_VARIABLES: ReadonlySet<string> = new Set([
-  'RINGMASTER_HOME',
-  'RINGMASTER_TOKEN',
-  'RINGMASTER_AGENT_TAG',
-  'RINGMASTER_SCRIPTED_DELAY_MS',
-  // 0: change tracking stages by git at every snapshot (the live tree off; README "Change tracking").
-  'RINGMASTER_LIVE_TREE',
-  // Set for task loop hook commands (one may run ringmaster itself).
-  'RINGMASTER_HOOK_EVENT',
-  'RINGMASTER_RUN_ID',
-  'RINGMASTER_TASK_ID',
-  'RINGMASTER_TASK_STATUS',
-  'RINGMASTER_TASK_TITLE',
-]);
-
 /** The JSON Schema (draft 2020-12) of a config file, for editors' completion and validation. */
 export function configJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(configFileSchema(), { io: 'input', unrepresentable: 'any' });
