@@ -3,7 +3,7 @@
 // skip-worktree entries, gitlinks, a split or sparse index, or version 4 answers null and git keeps doing the work.
 // Written back as version 2 without extensions (git rebuilds its cache-tree and untracked cache when it needs them).
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, renameSync, writeSync, type BigIntStats } from 'node:fs';
+import { renameSync, writeFileSync, type BigIntStats } from 'node:fs';
 
 /** One stage-0 entry: its 40 bytes of stat data and mode (git's on-disk layout) and its object id. */
 export interface IndexEntry {
@@ -14,7 +14,7 @@ export interface IndexEntry {
 
 export const STAT_BYTES = 40;
 const MODE_AT = 24;
-const SIZE_AT = 36;
+export const STAT_SIZE_AT = 36;
 const OID_BYTES = 20;
 
 /** The entry's git mode (0o100644, 0o100755, 0o120000). */
@@ -64,40 +64,41 @@ function entryEnd(start: number, nameLength: number): number {
 }
 
 /**
- * Writes `entries` (already in git's order) as an index file at `file` (through a temporary file and a rename).
- * Entries modified within the last two seconds get size 0 ("smudged", as git does with racily clean entries):
- * git hashes them again instead of trusting stat data taken around the time they changed.
+ * The content of an index file (format 2, no extensions) holding `entries`, already in git's order. Entries modified
+ * within the last two seconds get size 0 ("smudged", as git does with racily clean entries): git hashes them again
+ * instead of trusting stat data taken around the time they changed, whatever the file's own time says.
  */
-export function writeIndexFile(file: string, entries: Iterable<[string, IndexEntry]>): void {
-  const chunks: Buffer[] = [];
-  const header = Buffer.alloc(12);
-  header.write('DIRC', 0, 'latin1');
-  header.writeUInt32BE(2, 4);
-  chunks.push(header);
-  let count = 0;
-  const recent = Math.floor(Date.now() / 1000) - 2;
+export function serializeIndex(entries: Iterable<[string, IndexEntry]>): Buffer {
+  const names: [Buffer, IndexEntry][] = [];
+  let size = 12 + OID_BYTES;
   for (const [path, entry] of entries) {
     const name = Buffer.from(path, 'utf8');
-    const chunk = Buffer.alloc((62 + name.length + 8) & ~7);
-    entry.stat.copy(chunk, 0);
-    if (chunk.readUInt32BE(8) >= recent) chunk.writeUInt32BE(0, SIZE_AT);
-    entry.oid.copy(chunk, STAT_BYTES);
-    chunk.writeUInt16BE(Math.min(name.length, 0xfff), 60);
-    name.copy(chunk, 62);
-    chunks.push(chunk);
-    count++;
+    names.push([name, entry]);
+    size += (62 + name.length + 8) & ~7;
   }
-  header.writeUInt32BE(count, 8);
-  const hash = createHash('sha1');
-  for (const chunk of chunks) hash.update(chunk);
-  chunks.push(hash.digest());
+  // One buffer, zero-filled: the NULs that end each name are already there.
+  const out = Buffer.alloc(size);
+  out.write('DIRC', 0, 'latin1');
+  out.writeUInt32BE(2, 4);
+  out.writeUInt32BE(names.length, 8);
+  const recent = Math.floor(Date.now() / 1000) - 2;
+  let at = 12;
+  for (const [name, entry] of names) {
+    entry.stat.copy(out, at);
+    if (out.readUInt32BE(at + 8) >= recent) out.writeUInt32BE(0, at + STAT_SIZE_AT);
+    entry.oid.copy(out, at + STAT_BYTES);
+    out.writeUInt16BE(Math.min(name.length, 0xfff), at + 60);
+    name.copy(out, at + 62);
+    at = entryEnd(at, name.length);
+  }
+  createHash('sha1').update(out.subarray(0, at)).digest().copy(out, at);
+  return out;
+}
+
+/** Writes an index file's content at `file` (through a temporary file and a rename). */
+export function writeIndexFile(file: string, data: Buffer): void {
   const temp = `${file}.ringmaster-${process.pid}`;
-  const fd = openSync(temp, 'w', 0o644);
-  try {
-    for (const chunk of chunks) writeSync(fd, chunk);
-  } finally {
-    closeSync(fd);
-  }
+  writeFileSync(temp, data, { mode: 0o644 });
   renameSync(temp, file);
 }
 

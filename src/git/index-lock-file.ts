@@ -1,7 +1,7 @@
 // Putting a prepared index file in place of a worktree's real index the way git itself does: take index.lock
 // (created exclusively, so a running git keeps its own), write the new content into it, rename it over the index.
 import { constants } from 'node:fs';
-import { copyFile, open, rename, rm, stat, utimes } from 'node:fs/promises';
+import { copyFile, open, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 
 /**
  * Copies an index file keeping its modification time (at most that, to the millisecond below): git tells a file
@@ -18,6 +18,11 @@ export async function copyIndexFile(source: string, target: string): Promise<voi
 /** A held index.lock: `commit` puts the new index in place, `release` gives the lock up unchanged. */
 export interface IndexLock {
   commit(source: string): Promise<void>;
+  /**
+   * Puts an index written out now in place (its entries changed in the last seconds are smudged, index-file.ts, so
+   * its modification time needs no care).
+   */
+  commitData(data: Buffer): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -35,6 +40,15 @@ export async function lockIndex(indexFile: string): Promise<IndexLock> {
     async commit(source) {
       try {
         await copyIndexFile(source, lock);
+        await rename(lock, indexFile);
+      } catch (error) {
+        await rm(lock, { force: true });
+        throw error;
+      }
+    },
+    async commitData(data) {
+      try {
+        await writeFile(lock, data);
         await rename(lock, indexFile);
       } catch (error) {
         await rm(lock, { force: true });

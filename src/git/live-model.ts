@@ -2,7 +2,7 @@
 // (written again only when something under it changed), and the changes since the last tree was written (so the diff
 // of one snapshot against the one before needs no tree read back).
 import type { FileChange } from './changes.js';
-import { entryMode, writeIndexFile, type IndexEntry } from './index-file.js';
+import { entryMode, serializeIndex, type IndexEntry } from './index-file.js';
 import { writeLooseObject } from './loose-object.js';
 
 interface FileNode {
@@ -103,8 +103,9 @@ export class IndexModel {
     return this.lastDiff !== null && this.lastDiff.from === from && this.lastDiff.to === to ? this.lastDiff.changes : null;
   }
 
-  writeIndex(file: string): void {
-    writeIndexFile(file, this.entries(this.root, ''));
+  /** The index file's content for what the model holds. */
+  indexData(): Buffer {
+    return serializeIndex(this.entries(this.root, ''));
   }
 
   private note(path: string, before: IndexEntry | null): void {

@@ -21,8 +21,8 @@ export interface Stager {
   writeTree(): Promise<string>;
   /** What changed under the directory between the last two trees the live tree wrote; null: not known here. */
   diff(before: string, after: string): StagedDiff | null;
-  /** Writes what the live tree staged into the index file (before a checkpoint installs it). */
-  flush(): void;
+  /** An index file's content for what the live tree staged (a checkpoint installs it); null: the index file holds it. */
+  indexData(): Buffer | null;
   /** The index file was replaced (seeded again from the real one): the live tree opens again at the next stage. */
   reset(): void;
   close(): void;
@@ -97,8 +97,6 @@ export function createStager(place: StagePlace): Stager {
   /** The next writeTree compares the live tree's root with git's. */
   let verify = false;
   let eventsVerified = false;
-  /** The index file lags behind the live tree (flush writes it). */
-  let behind = false;
   let rules: Awaited<ReturnType<typeof liveRules>> | undefined;
   const drop = (): void => void (live?.close(), (live = null));
   const open = async (): Promise<void> => {
@@ -123,14 +121,11 @@ export function createStager(place: StagePlace): Stager {
       return live !== null;
     },
     async stage() {
-      behind = false;
       if (live !== null) {
         if (await live.refresh()) {
-          behind = true;
           // The first tree built from file events is checked against git staging the same directory.
           if (!eventsVerified) {
             await byGit();
-            behind = false;
             verify = true;
             eventsVerified = true;
           }
@@ -158,14 +153,8 @@ export function createStager(place: StagePlace): Stager {
       const changes = live?.diff(before, after) ?? null;
       return changes === null ? null : relativeDiff(changes, place.prefix);
     },
-    flush() {
-      if (live !== null && behind) live.writeIndex(work);
-      behind = false;
-    },
-    reset() {
-      drop();
-      behind = false;
-    },
+    indexData: () => live?.indexData() ?? null,
+    reset: drop,
     close: drop,
   };
 }

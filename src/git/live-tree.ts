@@ -9,7 +9,7 @@ import { lstatSync, readdirSync, readFileSync, readlinkSync, type BigIntStats, t
 import { join } from 'node:path';
 import type { FileChange } from './changes.js';
 import { openDirWatch, type DirWatch } from './dir-watch.js';
-import { parseIndex, statBytes } from './index-file.js';
+import { parseIndex, STAT_SIZE_AT, statBytes } from './index-file.js';
 import type { IgnoreRules } from './ignore-rules.js';
 import { IndexModel, nameOf, parentOf } from './live-model.js';
 import { writeLooseObject } from './loose-object.js';
@@ -18,6 +18,7 @@ import { writeLooseObject } from './loose-object.js';
 const MAX_HASHED_BYTES = 32 * 1024 * 1024;
 /** Names git treats specially: attributes change how files are stored, a .gitignore what is staged. */
 const LEFT_TO_GIT = new Set(['.gitattributes', '.gitignore']);
+const RACY_MS = 2000;
 
 /** Where the live tree works: the workspace, its repository's object store and its path in the repository. */
 export interface LiveTreePlace {
@@ -36,8 +37,8 @@ export interface LiveTree {
   writeTree(): string;
   /** The changes between the last two trees written (paths from the top of the repository), else null. */
   diff(from: string, to: string): FileChange[] | null;
-  /** Writes the index the tree holds to `file` (for git: a checkpoint installs it, a fallback stages into it). */
-  writeIndex(file: string): void;
+  /** The content of an index file holding what the tree holds (a checkpoint installs it as the real index). */
+  indexData(): Buffer;
   close(): void;
 }
 
@@ -87,8 +88,8 @@ class Live implements LiveTree {
     return this.model.diff(from, to);
   }
 
-  writeIndex(file: string): void {
-    this.model.writeIndex(file);
+  indexData(): Buffer {
+    return this.model.indexData();
   }
 
   close(): void {
@@ -165,8 +166,11 @@ class Live implements LiveTree {
     }
     // Changed while read (a size that is not the one lstat saw): the next event brings it back here.
     if (st.isFile() && BigInt(content.length) !== st.size) this.watch.mark(rel);
-    const mode = gitMode(st);
-    this.model.setFile(this.place.prefix + rel, { stat: statBytes(st, mode), oid: writeLooseObject(this.place.objects, 'blob', content) });
+    const stat = statBytes(st, gitMode(st));
+    // Modified just before it was read: a same-size change within the same clock tick could follow unseen by stat
+    // data, so the entry is smudged (size 0) as git smudges racily clean entries, and git hashes it rather than trust it.
+    if (st.mtimeNs >= BigInt(Date.now() - RACY_MS) * 1_000_000n) stat.writeUInt32BE(0, STAT_SIZE_AT);
+    this.model.setFile(this.place.prefix + rel, { stat, oid: writeLooseObject(this.place.objects, 'blob', content) });
     return true;
   }
 

@@ -51,8 +51,8 @@ export async function checkpointSettled(index: WorkIndex, message: string): Prom
       await lock.release();
       return null;
     }
-    index.flush();
-    await lock.commit(index.work);
+    const data = index.indexData();
+    await (data === null ? lock.commit(index.work) : lock.commitData(data));
     index.realStamp = await indexStamp(index.real);
     index.head = { commit, tree: settled.tree };
     return { committed: true, sha: commit, message };

@@ -57,8 +57,8 @@ export interface WorkIndex {
   writeTree(): Promise<string>;
   /** The live tree stages this directory (no git process per snapshot). */
   readonly live: boolean;
-  /** Writes what was staged in memory into the private index file (before it is installed as the real one). */
-  flush(): void;
+  /** An index file's content for what was staged in memory (a checkpoint installs it); null: the private index file. */
+  indexData(): Buffer | null;
   /** What changed between two trees under the directory (no rename detection): in process, else by git. */
   diffTrees(before: string, after: string): Promise<StagedDiff>;
   dispose(): Promise<void>;
@@ -100,7 +100,7 @@ export async function openWorkIndex(dir: string): Promise<WorkIndex> {
       return stager.live;
     },
     writeTree: () => stager.writeTree(),
-    flush: () => stager.flush(),
+    indexData: () => stager.indexData(),
     async diffTrees(before, after) {
       const known = stager.diff(before, after);
       if (known !== null) return known;
