@@ -9,13 +9,13 @@ import { ByteTail, CappedLog } from './capped-log.js';
 /** Where an agent's output goes and what is known of it once the process has ended. */
 export interface AgentOutput {
   /** Pipes one stream of the agent; settles when the stream ends, errs or closes. */
-  pipe(stream: NodeJS.ReadableStream, deliver: (text: string, offset: number) => void): Promise<void>;
+  pipe(stream: NodeJS.ReadableStream, to: Deliver): Promise<void>;
   /**
    * Reads one stream of the agent through a socket pair of its own (os/reader-socket.ts: one reused read buffer):
    * `childEnd` is for `spawn`'s stdio (then destroyed), `done` settles when the stream ends, errs or closes. Null
    * when the pair cannot be made (then `pipe` the child's own stream).
    */
-  socket(dir: string, deliver: (text: string, offset: number) => void): Promise<SocketOutput | null>;
+  socket(dir: string, to: Deliver): Promise<SocketOutput | null>;
   /** Bytes the agent wrote (before redaction). */
   bytesOut(): number;
   /** Last bytes of output (streams interleaved), redacted. */
@@ -27,6 +27,12 @@ export interface AgentOutput {
   /** Flushes what the redactors held back of streams that never ended, and closes the log once `swept` settles. */
   close(swept: Promise<unknown>): void;
 }
+
+/**
+ * Where a stream's output goes: decoded text, in order (a function), or the log's bytes as they are (`{ bytes }`:
+ * a view valid during the call only, the read buffer being reused).
+ */
+export type Deliver = ((text: string, offset: number) => void) | { bytes(bytes: Buffer, offset: number): void };
 
 /** A stream of the agent read through a socket pair (see AgentOutput.socket). */
 export interface SocketOutput {
@@ -64,9 +70,9 @@ export interface AgentOutputOptions {
  */
 export function agentOutput(options: AgentOutputOptions): AgentOutput {
   const shared = new SharedOutput(options);
-  const pipe = (stream: NodeJS.ReadableStream, deliver: (text: string, offset: number) => void): Promise<void> =>
+  const pipe = (stream: NodeJS.ReadableStream, to: Deliver): Promise<void> =>
     new Promise((resolve) => {
-      const { take, end } = shared.sink(deliver);
+      const { take, end } = shared.sink(to);
       stream.on('data', (chunk: Buffer) => {
         if (take(chunk)) return;
         stream.pause();
@@ -90,7 +96,7 @@ export function agentOutput(options: AgentOutputOptions): AgentOutput {
   const redactText = redactorOf(options.secrets);
   return {
     pipe,
-    socket: (dir, deliver) => socketOutput(shared, dir, deliver),
+    socket: (dir, to) => socketOutput(shared, dir, to),
     bytesOut: () => shared.bytesOut,
     tail: () => redactText(shared.tail.bytes().toString('utf8')),
     omittedBytes: () => shared.log.omittedBytes,
@@ -121,8 +127,8 @@ class SharedOutput {
   }
 
   /** Takes one stream's chunks: each is redacted, logged and delivered (a chunk is not kept past the call). */
-  sink(deliver: (text: string, offset: number) => void): StreamSink {
-    const decoder = new StringDecoder('utf8');
+  sink(to: Deliver): StreamSink {
+    const deliver = deliverer(to);
     const redact = byteStreamRedactor(this.options.secrets);
     let ended = false;
     const flush = (deliverToo: boolean): void => {
@@ -130,8 +136,7 @@ class SharedOutput {
       ended = true;
       const rest = redact.end();
       const { offset } = this.toLog(rest);
-      const text = decoder.write(rest) + decoder.end();
-      if (text !== '' && deliverToo) deliver(text, offset);
+      if (deliverToo) deliver(rest, offset, true);
     };
     this.flushers.push(flush);
     const take = (chunk: Buffer): boolean => {
@@ -140,16 +145,29 @@ class SharedOutput {
       this.options.onActivity();
       const safe = redact.push(chunk);
       const { offset, more } = this.toLog(safe);
-      const text = decoder.write(safe);
-      if (text !== '') deliver(text, offset);
+      deliver(safe, offset, false);
       return more;
     };
     return { take, end: () => flush(true) };
   }
 }
 
+/** Passes a stream's redacted bytes on: decoded in order (a function), or as they are (`{ bytes }`). */
+function deliverer(to: Deliver): (bytes: Buffer, offset: number, last: boolean) => void {
+  if (typeof to !== 'function') {
+    return (bytes, offset) => {
+      if (bytes.length > 0) to.bytes(bytes, offset);
+    };
+  }
+  const decoder = new StringDecoder('utf8');
+  return (bytes, offset, last) => {
+    const text = decoder.write(bytes) + (last ? decoder.end() : '');
+    if (text !== '') to(text, offset);
+  };
+}
+
 /** A stream read through a socket pair of its own (see AgentOutput.socket). */
-async function socketOutput(shared: SharedOutput, dir: string, deliver: (text: string, offset: number) => void): Promise<SocketOutput | null> {
+async function socketOutput(shared: SharedOutput, dir: string, to: Deliver): Promise<SocketOutput | null> {
   // Nothing is read before the child is spawned, which is after the pair is made.
   let take: (chunk: Buffer) => boolean = () => true;
   const pair = await readerSocketPair(dir, Buffer.allocUnsafeSlow(READ_BUFFER_BYTES), (chunk) => {
@@ -158,7 +176,7 @@ async function socketOutput(shared: SharedOutput, dir: string, deliver: (text: s
     return false;
   });
   if (pair === null) return null;
-  const sink = shared.sink(deliver);
+  const sink = shared.sink(to);
   take = sink.take;
   const { reader, childEnd } = pair;
   const done = new Promise<void>((resolve) => {

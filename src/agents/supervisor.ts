@@ -11,7 +11,7 @@ import { fsProblem } from '../os/fs-errors.js';
 import { ensurePrivateDir } from '../os/private-files.js';
 import { AGENT_TAG_VARIABLE, findTagged, killTagged, signalTagged, treeRoot, type TaggedProcess, type TreeRoot } from '../os/process-tag.js';
 import { agentClock, type AgentClock } from './agent-clock.js';
-import { agentOutput } from './agent-output.js';
+import { agentOutput, type Deliver } from './agent-output.js';
 import type { SuspendSignal } from './suspend-signal.js';
 import type { Invocation } from './types.js';
 
@@ -49,6 +49,8 @@ export interface SuperviseOptions {
   suspend?: SuspendSignal;
   /** Decoded stdout text, in order. */
   onStdout(text: string, offset: number): void;
+  /** Stdout as the log's bytes (redacted, not decoded; valid during the call only), in order: when set, onStdout is not called. */
+  onStdoutBytes?: ((bytes: Buffer, offset: number) => void) | null;
   /** Decoded stderr text, in order. */
   onStderr?(text: string, offset: number): void;
   /** Called once the process is started, with its pid (= process group id). */
@@ -116,7 +118,8 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
   });
   const tag = options.tag ?? randomUUID();
   // Stdout through a socket pair of our own, read into one reused buffer (os/reader-socket.ts), else a plain pipe.
-  const stdoutSocket = await output.socket(dirname(options.logPath), (text, offset) => options.onStdout(text, offset));
+  const toStdout: Deliver = options.onStdoutBytes ? { bytes: options.onStdoutBytes } : (text, offset) => options.onStdout(text, offset);
+  const stdoutSocket = await output.socket(dirname(options.logPath), toStdout);
   const child = spawnAgent(options, tag, stdoutSocket?.childEnd ?? 'pipe');
   stdoutSocket?.childEnd.destroy();
   const stdout = stdoutSocket?.reader ?? child.stdout;
@@ -133,7 +136,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     spawnError = message;
   });
   const pipesDone = Promise.all([
-    stdoutSocket?.done ?? (child.stdout ? output.pipe(child.stdout, (text, offset) => options.onStdout(text, offset)) : null),
+    stdoutSocket?.done ?? (child.stdout ? output.pipe(child.stdout, toStdout) : null),
     output.pipe(child.stderr, (text, offset) => options.onStderr?.(text, offset)),
   ]);
   const root = child.pid !== undefined ? treeRoot(child.pid, started) : null;
