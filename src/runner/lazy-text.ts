@@ -69,6 +69,8 @@ export function lazyText(startBytes: readonly number[], text: (t: string) => voi
   return {
     push(bytes) {
       if (bytes.length === 0) return;
+      // A chunk that ends the eager stretch is passed on too: it holds the end of the signal's line, or the guard.
+      const passOn = eager;
       let lastStart = -1;
       for (const b of startBytes) lastStart = Math.max(lastStart, bytes.lastIndexOf(b));
       if (lastStart >= 0) {
@@ -80,7 +82,7 @@ export function lazyText(startBytes: readonly number[], text: (t: string) => voi
       }
       eager = !lineEnded || afterStart < GUARD_BYTES;
       hold(bytes);
-      if (lastStart >= 0 || eager) flush();
+      if (lastStart >= 0 || eager || passOn) flush();
       else if (size > HOLD_BYTES) skip();
     },
     end() {
