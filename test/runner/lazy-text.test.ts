@@ -93,11 +93,11 @@ describe('lazy text', () => {
   });
 
   it('an echo of the prompt after a flood is still refused; a signal split across chunks by a flood is found', () => {
-    const echoed = Buffer.from(`${flood(60_000, 2)}${PROMPT}${flood(60_000, 3)}`);
+    const echoed = Buffer.from(`${flood(25_000, 2)}${PROMPT}${flood(25_000, 3)}`);
     const echoCut = echoed.indexOf('COMPLETE');
     expect(lazy(echoed, [echoCut, echoCut + 3, echoed.indexOf('When')])).toMatchObject({ success: false, failure: false, ownTail: eager(echoed).ownTail });
     // Cut after its last '<': what completes it, and the words after it, are in a chunk without a signal start.
-    const split = Buffer.from(`${flood(60_000, 4)}all done <promise>\n  COMPLETE </promise>${flood(60_000, 5)}`);
+    const split = Buffer.from(`${flood(25_000, 4)}all done <promise>\n  COMPLETE </promise>${flood(25_000, 5)}`);
     const at = split.indexOf('</promise>') + 2;
     expect(eager(split).success).toBe(true);
     expect(lazy(split, [at, at + 3000, at + 5000])).toMatchObject({ success: true, ownTail: eager(split).ownTail });
@@ -105,7 +105,7 @@ describe('lazy text', () => {
 
   it('gives the verdict of the whole text, however the output is cut and whatever it holds', () => {
     const part = fc.oneof(
-      fc.integer({ min: 1, max: 40_000 }).chain((n) => fc.nat(1000).map((seed) => flood(n, seed))),
+      fc.integer({ min: 1, max: 30_000 }).chain((n) => fc.nat(1000).map((seed) => flood(n, seed))),
       fc.constantFrom(PROMPT, 'ok <promise>COMPLETE</promise>\n', '<promise>FAILURE</promise>', '<promise>', 'COMPLETE</promise>\n', '<', '\n', 'print', ' é '),
       fc.string({ maxLength: 40 }),
     );
@@ -119,7 +119,7 @@ describe('lazy text', () => {
         const { passed: _passed, skips: _skips, ...verdict } = lazy(output, [...cuts, ...nearCuts]);
         expect(verdict).toEqual(eager(output));
       }),
-      { numRuns: 40 },
+      { numRuns: 30 },
     );
   });
 });
