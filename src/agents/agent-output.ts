@@ -15,7 +15,7 @@ export interface AgentOutput {
    * `childEnd` is for `spawn`'s stdio (then destroyed), `done` settles when the stream ends, errs or closes. Null
    * when the pair cannot be made (then `pipe` the child's own stream).
    */
-  socket(dir: string, to: Deliver): Promise<SocketOutput | null>;
+  socket(to: Deliver): Promise<SocketOutput | null>;
   /** Bytes the agent wrote (before redaction). */
   bytesOut(): number;
   /** Last bytes of output (streams interleaved), redacted. */
@@ -49,6 +49,9 @@ interface StreamSink {
 
 /** The reused buffer a socket-read stream lands in (a read takes what the socket holds, up to this). */
 const READ_BUFFER_BYTES = 64 * 1024;
+/** Read buffers of closed streams kept for the next ones (a fresh one per iteration made V8 collect more often). */
+const SPARE_READ_BUFFERS = 8;
+const spareReadBuffers: Buffer[] = [];
 
 /** Settings of an agent's output. */
 export interface AgentOutputOptions {
@@ -96,7 +99,7 @@ export function agentOutput(options: AgentOutputOptions): AgentOutput {
   const redactText = redactorOf(options.secrets);
   return {
     pipe,
-    socket: (dir, to) => socketOutput(shared, dir, to),
+    socket: (to) => socketOutput(shared, to),
     bytesOut: () => shared.bytesOut,
     tail: () => redactText(shared.tail.bytes().toString('utf8')),
     omittedBytes: () => shared.log.omittedBytes,
@@ -167,15 +170,22 @@ function deliverer(to: Deliver): (bytes: Buffer, offset: number, last: boolean) 
 }
 
 /** A stream read through a socket pair of its own (see AgentOutput.socket). */
-async function socketOutput(shared: SharedOutput, dir: string, to: Deliver): Promise<SocketOutput | null> {
+async function socketOutput(shared: SharedOutput, to: Deliver): Promise<SocketOutput | null> {
   // Nothing is read before the child is spawned, which is after the pair is made.
   let take: (chunk: Buffer) => boolean = () => true;
-  const pair = await readerSocketPair(dir, Buffer.allocUnsafeSlow(READ_BUFFER_BYTES), (chunk) => {
+  const buffer = spareReadBuffers.pop() ?? Buffer.allocUnsafeSlow(READ_BUFFER_BYTES);
+  const pair = await readerSocketPair(buffer, (chunk) => {
     if (take(chunk)) return true;
     shared.log.once('drain', () => pair?.reader.resume());
     return false;
   });
-  if (pair === null) return null;
+  const release = (): void => {
+    if (spareReadBuffers.length < SPARE_READ_BUFFERS) spareReadBuffers.push(buffer);
+  };
+  if (pair === null) {
+    release();
+    return null;
+  }
   const sink = shared.sink(to);
   take = sink.take;
   const { reader, childEnd } = pair;
@@ -185,7 +195,11 @@ async function socketOutput(shared: SharedOutput, dir: string, to: Deliver): Pro
       resolve();
     });
     reader.on('error', () => resolve());
-    reader.on('close', () => resolve());
+    reader.on('close', () => {
+      // Closed: nothing is read into the buffer any more.
+      release();
+      resolve();
+    });
   });
   return { childEnd, reader, done };
 }

@@ -249,6 +249,8 @@ function superviseAgent(input: IterationInput, boxed: SandboxRun, output: Output
     ...(input.suspend ? { suspend: input.suspend } : {}),
     onStdout: (text, offset) => output.onStdout(text, offset),
     onStdoutBytes: output.onStdoutBytes ?? null,
+    // A plain-text agent's flood of output (`yes`, a build log) is read into one reused buffer: see supervisor.ts.
+    stdoutSocket: input.adapter.format === 'text',
     onStderr: input.onActivity ? (text, offset) => input.onActivity?.({ kind: 'output', stream: 'stderr', offset, text }) : undefined,
     onSpawn: boxed.onSpawn(input.onSpawn),
     tag: input.tag,
