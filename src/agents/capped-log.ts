@@ -112,7 +112,10 @@ export class CappedLog {
     return this.failure;
   }
 
-  /** Writes a chunk; false when the caller should wait for `drain` (the file is slower than the agent). */
+  /**
+   * Writes a chunk (not kept past the call: it is copied); false when the caller should wait for `drain` (the file is
+   * slower than the agent).
+   */
   write(chunk: Buffer): boolean {
     if (this.failure !== null) return true;
     const room = this.headBytes - this.written;
@@ -174,8 +177,9 @@ class WriteBatch {
     while (from < chunk.length) {
       const into = this.current ?? this.take();
       if (into === null) {
-        // Every buffer is being written: the rest goes to the file's own queue (after the batches, in order).
-        this.submit(from === 0 ? chunk : chunk.subarray(from));
+        // Every buffer is being written: a copy of the rest goes to the file's own queue (after the batches, in
+        // order). A copy: the caller's chunk may be a read buffer that is reused as soon as this returns.
+        this.submit(Buffer.from(from === 0 ? chunk : chunk.subarray(from)));
         break;
       }
       const copied = chunk.copy(into, this.used, from);

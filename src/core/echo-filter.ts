@@ -18,6 +18,11 @@ export interface EchoFilter {
   pieces(chunk: string): string[];
   /** Text still held back when the stream ends. */
   end(): string;
+  /**
+   * The output goes on at a line start after text that was not passed (runner/lazy-text.ts: no signal can start in
+   * it): the current line and the words before it are forgotten.
+   */
+  restart(): void;
 }
 
 /** Words compared around a signal, on each side. */
@@ -157,7 +162,7 @@ export function promptContexts(prompt: string, signals: readonly string[]): Echo
 export function createEchoFilter(prompt: string, signals: readonly string[]): EchoFilter {
   const contexts = promptContexts(prompt, signals);
   const any = combined(signals, 'i');
-  if (contexts.length === 0 || any === null) return { push: (chunk) => chunk, pieces: (chunk) => [chunk], end: () => '' };
+  if (contexts.length === 0 || any === null) return { push: (chunk) => chunk, pieces: (chunk) => [chunk], end: () => '', restart: () => undefined };
   return new LineEchoFilter(contexts, any, combined(signals, 'gi') ?? any, signalStarts(signals));
 }
 
@@ -198,6 +203,12 @@ class LineEchoFilter implements EchoFilter {
     this.held += from === 0 ? chunk : chunk.slice(from);
     if (this.held.length > HOLD_CHARS) out.push(this.deliverLong());
     return out;
+  }
+
+  restart(): void {
+    this.held = '';
+    this.lineWords = [];
+    this.previous = [];
   }
 
   end(): string {

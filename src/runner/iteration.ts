@@ -14,6 +14,7 @@ import type { CompletionRule } from './completion-rule.js';
 import { signalBody } from '../core/completion.js';
 import type { ErrorKind, IterationResult } from '../core/types.js';
 import { createLineSplitter } from './line-splitter.js';
+import { lazyText } from './lazy-text.js';
 import { enterSandbox, type SandboxRun } from './sandboxed.js';
 import type { SandboxContext } from '../sandbox/wrap.js';
 import type { Endpoint } from '../sandbox/policy.js';
@@ -129,7 +130,7 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   const redact = redactorOf(secrets);
   const output = outputReader(input, fold, adapter.createParser(invocationOptions));
   // The supervisor redacts the log with the same secrets (computed once): a sandbox's wrapped invocation has its own.
-  const exit = await superviseAgent(input, boxed, output.onStdout, boxed.invocation === invocation ? secrets : undefined);
+  const exit = await superviseAgent(input, boxed, output, boxed.invocation === invocation ? secrets : undefined);
   const blocked = await boxed.finish();
   output.end();
   // The output has ended: rules about its end (a workflow's plain signal as the last thing said) are judged now.
@@ -163,11 +164,33 @@ export async function runIteration(input: IterationInput): Promise<IterationOutc
   };
 }
 
+/** Where the agent's stdout goes, as text or (see lazyStartBytes) as bytes. */
+interface OutputReader {
+  onStdout(text: string, offset: number): void;
+  onStdoutBytes?: ((bytes: Buffer) => void) | null;
+  end(): void;
+}
+
 /** Where the agent's stdout goes: a text agent's through the echo filter to the scanners, a JSON-lines agent's parsed. */
-function outputReader(input: IterationInput, fold: IterationFold, parser: StreamParser): { onStdout: (text: string, offset: number) => void; end(): void } {
+function outputReader(input: IterationInput, fold: IterationFold, parser: StreamParser): OutputReader {
   if (input.adapter.format === 'text') {
     // A plain-text agent's output is its own text, except signals it reproduces from the prompt (core/echo-filter.ts).
     const echo = createEchoFilter(input.prompt, listenedSignals(input));
+    const starts = lazyStartBytes(input);
+    if (starts !== null) {
+      // Nobody watches the output live: only what can matter is decoded (runner/lazy-text.ts).
+      const lazy = lazyText(starts, (text) => {
+        for (const piece of echo.pieces(text)) fold.text(piece);
+      }, () => echo.restart());
+      return {
+        onStdout: () => undefined,
+        onStdoutBytes: (bytes) => lazy.push(bytes),
+        end: () => {
+          lazy.end();
+          fold.text(echo.end());
+        },
+      };
+    }
     return {
       onStdout: (text, offset) => {
         for (const piece of echo.pieces(text)) fold.text(piece);
@@ -191,8 +214,25 @@ function outputReader(input: IterationInput, fold: IterationFold, parser: Stream
   };
 }
 
+/**
+ * The bytes a signal of a plain-text agent can start with, when its output may be read lazily (runner/lazy-text.ts):
+ * nobody watches it live, the run's own signals are scanned as such (no program's scanner, completion rule or
+ * markers) and each starts with an ASCII character. Otherwise null.
+ */
+function lazyStartBytes(input: IterationInput): number[] | null {
+  if (input.onActivity !== null || input.completionScanner || input.completion || (input.echoSignals ?? []).length > 0) return null;
+  const bytes = new Set<number>();
+  for (const signal of listenedSignals(input)) {
+    const first = signal.trim().charAt(0);
+    if (first === '') continue;
+    if (first.charCodeAt(0) >= 128) return null;
+    bytes.add(first.toLowerCase().charCodeAt(0)).add(first.toUpperCase().charCodeAt(0));
+  }
+  return [...bytes];
+}
+
 /** The agent's process, supervised to its end (agents/supervisor.ts). */
-function superviseAgent(input: IterationInput, boxed: SandboxRun, onStdout: (text: string, offset: number) => void, secrets: readonly Secret[] | undefined): Promise<SupervisedExit> {
+function superviseAgent(input: IterationInput, boxed: SandboxRun, output: OutputReader, secrets: readonly Secret[] | undefined): Promise<SupervisedExit> {
   return supervise({
     invocation: boxed.invocation,
     ...(secrets ? { secrets } : {}),
@@ -207,7 +247,10 @@ function superviseAgent(input: IterationInput, boxed: SandboxRun, onStdout: (tex
     signal: input.signal,
     ...(input.budgetSignal ? { budgetSignal: input.budgetSignal } : {}),
     ...(input.suspend ? { suspend: input.suspend } : {}),
-    onStdout,
+    onStdout: (text, offset) => output.onStdout(text, offset),
+    onStdoutBytes: output.onStdoutBytes ?? null,
+    // A plain-text agent's flood of output (`yes`, a build log) is read into one reused buffer: see supervisor.ts.
+    stdoutSocket: input.adapter.format === 'text',
     onStderr: input.onActivity ? (text, offset) => input.onActivity?.({ kind: 'output', stream: 'stderr', offset, text }) : undefined,
     onSpawn: boxed.onSpawn(input.onSpawn),
     tag: input.tag,
