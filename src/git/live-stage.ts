@@ -47,26 +47,41 @@ const FALSE = new Set(['false', 'no', 'off', '0']);
 const MAX_REOPENS = 20;
 
 /** The git configuration under which the live tree stages exactly as git does; null when it cannot. */
-async function liveRules(place: StagePlace): Promise<{ gitDir: string; excludesFile: string } | null> {
+async function liveRules(place: StagePlace): Promise<{ gitDir: string; excludesFile: string; above: string[] } | null> {
   const { dir } = place;
   const config = await git(dir, ['config', '-z', '--list'], { okExitCodes: [1] });
+  // Values as they are (core.excludesFile is a path); compared case-insensitively.
   const values = new Map<string, string>();
   for (const item of config.stdout.split('\0')) {
     const newline = item.indexOf('\n');
-    values.set((newline < 0 ? item : item.slice(0, newline)).toLowerCase(), newline < 0 ? 'true' : item.slice(newline + 1).toLowerCase());
+    values.set((newline < 0 ? item : item.slice(0, newline)).toLowerCase(), newline < 0 ? 'true' : item.slice(newline + 1));
   }
-  const is = (key: string, set: Set<string>): boolean => set.has(values.get(key) ?? '');
-  if (is('core.autocrlf', TRUE) || values.get('core.autocrlf') === 'input') return null;
+  const is = (key: string, set: Set<string>): boolean => set.has((values.get(key) ?? '').toLowerCase());
+  if (is('core.autocrlf', TRUE) || values.get('core.autocrlf')?.toLowerCase() === 'input') return null;
   if (is('core.filemode', FALSE) || is('core.symlinks', FALSE) || is('core.ignorecase', TRUE) || is('core.precomposeunicode', TRUE)) return null;
   if (is('core.splitindex', TRUE) || is('core.sparsecheckout', TRUE) || values.has('core.sharedrepository')) return null;
-  if ((values.get('extensions.objectformat') ?? 'sha1') !== 'sha1' || values.has('core.attributesfile')) return null;
+  if ((values.get('extensions.objectformat') ?? 'sha1').toLowerCase() !== 'sha1' || values.has('core.attributesfile')) return null;
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(dir, p));
   const xdg = process.env.XDG_CONFIG_HOME;
   const globalAttributes = join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.config'), 'git', 'attributes');
   if (existsSync(join(place.info, 'attributes')) || existsSync(globalAttributes)) return null;
+  // The .gitignore and .gitattributes of the directories above a workspace below the top: no watch sees them change.
+  const above = aboveFiles(place.top, place.prefix);
+  if (above.some((file) => file.endsWith('.gitattributes') && existsSync(file))) return null;
   const configured = values.get('core.excludesfile');
   const excludesFile = configured === undefined ? defaultExcludesFile() : configured.startsWith('~/') ? join(homedir(), configured.slice(2)) : abs(configured);
-  return { gitDir: resolve(place.info, '..'), excludesFile };
+  return { gitDir: resolve(place.info, '..'), excludesFile, above };
+}
+
+/** The .gitignore and .gitattributes files of the directories from the top down to the workspace's parent. */
+function aboveFiles(top: string, prefix: string): string[] {
+  const parts = prefix.split('/').filter((p) => p !== '');
+  const files: string[] = [];
+  for (let depth = 0; depth < parts.length; depth++) {
+    const at = join(top, ...parts.slice(0, depth));
+    files.push(join(at, '.gitignore'), join(at, '.gitattributes'));
+  }
+  return files;
 }
 
 const isOwn = (path: string): boolean => path === '.ringmaster' || path.startsWith('.ringmaster/');
@@ -84,6 +99,22 @@ async function gitAdd(dir: string, indexFile: string): Promise<void> {
 
 async function gitWriteTree(dir: string, indexFile: string): Promise<string> {
   return (await git(dir, ['write-tree'], { env: { GIT_INDEX_FILE: indexFile } })).stdout.trim();
+}
+
+/** git's staging as the live tree runs it while it opens: whether it ran, and how it failed. */
+function recordedStage(byGit: () => Promise<void>): { stage: () => Promise<void>; ran: boolean; failed: { error: unknown } | null } {
+  const record = {
+    ran: false,
+    failed: null as { error: unknown } | null,
+    stage: async (): Promise<void> => {
+      record.ran = true;
+      await byGit().catch((error: unknown) => {
+        record.failed = { error };
+        throw error;
+      });
+    },
+  };
+  return record;
 }
 
 /** The stager of one directory's private index. */
@@ -107,16 +138,14 @@ export function createStager(place: StagePlace): Stager {
       off = true;
       return byGit();
     }
-    let staged = false;
-    const stage = async (): Promise<void> => {
-      staged = true;
-      await byGit();
-    };
-    const ignore = openIgnoreRules(place.top, rules.gitDir, rules.excludesFile);
-    live = await openLiveTree({ dir, prefix: place.prefix, objects: place.objects, rules: ignore }, work, stage).catch(() => null);
+    const staging = recordedStage(byGit);
+    const ignore = openIgnoreRules(place.top, rules.gitDir, rules.excludesFile, rules.above);
+    live = await openLiveTree({ dir, prefix: place.prefix, objects: place.objects, rules: ignore }, work, staging.stage).catch(() => null);
+    // git's own staging failed (a name it refuses, a file it cannot read): the snapshot fails as it would by git.
+    if (staging.failed !== null) throw staging.failed.error;
     if (live === null) off = true;
     else verify = true;
-    if (!staged) await byGit();
+    if (!staging.ran) await byGit();
   };
   return {
     get live() {

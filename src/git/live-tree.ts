@@ -18,6 +18,8 @@ import { writeLooseObject } from './loose-object.js';
 const MAX_HASHED_BYTES = 32 * 1024 * 1024;
 /** Names git treats specially: attributes change how files are stored, a .gitignore what is staged. */
 const LEFT_TO_GIT = new Set(['.gitattributes', '.gitignore']);
+/** Names git refuses to add (`.git` in another case, its NTFS aliases such as `git~1` or `.git.`): git answers for them. */
+const REFUSED_BY_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/i;
 
 /** Where the live tree works: the workspace, its repository's object store and its path in the repository. */
 export interface LiveTreePlace {
@@ -104,7 +106,7 @@ class Live implements LiveTree {
     const path = this.place.prefix + rel;
     const name = nameOf(rel);
     if (name === '.git') return rel === '.git' && this.place.prefix === '';
-    if (LEFT_TO_GIT.has(name) || name.includes('\uFFFD')) return false;
+    if (LEFT_TO_GIT.has(name) || REFUSED_BY_GIT.test(name) || name.includes('\uFFFD')) return false;
     let st: BigIntStats | undefined;
     try {
       st = lstatSync(this.abs(rel), { bigint: true });
