@@ -13,18 +13,26 @@ export interface IgnoreRules {
   ignored(path: string): boolean;
   /** A .gitignore was read again (it changed): forget what was read from it. */
   forget(dir: string): void;
+  /** A rule read uses what the matcher does not implement as git does (a POSIX class such as `[[:upper:]]`). */
+  inexact(): boolean;
   /** The global files (info/exclude, excludes file) or the `watched` ones changed since they were read. */
   globalsChanged(): boolean;
 }
 
-function readRules(file: string): Ignore | null {
+/** A bracket expression with a POSIX character class (`[[:digit:]]`): git's wildmatch has them, `ignore` does not. */
+const POSIX_CLASS = /\[[^\]\n]*\[:[a-z]+:\]/;
+
+/** The rules in `file` (null: none); `onInexact` when one of them would be matched otherwise than by git. */
+function readRules(file: string, onInexact: () => void): Ignore | null {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
     return null;
   }
-  return text.trim() === '' ? null : ignore({ allowRelativePaths: true }).add(text);
+  if (POSIX_CLASS.test(text)) onInexact();
+  // Case-sensitive, as git is without core.ignoreCase (the live tree does not open with it).
+  return text.trim() === '' ? null : ignore({ allowRelativePaths: true, ignorecase: false }).add(text);
 }
 
 /** How a file was when read: mtime and size, or 'none'. */
@@ -51,13 +59,15 @@ export function openIgnoreRules(top: string, gitDir: string, excludesFile: strin
   const globalFiles = [join(gitDir, 'info', 'exclude'), excludesFile];
   const stamped = [...globalFiles, ...watched];
   const stamps = stamped.map(stamp);
+  let inexact = false;
+  const read = (file: string): Ignore | null => readRules(file, () => void (inexact = true));
   // Highest precedence first: info/exclude before the excludes file.
-  const globals = globalFiles.map(readRules).filter((r): r is Ignore => r !== null);
+  const globals = globalFiles.map(read).filter((r): r is Ignore => r !== null);
   const perDir = new Map<string, Ignore | null>();
   const rulesOf = (dir: string): Ignore | null => {
     let rules = perDir.get(dir);
     if (rules === undefined) {
-      rules = readRules(join(top, dir, '.gitignore'));
+      rules = read(join(top, dir, '.gitignore'));
       perDir.set(dir, rules);
     }
     return rules;
@@ -105,6 +115,7 @@ export function openIgnoreRules(top: string, gitDir: string, excludesFile: strin
       perDir.delete(dir);
       dirs.clear();
     },
+    inexact: () => inexact,
     globalsChanged: () => stamped.some((file, i) => stamp(file) !== stamps[i]),
   };
 }

@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileEventsWork } from './dir-watch.js';
 import { git } from './git-exec.js';
-import { defaultExcludesFile, openIgnoreRules } from './ignore-rules.js';
+import { defaultExcludesFile, openIgnoreRules, type IgnoreRules } from './ignore-rules.js';
 import { openLiveTree, type LiveTree } from './live-tree.js';
 import type { StagedDiff } from './tree-diff.js';
 import type { FileChange } from './changes.js';
@@ -131,6 +131,7 @@ export function createStager(place: StagePlace): Stager {
   /** The index file lags behind the live tree (flush writes it). */
   let behind = false;
   let rules: Awaited<ReturnType<typeof liveRules>> | undefined;
+  let ignoreRules: IgnoreRules | null = null;
   const drop = (): void => void (live?.close(), (live = null));
   const open = async (): Promise<void> => {
     rules ??= await liveRules(place);
@@ -140,6 +141,7 @@ export function createStager(place: StagePlace): Stager {
     }
     const staging = recordedStage(byGit);
     const ignore = openIgnoreRules(place.top, rules.gitDir, rules.excludesFile, rules.above);
+    ignoreRules = ignore;
     live = await openLiveTree({ dir, prefix: place.prefix, objects: place.objects, rules: ignore }, work, staging.stage).catch(() => null);
     // git's own staging failed (a name it refuses, a file it cannot read): the snapshot fails as it would by git.
     if (staging.failed !== null) throw staging.failed.error;
@@ -154,7 +156,10 @@ export function createStager(place: StagePlace): Stager {
     async stage() {
       behind = false;
       if (live !== null) {
-        if (await live.refresh()) {
+        const refreshed = await live.refresh();
+        // Rules it cannot match as git does (read as they came into use): git stages for the rest of the run.
+        if (!refreshed && (ignoreRules?.inexact() ?? false)) off = true;
+        if (refreshed) {
           behind = true;
           // The first tree built from file events is checked against git staging the same directory.
           if (!eventsVerified) {

@@ -57,7 +57,7 @@ class Live implements LiveTree {
 
   /** Watches the workspace, lets git stage it into `indexFile`, reads that index; false: not a workspace it follows. */
   async open(indexFile: string, stage: () => Promise<void>): Promise<boolean> {
-    if (!this.watchTree('')) return false;
+    if (!this.watchTree('') || this.place.rules.inexact()) return false;
     await stage();
     const parsed = parseIndex(readFileSync(indexFile));
     if (parsed === null) return false;
@@ -78,7 +78,7 @@ class Live implements LiveTree {
   async refresh(): Promise<boolean> {
     if (!(await this.watch.settle()) || this.place.rules.globalsChanged()) return false;
     for (const rel of this.watch.take()) if (!this.apply(rel)) return false;
-    return true;
+    return !this.place.rules.inexact();
   }
 
   writeTree(): string {

@@ -145,10 +145,24 @@ describe('live tree against git: ignore rules', () => {
     await expectGitsTree(index, () => writeFileSync(join(dir, 'secret.txt'), 's\n'));
   });
 
-  it('POSIX character classes and negated brackets in patterns', async () => {
-    const dir = repo({ '.gitignore': '*.[[:digit:]]\n[!a]*.bak\n', 'a.txt': 'a\n' });
+  it('patterns match case-sensitively, as git does without core.ignoreCase', async () => {
+    const dir = repo({ '.gitignore': '**/abc\n[^a]bd\nBUILD/\n', 'a.txt': 'a\n', 'x/y.txt': 'y\n' });
     const index = await opened(dir);
-    await expectGitsTree(index, () => writeFiles(dir, { 'log.1': '1\n', 'log.x': 'x\n', 'b.bak': 'b\n', 'a.bak': 'a\n' }));
+    await expectGitsTree(index, () => writeFiles(dir, { 'Abc': '1\n', 'x/ABC': '2\n', 'Abd': '3\n', 'abd': '4\n', 'build/out.js': '5\n' }));
+  });
+
+  it('POSIX character classes (which the matcher lacks) in a .gitignore read after opening: git stages', async () => {
+    const dir = repo({ 'a.txt': 'a\n', 'x/.gitignore': '*[[:upper:]]*\n*.[[:digit:]]\n', 'x/b.txt': 'b\n' });
+    const index = await opened(dir);
+    await expectGitsTree(index, () => writeFiles(dir, { 'x/new/Upper.txt': '1\n', 'x/new/lower.txt': '2\n', 'x/log.1': '3\n' }));
+    await expectGitsTree(index, () => writeFiles(dir, { 'x/new/More.txt': '1\n', 'x/new/more.txt': '2\n' }));
+    expect(index.live).toBe(false);
+  });
+
+  it('negated brackets in patterns', async () => {
+    const dir = repo({ '.gitignore': '[!a]*.bak\n', 'a.txt': 'a\n' });
+    const index = await opened(dir);
+    await expectGitsTree(index, () => writeFiles(dir, { 'b.bak': 'b\n', 'a.bak': 'a\n' }));
   });
 
   it('trailing spaces, escaped # and !, ** and slashes in a nested .gitignore', async () => {
