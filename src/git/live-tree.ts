@@ -115,6 +115,8 @@ class Live implements LiveTree {
     }
     const node = this.model.lookup(path);
     if (st === undefined || !(st.isFile() || st.isSymbolicLink() || st.isDirectory())) {
+      // A tracked file now a FIFO or a socket: git refuses to stage it ("can only add regular files").
+      if (st !== undefined && node?.kind === 'file') return false;
       if (rel !== '') this.forget(path);
       return true;
     }
