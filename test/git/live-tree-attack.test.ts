@@ -294,6 +294,35 @@ describe('live tree against git: directories and batches', () => {
     });
   });
 
+  it('an ignored directory holding a tracked file removed and made again, a new directory bringing its .gitignore', async () => {
+    const dir = repo({ '.gitignore': 'build/\n', 'a.txt': 'a\n' });
+    writeFiles(dir, { 'build/keep.js': 'k\n' });
+    sh(dir, ['add', '-f', 'build/keep.js']);
+    sh(dir, ['commit', '-q', '-m', 'build']);
+    const index = await opened(dir);
+    await expectGitsTree(index, () => {
+      rmSync(join(dir, 'build'), { recursive: true });
+      writeFiles(dir, { 'build/keep.js': 'k2\n', 'build/other.js': 'o\n', 'build/sub/x.js': 'x\n' });
+    });
+    await expectGitsTree(index, () => writeFiles(dir, { 'later/.gitignore': '*.tmp\n!keep.tmp\n', 'later/a.tmp': '1\n', 'later/keep.tmp': '2\n' }));
+    await expectGitsTree(index, () => writeFiles(dir, { 'later/b.tmp': '3\n', 'later/c.txt': '4\n' }));
+  });
+
+  it('a submodule: git stages', async () => {
+    const inner = repo({ 'lib.txt': 'lib\n' });
+    const dir = repo({ 'a.txt': 'a\n' });
+    execFileSync('git', ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', inner, 'mod'], { cwd: dir, env: gitEnv(), stdio: 'pipe' });
+    sh(dir, ['commit', '-q', '-m', 'mod']);
+    const index = await openWorkIndex(dir);
+    indexes.push(index);
+    for (let i = 0; i < 3; i++) {
+      await index.stage();
+      expect(await index.writeTree()).toBe(gitTree(dir, index.work));
+    }
+    expect(index.live).toBe(false);
+    await expectGitsTree(index, () => writeFiles(dir, { 'mod/new.txt': 'n\n', 'b.txt': 'b\n' }));
+  });
+
   it('a linked worktree as the workspace', async () => {
     const dir = repo({ '.gitignore': '*.log\n', 'a.txt': 'a\n' });
     const wt = `${dir}-linked`;
