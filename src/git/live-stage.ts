@@ -61,7 +61,8 @@ async function liveRules(place: StagePlace): Promise<{ gitDir: string; excludesF
   if (is('core.filemode', FALSE) || is('core.symlinks', FALSE) || is('core.ignorecase', TRUE) || is('core.precomposeunicode', TRUE)) return null;
   if (is('core.splitindex', TRUE) || is('core.sparsecheckout', TRUE) || values.has('core.sharedrepository')) return null;
   if ((values.get('extensions.objectformat') ?? 'sha1').toLowerCase() !== 'sha1' || values.has('core.attributesfile')) return null;
-  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(dir, p));
+  // A relative path is relative to the top of the worktree (git works from there once it has found it).
+  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(place.top, p));
   const xdg = process.env.XDG_CONFIG_HOME;
   const globalAttributes = join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.config'), 'git', 'attributes');
   if (existsSync(join(place.info, 'attributes')) || existsSync(globalAttributes)) return null;

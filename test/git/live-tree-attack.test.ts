@@ -89,6 +89,15 @@ describe('live tree against git: ignore rules', () => {
     await expectGitsTree(index, () => writeFileSync(join(dir, 'key.secret'), 'k\n'));
   });
 
+  it('a relative core.excludesFile in a workspace below the top', async () => {
+    const dir = repo({ 'sub/ws/a.txt': 'a\n', 'top-excludes': '*.x\n' });
+    writeFileSync(join(dir, 'sub', 'ws', 'top-excludes'), '*.y\n');
+    sh(dir, ['config', 'core.excludesFile', 'top-excludes']);
+    const ws = join(dir, 'sub', 'ws');
+    const index = await opened(ws);
+    await expectGitsTree(index, () => writeFiles(ws, { 'f.x': 'x\n', 'f.y': 'y\n' }));
+  });
+
   it('a negation in a nested .gitignore does not re-include a file of an ignored directory holding a tracked file', async () => {
     const dir = repo({ '.gitignore': 'dist/\n', 'src/a.ts': 'a\n' });
     writeFiles(dir, { 'dist/tracked.js': 't\n', 'dist/.gitignore': '!*.js\n' });
