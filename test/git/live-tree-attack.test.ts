@@ -292,6 +292,22 @@ describe('live tree against git: directories and batches', () => {
     });
   });
 
+  it('a tracked directory replaced by a symlink to it, a directory moved within the workspace and written in', async () => {
+    const dir = repo({ 'lib/x.ts': 'x\n', 'a/b/c.txt': 'c\n', 'a/e.txt': 'e\n' });
+    mkdirSync(join(dir, 'a', 'b', 'empty'));
+    const index = await opened(dir);
+    await expectGitsTree(index, () => {
+      renameSync(join(dir, 'lib'), join(dir, 'lib2'));
+      symlinkSync('lib2', join(dir, 'lib'));
+      renameSync(join(dir, 'a'), join(dir, 'moved'));
+    });
+    await expectGitsTree(index, () => {
+      writeFiles(dir, { 'moved/b/new.txt': 'n\n', 'moved/b/empty/deep.txt': 'd\n', 'lib2/y.ts': 'y\n' });
+      mkdirSync(join(dir, 'a', 'b'), { recursive: true });
+      writeFileSync(join(dir, 'a', 'b', 'c.txt'), 'again\n');
+    });
+  });
+
   it('hundreds of files changed and removed in one batch', async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 600; i++) files[`d${i % 30}/f${i}.txt`] = `${i}\n`;
