@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileEventsWork } from './dir-watch.js';
 import { git } from './git-exec.js';
-import { defaultExcludesFile, openIgnoreRules } from './ignore-rules.js';
+import { defaultExcludesFile, openIgnoreRules, type IgnoreRules } from './ignore-rules.js';
 import { openLiveTree, type LiveTree } from './live-tree.js';
 import type { StagedDiff } from './tree-diff.js';
 import type { FileChange } from './changes.js';
@@ -47,26 +47,42 @@ const FALSE = new Set(['false', 'no', 'off', '0']);
 const MAX_REOPENS = 20;
 
 /** The git configuration under which the live tree stages exactly as git does; null when it cannot. */
-async function liveRules(place: StagePlace): Promise<{ gitDir: string; excludesFile: string } | null> {
+async function liveRules(place: StagePlace): Promise<{ gitDir: string; excludesFile: string; above: string[] } | null> {
   const { dir } = place;
   const config = await git(dir, ['config', '-z', '--list'], { okExitCodes: [1] });
+  // Values as they are (core.excludesFile is a path); compared case-insensitively.
   const values = new Map<string, string>();
   for (const item of config.stdout.split('\0')) {
     const newline = item.indexOf('\n');
-    values.set((newline < 0 ? item : item.slice(0, newline)).toLowerCase(), newline < 0 ? 'true' : item.slice(newline + 1).toLowerCase());
+    values.set((newline < 0 ? item : item.slice(0, newline)).toLowerCase(), newline < 0 ? 'true' : item.slice(newline + 1));
   }
-  const is = (key: string, set: Set<string>): boolean => set.has(values.get(key) ?? '');
-  if (is('core.autocrlf', TRUE) || values.get('core.autocrlf') === 'input') return null;
+  const is = (key: string, set: Set<string>): boolean => set.has((values.get(key) ?? '').toLowerCase());
+  if (is('core.autocrlf', TRUE) || values.get('core.autocrlf')?.toLowerCase() === 'input') return null;
   if (is('core.filemode', FALSE) || is('core.symlinks', FALSE) || is('core.ignorecase', TRUE) || is('core.precomposeunicode', TRUE)) return null;
   if (is('core.splitindex', TRUE) || is('core.sparsecheckout', TRUE) || values.has('core.sharedrepository')) return null;
-  if ((values.get('extensions.objectformat') ?? 'sha1') !== 'sha1' || values.has('core.attributesfile')) return null;
-  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(dir, p));
+  if ((values.get('extensions.objectformat') ?? 'sha1').toLowerCase() !== 'sha1' || values.has('core.attributesfile')) return null;
+  // A relative path is relative to the top of the worktree (git works from there once it has found it).
+  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(place.top, p));
   const xdg = process.env.XDG_CONFIG_HOME;
   const globalAttributes = join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.config'), 'git', 'attributes');
   if (existsSync(join(place.info, 'attributes')) || existsSync(globalAttributes)) return null;
+  // The .gitignore and .gitattributes of the directories above a workspace below the top: no watch sees them change.
+  const above = aboveFiles(place.top, place.prefix);
+  if (above.some((file) => file.endsWith('.gitattributes') && existsSync(file))) return null;
   const configured = values.get('core.excludesfile');
   const excludesFile = configured === undefined ? defaultExcludesFile() : configured.startsWith('~/') ? join(homedir(), configured.slice(2)) : abs(configured);
-  return { gitDir: resolve(place.info, '..'), excludesFile };
+  return { gitDir: resolve(place.info, '..'), excludesFile, above };
+}
+
+/** The .gitignore and .gitattributes files of the directories from the top down to the workspace's parent. */
+function aboveFiles(top: string, prefix: string): string[] {
+  const parts = prefix.split('/').filter((p) => p !== '');
+  const files: string[] = [];
+  for (let depth = 0; depth < parts.length; depth++) {
+    const at = join(top, ...parts.slice(0, depth));
+    files.push(join(at, '.gitignore'), join(at, '.gitattributes'));
+  }
+  return files;
 }
 
 const isOwn = (path: string): boolean => path === '.ringmaster' || path.startsWith('.ringmaster/');
@@ -86,6 +102,22 @@ async function gitWriteTree(dir: string, indexFile: string): Promise<string> {
   return (await git(dir, ['write-tree'], { env: { GIT_INDEX_FILE: indexFile } })).stdout.trim();
 }
 
+/** git's staging as the live tree runs it while it opens: whether it ran, and how it failed. */
+function recordedStage(byGit: () => Promise<void>): { stage: () => Promise<void>; ran: boolean; failed: { error: unknown } | null } {
+  const record = {
+    ran: false,
+    failed: null as { error: unknown } | null,
+    stage: async (): Promise<void> => {
+      record.ran = true;
+      await byGit().catch((error: unknown) => {
+        record.failed = { error };
+        throw error;
+      });
+    },
+  };
+  return record;
+}
+
 /** The stager of one directory's private index. */
 export function createStager(place: StagePlace): Stager {
   const { dir, work } = place;
@@ -98,6 +130,7 @@ export function createStager(place: StagePlace): Stager {
   let verify = false;
   let eventsVerified = false;
   let rules: Awaited<ReturnType<typeof liveRules>> | undefined;
+  let ignoreRules: IgnoreRules | null = null;
   const drop = (): void => void (live?.close(), (live = null));
   const open = async (): Promise<void> => {
     rules ??= await liveRules(place);
@@ -105,16 +138,15 @@ export function createStager(place: StagePlace): Stager {
       off = true;
       return byGit();
     }
-    let staged = false;
-    const stage = async (): Promise<void> => {
-      staged = true;
-      await byGit();
-    };
-    const ignore = openIgnoreRules(place.top, rules.gitDir, rules.excludesFile);
-    live = await openLiveTree({ dir, prefix: place.prefix, objects: place.objects, rules: ignore }, work, stage).catch(() => null);
+    const staging = recordedStage(byGit);
+    const ignore = openIgnoreRules(place.top, rules.gitDir, rules.excludesFile, rules.above);
+    ignoreRules = ignore;
+    live = await openLiveTree({ dir, prefix: place.prefix, objects: place.objects, rules: ignore }, work, staging.stage).catch(() => null);
+    // git's own staging failed (a name it refuses, a file it cannot read): the snapshot fails as it would by git.
+    if (staging.failed !== null) throw staging.failed.error;
     if (live === null) off = true;
     else verify = true;
-    if (!staged) await byGit();
+    if (!staging.ran) await byGit();
   };
   return {
     get live() {
@@ -122,7 +154,10 @@ export function createStager(place: StagePlace): Stager {
     },
     async stage() {
       if (live !== null) {
-        if (await live.refresh()) {
+        const refreshed = await live.refresh();
+        // Rules it cannot match as git does (read as they came into use): git stages for the rest of the run.
+        if (!refreshed && (ignoreRules?.inexact() ?? false)) off = true;
+        if (refreshed) {
           // The first tree built from file events is checked against git staging the same directory.
           if (!eventsVerified) {
             await byGit();

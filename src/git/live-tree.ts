@@ -19,6 +19,8 @@ const MAX_HASHED_BYTES = 32 * 1024 * 1024;
 /** Names git treats specially: attributes change how files are stored, a .gitignore what is staged. */
 const LEFT_TO_GIT = new Set(['.gitattributes', '.gitignore']);
 const RACY_MS = 2000;
+/** Names git refuses to add (`.git` in another case, its NTFS aliases such as `git~1` or `.git.`): git answers for them. */
+const REFUSED_BY_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/i;
 
 /** Where the live tree works: the workspace, its repository's object store and its path in the repository. */
 export interface LiveTreePlace {
@@ -56,7 +58,7 @@ class Live implements LiveTree {
 
   /** Watches the workspace, lets git stage it into `indexFile`, reads that index; false: not a workspace it follows. */
   async open(indexFile: string, stage: () => Promise<void>): Promise<boolean> {
-    if (!this.watchTree('')) return false;
+    if (!this.watchTree('') || this.place.rules.inexact()) return false;
     await stage();
     const parsed = parseIndex(readFileSync(indexFile));
     if (parsed === null) return false;
@@ -77,7 +79,7 @@ class Live implements LiveTree {
   async refresh(): Promise<boolean> {
     if (!(await this.watch.settle()) || this.place.rules.globalsChanged()) return false;
     for (const rel of this.watch.take()) if (!this.apply(rel)) return false;
-    return true;
+    return !this.place.rules.inexact();
   }
 
   writeTree(): string {
@@ -105,7 +107,7 @@ class Live implements LiveTree {
     const path = this.place.prefix + rel;
     const name = nameOf(rel);
     if (name === '.git') return rel === '.git' && this.place.prefix === '';
-    if (LEFT_TO_GIT.has(name) || name.includes('\uFFFD')) return false;
+    if (LEFT_TO_GIT.has(name) || REFUSED_BY_GIT.test(name) || name.includes('\uFFFD')) return false;
     let st: BigIntStats | undefined;
     try {
       st = lstatSync(this.abs(rel), { bigint: true });
@@ -114,6 +116,8 @@ class Live implements LiveTree {
     }
     const node = this.model.lookup(path);
     if (st === undefined || !(st.isFile() || st.isSymbolicLink() || st.isDirectory())) {
+      // A tracked file now a FIFO or a socket: git refuses to stage it ("can only add regular files").
+      if (st !== undefined && node?.kind === 'file') return false;
       if (rel !== '') this.forget(path);
       return true;
     }
