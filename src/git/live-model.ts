@@ -97,6 +97,11 @@ export class IndexModel {
     return tree;
   }
 
+  /** Every file entry, with its path from the top. */
+  files(): Iterable<[string, IndexEntry]> {
+    return this.entries(this.root, '');
+  }
+
   /** The changes between two trees if they are the last two this model wrote (paths from the top), else null. */
   diff(from: string, to: string): FileChange[] | null {
     if (from === to && to === this.lastTree) return [];

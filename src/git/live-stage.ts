@@ -129,11 +129,11 @@ export function createStager(place: StagePlace): Stager {
   /** The next writeTree compares the live tree's root with git's. */
   let verify = false;
   let eventsVerified = false;
-  let rules: Awaited<ReturnType<typeof liveRules>> | undefined;
   let ignoreRules: IgnoreRules | null = null;
   const drop = (): void => void (live?.close(), (live = null));
   const open = async (): Promise<void> => {
-    rules ??= await liveRules(place);
+    // Read again at every opening: an attributes file above the workspace may have appeared since the last one.
+    const rules = await liveRules(place);
     if (rules === null || ++opened > MAX_REOPENS) {
       off = true;
       return byGit();

@@ -9,7 +9,7 @@ import { lstatSync, readdirSync, readFileSync, readlinkSync, type BigIntStats, t
 import { join } from 'node:path';
 import type { FileChange } from './changes.js';
 import { openDirWatch, type DirWatch } from './dir-watch.js';
-import { parseIndex, STAT_SIZE_AT, statBytes } from './index-file.js';
+import { entryMode, parseIndex, STAT_SIZE_AT, statBytes } from './index-file.js';
 import type { IgnoreRules } from './ignore-rules.js';
 import { IndexModel, nameOf, parentOf } from './live-model.js';
 import { writeLooseObject } from './loose-object.js';
@@ -19,6 +19,9 @@ const MAX_HASHED_BYTES = 32 * 1024 * 1024;
 /** Names git treats specially: attributes change how files are stored, a .gitignore what is staged. */
 const LEFT_TO_GIT = new Set(['.gitattributes', '.gitignore']);
 const RACY_MS = 2000;
+/** Where an entry's stat data hold the device and inode (git's layout). */
+const DEV_AT = 16;
+const INO_END = 24;
 /** Names git refuses to add (`.git` in another case, its NTFS aliases such as `git~1` or `.git.`): git answers for them. */
 const REFUSED_BY_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/i;
 
@@ -50,6 +53,11 @@ class Live implements LiveTree {
   private readonly watch: DirWatch = openDirWatch();
   /** The inode of each watched directory (relative to the workspace). */
   private readonly inodes = new Map<string, bigint>();
+  /**
+   * Files with more than one hard link (relative to the workspace): a write through another name is reported in that
+   * name's directory, maybe not watched, so these are compared with their stat data at every snapshot, as git does.
+   */
+  private readonly linked = new Set<string>();
   private readonly model: IndexModel;
 
   constructor(private readonly place: LiveTreePlace) {
@@ -66,6 +74,7 @@ class Live implements LiveTree {
     for (const [path, entry] of parsed) {
       if (nameOf(path) === '.gitattributes') return false;
       this.model.setFile(path, entry);
+      if (path.startsWith(prefix) && entryMode(entry) !== 0o120000) this.noteLinks(path.slice(prefix.length));
       // A tracked file in a directory the walk left out (an ignored one): watched now, and looked at again.
       const rel = path.startsWith(prefix) ? path.slice(prefix.length) : null;
       if (rel !== null && !this.watch.has(parentOf(rel))) {
@@ -78,6 +87,7 @@ class Live implements LiveTree {
 
   async refresh(): Promise<boolean> {
     if (!(await this.watch.settle()) || this.place.rules.globalsChanged()) return false;
+    for (const rel of this.linked) if (this.statChanged(rel)) this.watch.mark(rel);
     for (const rel of this.watch.take()) if (!this.apply(rel)) return false;
     return !this.place.rules.inexact();
   }
@@ -134,9 +144,46 @@ class Live implements LiveTree {
   }
 
   /** Removes `path` from the model, and the watches of the directories that were under it. */
+  /**
+   * Whether the file at `rel` has more than one hard link (then looked at by stat data at every snapshot). One that
+   * gained a link while followed: its other names in the workspace are found by inode and looked at so too.
+   */
+  private noteLinks(rel: string, st?: BigIntStats): void {
+    let stat: BigIntStats;
+    try {
+      stat = st ?? lstatSync(this.abs(rel), { bigint: true });
+    } catch {
+      this.linked.delete(rel);
+      return;
+    }
+    if (stat.nlink <= 1n) {
+      this.linked.delete(rel);
+      return;
+    }
+    this.linked.add(rel);
+    if (st === undefined) return;
+    const key = statBytes(stat, 0).subarray(DEV_AT, INO_END);
+    const { prefix } = this.place;
+    for (const [path, entry] of this.model.files()) {
+      if (path.startsWith(prefix) && entry.stat.subarray(DEV_AT, INO_END).equals(key)) this.linked.add(path.slice(prefix.length));
+    }
+  }
+
+  /** A hard-linked file's stat data differ from its entry's (or it is gone). */
+  private statChanged(rel: string): boolean {
+    const entry = this.model.entry(this.place.prefix + rel);
+    try {
+      const st = lstatSync(this.abs(rel), { bigint: true });
+      return entry === null || !statBytes(st, gitMode(st)).equals(entry.stat);
+    } catch {
+      return true;
+    }
+  }
+
   private forget(path: string): void {
-    if (!this.model.remove(path)) return;
     const rel = path.slice(this.place.prefix.length);
+    for (const key of this.linked) if (key === rel || key.startsWith(`${rel}/`)) this.linked.delete(key);
+    if (!this.model.remove(path)) return;
     this.watch.remove(rel);
     for (const key of this.inodes.keys()) if (key === rel || key.startsWith(`${rel}/`)) this.inodes.delete(key);
   }
@@ -170,6 +217,7 @@ class Live implements LiveTree {
     }
     // Changed while read (a size that is not the one lstat saw): the next event brings it back here.
     if (st.isFile() && BigInt(content.length) !== st.size) this.watch.mark(rel);
+    if (st.isFile()) this.noteLinks(rel, st);
     const stat = statBytes(st, gitMode(st));
     // Modified just before it was read: a same-size change within the same clock tick could follow unseen by stat
     // data, so the entry is smudged (size 0) as git smudges racily clean entries, and git hashes it rather than trust it.
