@@ -55,6 +55,21 @@ export class IndexModel {
     return node?.kind === 'file' ? node.entry : null;
   }
 
+  /** Loads an index's entries (in its order) into an empty model: no change is noted, no tree is written yet. */
+  load(entries: Iterable<[string, IndexEntry]>): void {
+    const dirs = new Map<string, DirNode>([['', this.root]]);
+    for (const [path, entry] of entries) {
+      const parent = parentOf(path);
+      let dir = dirs.get(parent);
+      if (dir === undefined) {
+        dir = this.dirAt(parent);
+        dirs.set(parent, dir);
+      }
+      dir.children.set(nameOf(path), { kind: 'file', entry });
+      dir.order = undefined;
+    }
+  }
+
   /** Sets the file at `path` (its directories created); trees above it are written again if its content changed. */
   setFile(path: string, entry: IndexEntry): void {
     const old = this.lookup(path);
@@ -85,7 +100,8 @@ export class IndexModel {
   writeTree(): string {
     const tree = (this.treeOf(this.root) ?? writeLooseObject(this.objects, 'tree', Buffer.alloc(0), EMPTY_TREE)).toString('hex');
     const changes: FileChange[] = [];
-    for (const [path, before] of this.pending) {
+    // The first tree: there is nothing to diff it against.
+    for (const [path, before] of this.lastTree === null ? [] : this.pending) {
       const now = this.entry(path);
       if (sameContent(before, now)) continue;
       changes.push({ path, change: before === null ? 'added' : now === null ? 'deleted' : 'modified' });

@@ -71,9 +71,9 @@ class Live implements LiveTree {
     const parsed = parseIndex(readFileSync(indexFile));
     if (parsed === null) return false;
     const { prefix } = this.place;
+    this.model.load(parsed);
     for (const [path, entry] of parsed) {
       if (nameOf(path) === '.gitattributes') return false;
-      this.model.setFile(path, entry);
       if (path.startsWith(prefix) && entryMode(entry) !== 0o120000) this.noteLinks(path.slice(prefix.length));
       // A tracked file in a directory the walk left out (an ignored one): watched now, and looked at again.
       const rel = path.startsWith(prefix) ? path.slice(prefix.length) : null;
