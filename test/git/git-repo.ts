@@ -1,6 +1,6 @@
 // Temporary git repositories for tests: real git, a fixed identity, removed afterwards.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterEach, beforeAll } from 'vitest';
@@ -71,4 +71,17 @@ export function useTempRepos(): string[] {
     for (const dir of dirs.splice(0)) removeDir(dir);
   });
   return dirs;
+}
+
+/** git's own staging of `dir` on a copy of `indexFile` (`git add --all -- .`, untracked cache off, `git write-tree`). */
+export function gitStagedTree(dir: string, indexFile: string): string {
+  const copy = join(tmpdir(), `rm-git-staged-${process.pid}-${Math.random()}`);
+  try {
+    copyFileSync(indexFile, copy);
+    const env = { ...gitEnv(), GIT_INDEX_FILE: copy };
+    execFileSync('git', ['-c', 'core.untrackedCache=false', 'add', '--all', '--', '.'], { cwd: dir, env, stdio: 'pipe' });
+    return execFileSync('git', ['write-tree'], { cwd: dir, env, encoding: 'utf8' }).trim();
+  } finally {
+    rmSync(copy, { force: true });
+  }
 }

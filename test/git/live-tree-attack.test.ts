@@ -3,14 +3,14 @@
 // asserts the next tree is the one `git add --all` + `git write-tree` give on a copy of the same index (the live tree
 // may also give way to git), that its diff is git's diff-tree, and that the index it writes is git's view of the worktree.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkpointMessage, commitWorkspace } from '../../src/git/checkpoint.js';
 import { openWorkIndex, type WorkIndex } from '../../src/git/work-index.js';
 import { createChangeTracker } from '../../src/runner/change-tracking.js';
-import { gitEnv, removeDir, sh, tempRepo, writeFiles } from './git-repo.js';
+import { gitEnv, gitStagedTree, removeDir, sh, tempRepo, writeFiles } from './git-repo.js';
 
 const dirs: string[] = [];
 const indexes: WorkIndex[] = [];
@@ -29,26 +29,13 @@ function repo(files: Record<string, string>): string {
   return dir;
 }
 
-/** git's own staging of `dir` on a copy of `indexFile`. */
-function gitTree(dir: string, indexFile: string): string {
-  const copy = join(tmpdir(), `rm-live-attack-${process.pid}-${Math.random()}`);
-  try {
-    copyFileSync(indexFile, copy);
-    const env = { ...gitEnv(), GIT_INDEX_FILE: copy };
-    execFileSync('git', ['-c', 'core.untrackedCache=false', 'add', '--all', '--', '.'], { cwd: dir, env, stdio: 'pipe' });
-    return execFileSync('git', ['write-tree'], { cwd: dir, env, encoding: 'utf8' }).trim();
-  } finally {
-    rmSync(copy, { force: true });
-  }
-}
-
 /** Opens the private index of `dir` and takes snapshots until the live tree has passed both checks against git. */
 async function opened(dir: string): Promise<WorkIndex> {
   const index = await openWorkIndex(dir);
   indexes.push(index);
   for (let i = 0; i < 3; i++) {
     await index.stage();
-    expect(await index.writeTree()).toBe(gitTree(dir, index.work));
+    expect(await index.writeTree()).toBe(gitStagedTree(dir, index.work));
   }
   expect(index.live, 'the live tree follows this workspace').toBe(true);
   return index;
@@ -63,7 +50,7 @@ async function expectGitsTree(index: WorkIndex, change: () => void): Promise<voi
   await index.stage();
   const tree = await index.writeTree();
   const live = index.live;
-  expect(tree, `the tree (the live tree ${live ? 'staged' : 'gave way'})`).toBe(gitTree(dir, index.work));
+  expect(tree, `the tree (the live tree ${live ? 'staged' : 'gave way'})`).toBe(gitStagedTree(dir, index.work));
   const diff = await index.diffTrees(before, tree);
   const letter = { added: 'A', modified: 'M', deleted: 'D' } as const;
   const mine = diff.changes.map((c) => `${letter[c.change]} ${c.path}`).sort();
@@ -141,7 +128,7 @@ describe('live tree against git: ignore rules', () => {
     indexes.push(index);
     for (let i = 0; i < 3; i++) {
       await index.stage();
-      expect(await index.writeTree()).toBe(gitTree(ws, index.work));
+      expect(await index.writeTree()).toBe(gitStagedTree(ws, index.work));
     }
     await expectGitsTree(index, () => writeFileSync(join(ws, 'crlf.txt'), 'one\r\ntwo\r\n'));
     rmSync(join(dir, '.gitattributes'));
@@ -357,7 +344,7 @@ describe('live tree against git: directories and batches', () => {
     indexes.push(index);
     for (let i = 0; i < 3; i++) {
       await index.stage();
-      expect(await index.writeTree()).toBe(gitTree(dir, index.work));
+      expect(await index.writeTree()).toBe(gitStagedTree(dir, index.work));
     }
     expect(index.live).toBe(false);
     await expectGitsTree(index, () => writeFiles(dir, { 'mod/new.txt': 'n\n', 'b.txt': 'b\n' }));

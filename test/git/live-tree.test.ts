@@ -3,12 +3,11 @@
 // below the top of the repository), the tree it stages in memory is the tree `git add --all` + `git write-tree` give
 // on a copy of the same index, and the index it writes is one git reads as the worktree's (nothing left to stage).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openWorkIndex, type WorkIndex } from '../../src/git/work-index.js';
-import { gitEnv, removeDir, sh, tempRepo } from './git-repo.js';
+import { gitEnv, gitStagedTree, removeDir, sh, tempRepo } from './git-repo.js';
 
 const dirs: string[] = [];
 const indexes: WorkIndex[] = [];
@@ -20,19 +19,6 @@ afterEach(async () => {
   for (const index of indexes.splice(0)) await index.dispose();
   for (const dir of dirs.splice(0)) removeDir(dir);
 });
-
-/** git's own staging of `dir` (a copy of `indexFile`, `git add --all -- .`, `git write-tree`). */
-function gitTree(dir: string, indexFile: string): string {
-  const copy = join(tmpdir(), `rm-live-test-${process.pid}-${Math.random()}`);
-  try {
-    copyFileSync(indexFile, copy);
-    const env = { ...gitEnv(), GIT_INDEX_FILE: copy };
-    execFileSync('git', ['-c', 'core.untrackedCache=false', 'add', '--all', '--', '.'], { cwd: dir, env });
-    return execFileSync('git', ['write-tree'], { cwd: dir, env, encoding: 'utf8' }).trim();
-  } finally {
-    rmSync(copy, { force: true });
-  }
-}
 
 /** A deterministic pseudo-random source (the same batches on every run). */
 function random(seed: number): () => number {
@@ -88,7 +74,7 @@ async function follow(workspace: string, seed: number, batches: number): Promise
   for (let batch = 0; batch < batches; batch++) {
     await index.stage();
     const tree = await index.writeTree();
-    expect(tree, `batch ${batch}`).toBe(gitTree(workspace, index.work));
+    expect(tree, `batch ${batch}`).toBe(gitStagedTree(workspace, index.work));
     expect(index.live, `batch ${batch}: the live tree stages`).toBe(true);
     for (let i = 0; i < 1 + Math.floor(next() * 4); i++) change(workspace, next, batch * 10 + i);
   }
@@ -147,7 +133,7 @@ describe('live tree', () => {
     writeFileSync(join(dir, 'src', 'a.ts'), 'changed\n');
     writeFileSync(join(dir, 'lib', 'new.ts'), 'new\n');
     await index.stage();
-    expect(await index.writeTree()).toBe(gitTree(dir, index.work));
+    expect(await index.writeTree()).toBe(gitStagedTree(dir, index.work));
     expect(index.live).toBe(true);
   });
 
@@ -163,7 +149,7 @@ describe('live tree', () => {
       indexes.push(index);
       for (let i = 0; i < 4; i++) {
         await index.stage();
-        expect(await index.writeTree()).toBe(gitTree(dir, index.work));
+        expect(await index.writeTree()).toBe(gitStagedTree(dir, index.work));
       }
       expect(index.live).toBe(false);
     }
