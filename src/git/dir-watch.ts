@@ -28,7 +28,14 @@ export function fileEventsWork(): boolean {
   return !eventsFailed;
 }
 
+/** inotify's queue length (read once). */
+let queueLength: number | undefined;
 function queueLimit(): number {
+  queueLength ??= readQueueLimit();
+  return queueLength;
+}
+
+function readQueueLimit(): number {
   try {
     const n = Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8'));
     return Number.isInteger(n) && n > 0 ? n : 16384;
@@ -39,14 +46,19 @@ function queueLimit(): number {
 
 /** The watched directories of one worktree. */
 export interface DirWatch {
-  /** Watches `dir` (relative to the root, '' for it); false when it cannot (the caller stops trusting the watch). */
-  add(dir: string, root: string): boolean;
+  /**
+   * Watches `dir` (relative to the root, '' for it), whose inode is `ino`; false when it cannot (the caller stops
+   * trusting the watch).
+   */
+  add(dir: string, root: string, ino: bigint): boolean;
   /** Stops watching `dir` and every directory under it. */
   remove(dir: string): void;
   has(dir: string): boolean;
+  /** The inode `dir` had when its watch was added (undefined: not watched). */
+  inode(dir: string): bigint | undefined;
   /** Marks a path dirty by hand (one changed before its directory was watched). */
   mark(path: string): void;
-  /** Takes the dirty paths marked so far (relative to the root; a directory's own path when its name is unknown). */
+  /** Takes the dirty paths marked so far (relative to the root). */
   take(): Set<string>;
   /** Waits until every change made before the call is marked; false when some may have been lost. */
   settle(): Promise<boolean>;
@@ -95,7 +107,7 @@ function openBarrier(): { settle(): Promise<boolean>; close(): void } {
 }
 
 export function openDirWatch(): DirWatch {
-  const watchers = new Map<string, FSWatcher>();
+  const watchers = new Map<string, { watcher: FSWatcher; ino: bigint }>();
   let dirty = new Set<string>();
   const dead = new Set<string>();
   let broken = false;
@@ -103,7 +115,7 @@ export function openDirWatch(): DirWatch {
   const barrier = openBarrier();
   let deliveredAtSettle = delivered;
   return {
-    add(dir, root) {
+    add(dir, root, ino) {
       if (watchers.has(dir)) return true;
       // A workspace of more directories than this is left to git: its watches would take the user's inotify limit
       // (fs.inotify.max_user_watches, 8,192 on older kernels) from editors and other tools.
@@ -128,7 +140,7 @@ export function openDirWatch(): DirWatch {
         watcher.on('error', () => void (broken = true));
         // Never what keeps the process alive (a settle's timer is, while it waits).
         watcher.unref();
-        watchers.set(dir, watcher);
+        watchers.set(dir, { watcher, ino });
         return true;
       } catch {
         broken = true;
@@ -136,7 +148,7 @@ export function openDirWatch(): DirWatch {
       }
     },
     remove(dir) {
-      for (const [path, watcher] of watchers) {
+      for (const [path, { watcher }] of watchers) {
         if (path === dir || dir === '' || path.startsWith(`${dir}/`)) {
           watcher.close();
           watchers.delete(path);
@@ -144,10 +156,11 @@ export function openDirWatch(): DirWatch {
       }
     },
     has: (dir) => watchers.has(dir),
+    inode: (dir) => watchers.get(dir)?.ino,
     mark: (path) => void dirty.add(path),
     take() {
       for (const dir of dead) {
-        watchers.get(dir)?.close();
+        watchers.get(dir)?.watcher.close();
         watchers.delete(dir);
       }
       dead.clear();
@@ -162,7 +175,7 @@ export function openDirWatch(): DirWatch {
       return !broken && !lost;
     },
     close() {
-      for (const watcher of watchers.values()) watcher.close();
+      for (const { watcher } of watchers.values()) watcher.close();
       watchers.clear();
       barrier.close();
     },

@@ -45,10 +45,13 @@ function stamp(file: string): string {
   }
 }
 
-/** The default core.excludesFile. */
-export function defaultExcludesFile(): string {
+/**
+ * A file of git's global configuration directory, $XDG_CONFIG_HOME/git (default ~/.config/git): `ignore` is the
+ * default core.excludesFile, `attributes` the global attributes file.
+ */
+export function xdgGitFile(name: 'ignore' | 'attributes'): string {
   const xdg = process.env.XDG_CONFIG_HOME;
-  return join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.config'), 'git', 'ignore');
+  return join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.config'), 'git', name);
 }
 
 /**

@@ -8,9 +8,9 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileEventsWork } from './dir-watch.js';
 import { git } from './git-exec.js';
-import { defaultExcludesFile, openIgnoreRules, type IgnoreRules } from './ignore-rules.js';
+import { openIgnoreRules, xdgGitFile, type IgnoreRules } from './ignore-rules.js';
 import { openLiveTree, type LiveTree } from './live-tree.js';
-import type { StagedDiff } from './tree-diff.js';
+import { splitOwn, type StagedDiff } from './tree-diff.js';
 import type { FileChange } from './changes.js';
 
 /** How a directory's private index gets staged. */
@@ -63,14 +63,12 @@ async function liveRules(place: StagePlace): Promise<{ gitDir: string; excludesF
   if ((values.get('extensions.objectformat') ?? 'sha1').toLowerCase() !== 'sha1' || values.has('core.attributesfile')) return null;
   // A relative path is relative to the top of the worktree (git works from there once it has found it).
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(place.top, p));
-  const xdg = process.env.XDG_CONFIG_HOME;
-  const globalAttributes = join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.config'), 'git', 'attributes');
-  if (existsSync(join(place.info, 'attributes')) || existsSync(globalAttributes)) return null;
+  if (existsSync(join(place.info, 'attributes')) || existsSync(xdgGitFile('attributes'))) return null;
   // The .gitignore and .gitattributes of the directories above a workspace below the top: no watch sees them change.
   const above = aboveFiles(place.top, place.prefix);
   if (above.some((file) => file.endsWith('.gitattributes') && existsSync(file))) return null;
   const configured = values.get('core.excludesfile');
-  const excludesFile = configured === undefined ? defaultExcludesFile() : configured.startsWith('~/') ? join(homedir(), configured.slice(2)) : abs(configured);
+  const excludesFile = configured === undefined ? xdgGitFile('ignore') : configured.startsWith('~/') ? join(homedir(), configured.slice(2)) : abs(configured);
   return { gitDir: resolve(place.info, '..'), excludesFile, above };
 }
 
@@ -85,13 +83,9 @@ function aboveFiles(top: string, prefix: string): string[] {
   return files;
 }
 
-const isOwn = (path: string): boolean => path === '.ringmaster' || path.startsWith('.ringmaster/');
-
 /** Changes from the top of the repository as parseNameStatus gives them: under the directory, .ringmaster/ apart. */
 function relativeDiff(changes: FileChange[], prefix: string): StagedDiff {
-  const relative = changes.filter((c) => c.path.startsWith(prefix)).map((c) => ({ ...c, path: c.path.slice(prefix.length) }));
-  const others = relative.filter((c) => !isOwn(c.path));
-  return { changes: others, own: others.length !== relative.length };
+  return splitOwn(changes.filter((c) => c.path.startsWith(prefix)).map((c) => ({ ...c, path: c.path.slice(prefix.length) })));
 }
 
 async function gitAdd(dir: string, indexFile: string): Promise<void> {

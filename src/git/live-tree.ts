@@ -51,8 +51,6 @@ const gitMode = (st: BigIntStats): number => (st.isSymbolicLink() ? 0o120000 : (
 
 class Live implements LiveTree {
   private readonly watch: DirWatch = openDirWatch();
-  /** The inode of each watched directory (relative to the workspace). */
-  private readonly inodes = new Map<string, bigint>();
   /**
    * Files with more than one hard link (relative to the workspace): a write through another name is reported in that
    * name's directory, maybe not watched, so these are compared with their stat data at every snapshot, as git does.
@@ -74,10 +72,11 @@ class Live implements LiveTree {
     this.model.load(parsed);
     for (const [path, entry] of parsed) {
       if (nameOf(path) === '.gitattributes') return false;
-      if (path.startsWith(prefix) && entryMode(entry) !== 0o120000) this.noteLinks(path.slice(prefix.length));
+      if (!path.startsWith(prefix)) continue;
+      const rel = path.slice(prefix.length);
+      if (entryMode(entry) !== 0o120000) this.noteLinks(rel);
       // A tracked file in a directory the walk left out (an ignored one): watched now, and looked at again.
-      const rel = path.startsWith(prefix) ? path.slice(prefix.length) : null;
-      if (rel !== null && !this.watch.has(parentOf(rel))) {
+      if (!this.watch.has(parentOf(rel))) {
         if (!this.watchParents(parentOf(rel))) return false;
         this.watch.mark(rel);
       }
@@ -134,7 +133,7 @@ class Live implements LiveTree {
     if (st.isDirectory()) {
       if (node?.kind === 'file') this.model.remove(path);
       // Known, or replaced by another directory (a new inode): what that one holds is for git to sort out.
-      if (this.watch.has(rel)) return this.inodes.get(rel) === st.ino;
+      if (this.watch.has(rel)) return this.watch.inode(rel) === st.ino;
       if (rel !== '' && node?.kind !== 'dir' && this.place.rules.ignored(`${path}/`)) return true;
       return this.scan(rel, st);
     }
@@ -143,7 +142,6 @@ class Live implements LiveTree {
     return this.hashFile(rel, st);
   }
 
-  /** Removes `path` from the model, and the watches of the directories that were under it. */
   /**
    * Whether the file at `rel` has more than one hard link (then looked at by stat data at every snapshot). One that
    * gained a link while followed: its other names in the workspace are found by inode and looked at so too.
@@ -180,18 +178,16 @@ class Live implements LiveTree {
     }
   }
 
+  /** Removes `path` from the model, and the watches of the directories that were under it. */
   private forget(path: string): void {
     const rel = path.slice(this.place.prefix.length);
     for (const key of this.linked) if (key === rel || key.startsWith(`${rel}/`)) this.linked.delete(key);
-    if (!this.model.remove(path)) return;
-    this.watch.remove(rel);
-    for (const key of this.inodes.keys()) if (key === rel || key.startsWith(`${rel}/`)) this.inodes.delete(key);
+    if (this.model.remove(path)) this.watch.remove(rel);
   }
 
   /** Watches the workspace directory `rel` and applies each name in it; false: git must stage. */
   private scan(rel: string, st: BigIntStats): boolean {
-    if (!this.watch.add(rel, this.place.dir)) return false;
-    this.inodes.set(rel, st.ino);
+    if (!this.watch.add(rel, this.place.dir, st.ino)) return false;
     let names: string[];
     try {
       names = readdirSync(this.abs(rel));
@@ -229,10 +225,9 @@ class Live implements LiveTree {
   /** Watches `rel` and every directory under it that is not ignored (no file is read); false: it cannot follow it. */
   private watchTree(rel: string): boolean {
     const { dir, prefix, rules } = this.place;
-    if (!this.watch.add(rel, dir)) return false;
     let entries: Dirent[];
     try {
-      this.inodes.set(rel, lstatSync(this.abs(rel), { bigint: true }).ino);
+      if (!this.watch.add(rel, dir, lstatSync(this.abs(rel), { bigint: true }).ino)) return false;
       entries = readdirSync(this.abs(rel), { withFileTypes: true });
     } catch {
       return false;
@@ -253,9 +248,8 @@ class Live implements LiveTree {
   /** Watches the workspace directory `rel` and those above it that are not watched yet. */
   private watchParents(rel: string): boolean {
     for (let at = rel; !this.watch.has(at); at = parentOf(at)) {
-      if (!this.watch.add(at, this.place.dir)) return false;
       try {
-        this.inodes.set(at, lstatSync(this.abs(at), { bigint: true }).ino);
+        if (!this.watch.add(at, this.place.dir, lstatSync(this.abs(at), { bigint: true }).ino)) return false;
       } catch {
         return false;
       }

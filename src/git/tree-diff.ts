@@ -131,7 +131,11 @@ export async function diffLooseTrees(objects: string, before: string, after: str
   if (from === undefined || to === undefined) return null;
   const all: FileChange[] = [];
   if (!(await walk(objects, from, to, '', all))) return null;
-  // As parseNameStatus splits git's output: Ringmaster's own directory reported apart.
+  return splitOwn(all);
+}
+
+/** Changes under a directory as parseNameStatus splits git's output: Ringmaster's own directory reported apart. */
+export function splitOwn(all: FileChange[]): StagedDiff {
   const changes = all.filter((c) => !isOwn(c.path));
   return { changes, own: changes.length !== all.length };
 }
