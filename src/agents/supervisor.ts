@@ -11,7 +11,7 @@ import { fsProblem } from '../os/fs-errors.js';
 import { ensurePrivateDir } from '../os/private-files.js';
 import { AGENT_TAG_VARIABLE, findTagged, killTagged, signalTagged, treeRoot, type TaggedProcess, type TreeRoot } from '../os/process-tag.js';
 import { agentClock, type AgentClock } from './agent-clock.js';
-import { agentOutput, type Deliver } from './agent-output.js';
+import { agentOutput, type AgentOutput, type Deliver } from './agent-output.js';
 import type { SuspendSignal } from './suspend-signal.js';
 import type { Invocation } from './types.js';
 
@@ -122,12 +122,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     },
   });
   const tag = options.tag ?? randomUUID();
-  // Stdout through a socket pair of our own, read into one reused buffer (when asked and it can be made), else a pipe.
-  const toStdout: Deliver = options.onStdoutBytes ? { bytes: options.onStdoutBytes } : (text, offset) => options.onStdout(text, offset);
-  const stdoutSocket = options.stdoutSocket === true ? await output.socket(toStdout) : null;
-  const child = spawnAgent(options, tag, stdoutSocket?.childEnd ?? 'pipe');
-  stdoutSocket?.childEnd.destroy();
-  const stdout = stdoutSocket?.reader ?? child.stdout;
+  const { child, stdout, stdoutDone } = await spawnWithOutput(options, tag, output);
   const terminate = (why: ExitReason): void => {
     if (killing || child.pid === undefined) return;
     reason = why;
@@ -140,10 +135,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     reason = 'spawn_failed';
     spawnError = message;
   });
-  const pipesDone = Promise.all([
-    stdoutSocket?.done ?? (child.stdout ? output.pipe(child.stdout, toStdout) : null),
-    output.pipe(child.stderr, (text, offset) => options.onStderr?.(text, offset)),
-  ]);
+  const pipesDone = Promise.all([stdoutDone, output.pipe(child.stderr, (text, offset) => options.onStderr?.(text, offset))]);
   const root = child.pid !== undefined ? treeRoot(child.pid, started) : null;
   const group = suspendableGroup(tag, root, clock);
   let stopListening = (): void => undefined;
@@ -154,9 +146,7 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
     stopListening = listenControls(options, terminate, (suspended) => {
       if (!killing) group(pid, suspended);
     });
-    child.stdin.on('error', () => undefined); // EPIPE when the agent does not read stdin
-    if (options.invocation.stdin !== null) child.stdin.end(options.invocation.stdin);
-    else child.stdin.end();
+    feedStdin(child, options.invocation.stdin);
   }
   let swept: Promise<unknown> = Promise.resolve();
   try {
@@ -188,6 +178,26 @@ export async function supervise(options: SuperviseOptions): Promise<SupervisedEx
 /** The exit of an agent that did not start because its log cannot be written. */
 function notStarted(logError: string): SupervisedExit {
   return { reason: 'log_failed', exitCode: null, exitSignal: null, durationMs: 0, suspendedMs: 0, tail: '', spawnError: null, bytesOut: 0, logOmittedBytes: 0, logClosed: Promise.resolve(), logError };
+}
+
+/**
+ * Spawns the agent with its stdout read through a socket pair of our own into one reused buffer (when asked and it
+ * can be made), else through a pipe; `stdoutDone` settles when stdout has ended.
+ */
+async function spawnWithOutput(options: SuperviseOptions, tag: string, output: AgentOutput): Promise<{ child: AgentProcess; stdout: Readable | Socket | null; stdoutDone: Promise<void> }> {
+  const toStdout: Deliver = options.onStdoutBytes ? { bytes: options.onStdoutBytes } : (text, offset) => options.onStdout(text, offset);
+  const socket = options.stdoutSocket === true ? await output.socket(toStdout) : null;
+  const child = spawnAgent(options, tag, socket?.childEnd ?? 'pipe');
+  socket?.childEnd.destroy();
+  const stdoutDone = socket?.done ?? (child.stdout ? output.pipe(child.stdout, toStdout) : Promise.resolve());
+  return { child, stdout: socket?.reader ?? child.stdout, stdoutDone };
+}
+
+/** Writes the agent's stdin and closes it (an agent that does not read it gets EPIPE, ignored). */
+function feedStdin(child: AgentProcess, stdin: string | null): void {
+  child.stdin.on('error', () => undefined);
+  if (stdin !== null) child.stdin.end(stdin);
+  else child.stdin.end();
 }
 
 /** A spawned agent: stdin and stderr are pipes, stdout a pipe or the socket given. */
