@@ -57,6 +57,22 @@ export function sandboxPolicy(s: Settings['sandbox']): SandboxPolicy | null {
   return { network: s.network, hide: s.hide, allowWrite: s.allow_write, allowHosts: s.allow_hosts, memoryBytes: s.memory, pids: s.pids };
 }
 
+/** The run's prompt from --prompt, --procedure or --prompt-file (else loop.prompt_file), and a procedure's default limit. */
+function choosePrompt(workspace: string, flags: RunFlags, config: LoadedConfig, promptFile: string): { prompt: PromptSource; procedureDefault: number | null } {
+  const chosen = [flags.prompt !== undefined, flags.procedure !== undefined].filter(Boolean).length;
+  if (chosen > 1) throw new UsageError('--prompt and --procedure cannot be combined');
+  if (flags.promptFile !== undefined && chosen > 0) throw new UsageError('--prompt-file cannot be combined with --prompt or --procedure');
+  if (flags.procedure !== undefined) {
+    const procedures = builtInProcedures();
+    for (const [name, def] of config.procedures) procedures.set(name, def);
+    const procedure = procedures.get(flags.procedure);
+    if (!procedure) throw new UsageError(`unknown procedure '${flags.procedure}' (known: ${[...procedures.keys()].sort().join(', ')})`);
+    return { prompt: { kind: 'procedure', name: flags.procedure, procedure }, procedureDefault: procedure.defaultMaxIterations };
+  }
+  if (flags.prompt !== undefined) return { prompt: { kind: 'text', text: flags.prompt }, procedureDefault: null };
+  return { prompt: { kind: 'file', path: resolvePath(workspace, flags.promptFile ?? promptFile) }, procedureDefault: null };
+}
+
 /** Resolves the whole run spec for a workspace. */
 export function resolveRun(workspace: string, env: Readonly<Record<string, string | undefined>>, flags: RunFlags, options: ResolveOptions = {}): Resolution {
   const loaded = loadConfig(workspace, env, flags.settings);
@@ -73,25 +89,7 @@ export function resolveRun(workspace: string, env: Readonly<Record<string, strin
   config.settings = { ...config.settings, agent: { ...agent, name: agentName } };
   checkAgents(config);
 
-  const procedures = builtInProcedures();
-  for (const [name, def] of config.procedures) procedures.set(name, def);
-
-  const chosen = [flags.prompt !== undefined, flags.procedure !== undefined].filter(Boolean).length;
-  if (chosen > 1) throw new UsageError('--prompt and --procedure cannot be combined');
-  if (flags.promptFile !== undefined && chosen > 0) throw new UsageError('--prompt-file cannot be combined with --prompt or --procedure');
-
-  let prompt: PromptSource;
-  let procedureDefault: number | null = null;
-  if (flags.procedure !== undefined) {
-    const procedure = procedures.get(flags.procedure);
-    if (!procedure) throw new UsageError(`unknown procedure '${flags.procedure}' (known: ${[...procedures.keys()].sort().join(', ')})`);
-    prompt = { kind: 'procedure', name: flags.procedure, procedure };
-    procedureDefault = procedure.defaultMaxIterations;
-  } else if (flags.prompt !== undefined) {
-    prompt = { kind: 'text', text: flags.prompt };
-  } else {
-    prompt = { kind: 'file', path: resolvePath(workspace, flags.promptFile ?? loop.prompt_file) };
-  }
+  const { prompt, procedureDefault } = choosePrompt(workspace, flags, config, loop.prompt_file);
 
   if (loop.no_progress_after > 0 && !loop.track_changes) {
     throw new UsageError(`loop.no_progress_after (${sources.get('loop.no_progress_after') ?? 'config'}) counts the files each iteration changed: it needs loop.track_changes, which is off`);

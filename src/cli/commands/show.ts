@@ -1,6 +1,7 @@
 // `ringmaster show <run>`: one run's summary, its iterations table and its checkpoints.
 import { EXIT } from '../../core/errors.js';
 import { displayStatus } from '../../store/liveness.js';
+import type { IterationRow, RunRow } from '../../store/rows.js';
 import type { CliIO, Command } from '../command.js';
 import {
   HISTORY_OPTIONS,
@@ -18,6 +19,31 @@ import { count, duration, localTime, table, usd, type Align } from './history-fo
 import { detailedRunMeta } from '../../workflow/meta-view.js';
 import { workflowLines } from './show-workflow.js';
 import { taskRunLines } from './show-tasks.js';
+
+/** The iterations table of `show`: a unit column (step, task) when iterations belong to units of work. */
+function iterationTable(run: RunRow, iterations: IterationRow[]): string {
+  // Iterations of a unit of work (a workflow step, a task) say which one.
+  const units = iterations.some((it) => it.unit_id !== null);
+  const rows = iterations.map((it) => [
+    String(it.number),
+    it.status,
+    it.exit_code === null ? (it.exit_signal ?? '-') : String(it.exit_code),
+    duration(it.duration_ms),
+    count(it.tokens_in),
+    count(it.tokens_out),
+    usd(it.cost_usd),
+    it.completion_signal_found ? 'yes' : '-',
+    it.error_kind && it.error_kind !== 'none' ? `${it.error_kind}${it.error_message && it.error_message !== it.error_kind ? `: ${it.error_message}` : ''}` : '',
+  ]);
+  const headers = ['#', 'STATUS', 'EXIT', 'DURATION', 'TOKENS IN', 'TOKENS OUT', 'COST', 'SIGNAL', 'ERROR'];
+  const align: Align[] = ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'left', 'left'];
+  if (units) {
+    rows.forEach((row, i) => row.splice(1, 0, iterations[i]?.unit_id ?? '-'));
+    headers.splice(1, 0, run.kind === 'workflow' ? 'STEP' : run.kind === 'tasks' ? 'TASK' : 'UNIT');
+    align.splice(1, 0, 'left');
+  }
+  return table(headers, rows, align);
+}
 
 async function show(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseHistoryArgs('show', args, { ...HISTORY_OPTIONS, events: { type: 'boolean' } });
@@ -58,31 +84,7 @@ async function show(args: string[], io: CliIO): Promise<number> {
       ...taskRunLines(run),
     ];
     io.stdout.write(lines.join('\n') + '\n');
-    if (iterations.length === 0) {
-      io.stdout.write('no iterations yet\n');
-    } else {
-      // Iterations of a unit of work (a workflow step, a task) say which one.
-      const units = iterations.some((it) => it.unit_id !== null);
-      const rows = iterations.map((it) => [
-        String(it.number),
-        it.status,
-        it.exit_code === null ? (it.exit_signal ?? '-') : String(it.exit_code),
-        duration(it.duration_ms),
-        count(it.tokens_in),
-        count(it.tokens_out),
-        usd(it.cost_usd),
-        it.completion_signal_found ? 'yes' : '-',
-        it.error_kind && it.error_kind !== 'none' ? `${it.error_kind}${it.error_message && it.error_message !== it.error_kind ? `: ${it.error_message}` : ''}` : '',
-      ]);
-      const headers = ['#', 'STATUS', 'EXIT', 'DURATION', 'TOKENS IN', 'TOKENS OUT', 'COST', 'SIGNAL', 'ERROR'];
-      const align: Align[] = ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'left', 'left'];
-      if (units) {
-        rows.forEach((row, i) => row.splice(1, 0, iterations[i]?.unit_id ?? '-'));
-        headers.splice(1, 0, run.kind === 'workflow' ? 'STEP' : run.kind === 'tasks' ? 'TASK' : 'UNIT');
-        align.splice(1, 0, 'left');
-      }
-      io.stdout.write(table(headers, rows, align));
-    }
+    io.stdout.write(iterations.length === 0 ? 'no iterations yet\n' : iterationTable(run, iterations));
     if (checkpoints.length > 0) {
       const list = checkpoints.map((c) => `${c.iteration} ${c.commit_sha ? c.commit_sha.slice(0, 12) : '-'} (${c.state})`);
       io.stdout.write(`\ncheckpoints: ${list.join(', ')}\n`);
