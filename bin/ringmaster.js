@@ -5,7 +5,6 @@
 // platform-specific optional dependency (node-<platform>-<arch>, docs/install.md) on this same file, with the
 // same arguments and terminal, and mirrors it: signals forwarded, its exit code or signal returned; the child
 // ends itself if this launcher is killed outright (see watchLauncher).
-import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { constants, homedir } from 'node:os';
@@ -30,7 +29,9 @@ function bundledNode() {
 }
 
 /** Runs `node` on this file with the same arguments, and exits the way it exits. */
-function delegate(node) {
+async function delegate(node) {
+  // Loaded here: node:child_process brings net, dgram and streams (~3 ms of start-up) that Node 24 never needs.
+  const { spawn } = await import('node:child_process');
   const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: 'inherit',
     env: { ...process.env, [LAUNCHER_ENV]: String(process.pid) },
@@ -89,7 +90,7 @@ if (!(major >= REQUIRED_MAJOR)) {
     );
     process.exit(64);
   }
-  delegate(node);
+  await delegate(node);
 } else {
   const launcherPid = Number(process.env[LAUNCHER_ENV]);
   delete process.env[LAUNCHER_ENV];
@@ -101,18 +102,6 @@ if (!(major >= REQUIRED_MAJOR)) {
   const { enableCompileCache } = await import('node:module');
   const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   enableCompileCache?.(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'ringmaster', 'node-compile-cache'));
-  // The V8 heap of a command that drives an agent stays small under a flood of short-lived output (a 64 KiB chunk
-  // and its text every few hundred microseconds): the young generation keeps its initial size instead of growing
-  // to 16 MiB semi-spaces, and the old generation is collected once it is 30 % above what was live after the last
-  // collection (V8 would let the output that outlived two scavenges pile up to several times that). A 1 GiB
-  // output peaked at ~88 MiB with both, ~95 with the first alone, ~120 with neither, and 4 GiB at ~89 MiB
-  // (bench/FINDINGS.md). Set before anything grows the heap. Not for the long-lived `serve` and `worker`, whose
-  // iteration threads have their own limit (runner/iteration-pool.ts), nor for `hook`.
-  if (!['serve', 'worker', 'hook'].includes(process.argv[2])) {
-    const { setFlagsFromString } = await import('node:v8');
-    setFlagsFromString('--semi-space-growth-factor=1');
-    setFlagsFromString('--heap-growing-percent=30');
-  }
   const { main } = await import(cliEntry());
   const code = await main(process.argv.slice(2));
   process.exitCode = code;

@@ -26,7 +26,11 @@ export function processIO(): CliIO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // Made on first use: process.stdin on a pipe is a net.Socket (node:net and the streams loaded, ~3 ms), and most
+    // commands never read it.
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     cwd: process.cwd(),
     onSignal(handler) {

@@ -9,6 +9,7 @@ import { configuredDatabaseUrl } from '../config/database.js';
 import { busyLine, lockedBy, openStore, type BusyNotice } from '../store/index.js';
 import type { CliIO } from './command.js';
 import { exitCodeFor } from './exit-codes.js';
+import { boundHeapForAgentOutput } from './heap-flags.js';
 import { humanRenderer, jsonRenderer, useColor, verboseActivity } from './render.js';
 
 /** How a terminal run is set up. */
@@ -44,6 +45,7 @@ export async function runInTerminal(io: CliIO, options: SessionOptions): Promise
     else controller?.warn(`the database was ${lockedBy(notice.holders)}: the run's writes waited ${(notice.waitedMs / 1000).toFixed(1)}s, nothing was lost`);
   };
   const store = await openStore({ env: io.env, workspace: options.workspace, databaseUrl: configuredDatabaseUrl(options.workspace, io.env), onBusy });
+  boundHeapForAgentOutput();
   controller = new RunController({
     store,
     env: io.env,

@@ -1,6 +1,5 @@
 // `ringmaster hook stop|install|uninstall`: the Claude Code Stop hook of hook mode and its installation.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { readHookStdin } from '../../hook/hook-stdin.js';
 import { timerAfter } from '../../os/timers.js';
@@ -26,7 +25,9 @@ Options:
 
 function parse(args: string[]): { project: string | undefined; codex: boolean } {
   try {
-    const { values, positionals } = parseArgs({
+    // Taken from the CommonJS module, as in run.ts: `import ... from 'node:util'` would evaluate every export of
+    // node:util (worker_threads, parse_args, the diff modules) in every `hook stop`, which has no options.
+    const { values, positionals } = process.getBuiltinModule('node:util').parseArgs({
       args,
       options: { project: { type: 'string' }, codex: { type: 'boolean', default: false } },
       allowPositionals: true,
