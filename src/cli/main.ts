@@ -14,6 +14,14 @@ const SIGNAL_REPEAT_MS = 1000;
  */
 const SIGNAL_RELEASE_MS = 5000;
 
+/**
+ * Commands that run for hours and parse the same schemas over and over: zod's compiled parsers pay off there. Every
+ * other command parses each of its schemas a handful of times (a one-iteration `run` a few dozen rows), and zod's
+ * first parse of an object schema, which writes and compiles a parser for it (`new Function`), costs ~2 ms more
+ * than parsing without one (a later parse ~1.5 us less): ~6 ms of a one-iteration run (bench/FINDINGS.md).
+ */
+const LONG_LIVED = new Set(['serve', 'worker']);
+
 /** Builds the real-process CliIO. */
 export function processIO(): CliIO {
   // A closed pipe (e.g. `ringmaster run | head`) must not crash a loop that is driving an agent.
@@ -102,6 +110,9 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     io.stderr.write(`ringmaster: unknown command '${name}'. Run 'ringmaster --help' for the list.\n`);
     return EXIT.usage;
   }
+  // Before the command's modules build their schemas (zod reads the setting when a schema is made). Not for `hook`,
+  // whose `stop` loads no zod at all.
+  if (!LONG_LIVED.has(name) && name !== 'hook') (await import('zod')).config({ jitless: true });
   const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(command.usage.endsWith('\n') ? command.usage : `${command.usage}\n`);
