@@ -1,6 +1,6 @@
 // The server side of the manager bench: `ringmaster serve` as a library in this process, so that the event-loop
 // delay (perf_hooks) and the RSS measured are the server's own. Prints its URL, then on SIGTERM a JSON report.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { Session } from 'node:inspector';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -27,6 +27,26 @@ if (env.BENCH_SLOW_STORE) {
   }
   setInterval(() => { if (slow.length) process.stderr.write(`slow store calls: ${JSON.stringify(slow.splice(0))}\n`); }, 2000).unref();
 }
+// BENCH_STORE_CALLS=1: per store method, how many calls and how long the calling thread spent in each (the part of a
+// call made on the main thread: with the store in its worker thread, the message's serialization and posting).
+const calls = new Map();
+if (env.BENCH_STORE_CALLS) {
+  for (const name of [...Object.keys(store), ...Object.getOwnPropertyNames(Object.getPrototypeOf(store))]) {
+    const fn = store[name];
+    if (typeof fn !== 'function' || name === 'constructor') continue;
+    store[name] = function (...args) {
+      const t = performance.now();
+      const r = fn.apply(this, args);
+      const d = performance.now() - t;
+      const c = calls.get(name) ?? { count: 0, ms: 0, max: 0 };
+      c.count += 1;
+      c.ms += d;
+      c.max = Math.max(c.max, d);
+      calls.set(name, c);
+      return r;
+    };
+  }
+}
 const server = await startServer({
   store,
   env,
@@ -47,11 +67,24 @@ const RESOLUTION = 10;
 const delay = monitorEventLoopDelay({ resolution: RESOLUTION });
 let rss = [];
 let sampling = null;
+// The main thread's garbage-collection pauses in the window (a pause is a stretch of event-loop delay).
+let gcPauses = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcPauses.push({ ms: entry.duration, kind: entry.detail?.kind ?? 0 });
+}).observe({ entryTypes: ['gc'] });
+const GC_KINDS = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weakcb' };
 process.stdout.write(`${JSON.stringify({ url: server.url, idle_rss_kb: Math.round(process.memoryUsage().rss / 1024) })}\n`);
 const lag = (ns) => Math.max(0, Math.round((ns / 1e6 - RESOLUTION) * 100) / 100);
 const snapshot = () => ({
   event_loop_lag_ms: { p50: lag(delay.percentile(50)), p99: lag(delay.percentile(99)), max: lag(delay.max), samples: delay.count },
   rss_kb: { samples: rss.length, median: rss.toSorted((a, b) => a - b)[Math.floor(rss.length / 2)] ?? null, max: Math.max(...rss) },
+  store_calls: Object.fromEntries([...calls].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12).map(([k, c]) => [k, { count: c.count, ms: Math.round(c.ms), max_ms: Math.round(c.max * 10) / 10 }])),
+  gc: Object.fromEntries(
+    Object.entries(Object.groupBy(gcPauses, (p) => GC_KINDS[p.kind] ?? String(p.kind))).map(([kind, ps]) => [
+      kind,
+      { count: ps.length, total_ms: Math.round(ps.reduce((a, p) => a + p.ms, 0)), max_ms: Math.round(Math.max(...ps.map((p) => p.ms)) * 10) / 10, over_20ms: ps.filter((p) => p.ms > 20).length },
+    ]),
+  ),
 });
 // BENCH_PROFILE=DIR: a CPU profile of each measured window (open it in Chrome DevTools), for finding what blocks.
 const profiler = env.BENCH_PROFILE ? new Session() : null;
@@ -66,6 +99,8 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     }
     delay.reset();
     delay.enable();
+    gcPauses = [];
+    calls.clear();
     rss = [];
     sampling = setInterval(() => rss.push(Math.round(process.memoryUsage().rss / 1024)), 250);
   } else if (line === 'heap') {

@@ -60,7 +60,7 @@ export async function benchManager({ loops, seconds }) {
       const response = await fetch(`${url}/api/runs`, {
         method: 'POST',
         headers: { ...AUTH, 'content-type': 'application/json' },
-        body: JSON.stringify({ workspace, prompt: 'work', agent_command: [agent], unlimited: true, max_runtime: `${seconds + 60}s`, cooldown: 0, checkpoint_interval: 0 }),
+        body: JSON.stringify({ workspace, prompt: 'work', agent_command: [agent], unlimited: true, max_runtime: '2h', cooldown: 0, checkpoint_interval: 0 }),
       });
       if (response.status !== 201) throw new Error(`POST /api/runs: ${response.status} ${await response.text()}`);
     }
@@ -90,6 +90,8 @@ export async function benchManager({ loops, seconds }) {
       iterations_per_second: Math.round((iterations / seconds) * 10) / 10,
       event_loop_lag_ms: report.event_loop_lag_ms,
       event_loop_lag_ms_idle_baseline: idle.event_loop_lag_ms,
+      main_thread_gc: report.gc,
+      ...(report.store_calls && Object.keys(report.store_calls).length > 0 ? { store_calls: report.store_calls } : {}),
       ws_latency_ms: { events: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? null },
       events_received: events,
       rss_kb: { idle: idle_rss_kb, median: report.rss_kb.median, max: report.rss_kb.max },
