@@ -47,6 +47,20 @@ if (env.BENCH_STORE_CALLS) {
     };
   }
 }
+// BENCH_NICE_POOL=N (experiment): the iteration threads (named ringmaster-iter) at nice N, and with them the agents
+// they spawn, checked every second.
+if (env.BENCH_NICE_POOL) {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const { setPriority, getPriority } = await import('node:os');
+  const level = Number(env.BENCH_NICE_POOL);
+  setInterval(() => {
+    for (const tid of readdirSync('/proc/self/task').map(Number)) {
+      try {
+        if (readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith('ringmaster-iter') && getPriority(tid) < level) setPriority(tid, level);
+      } catch {}
+    }
+  }, 1000).unref();
+}
 const server = await startServer({
   store,
   env,
