@@ -47,16 +47,18 @@ if (env.BENCH_STORE_CALLS) {
     };
   }
 }
-// BENCH_NICE_POOL=N (experiment): the iteration threads (named ringmaster-iter) at nice N, and with them the agents
-// they spawn, checked every second.
+// BENCH_NICE_POOL=N (experiment): Ringmaster's own threads (the iteration threads, ringmaster-iter, and with them the
+// agents they spawn; the store's, ringmaster-db) at nice N, checked every second. BENCH_NICE_NAMES=a,b: only those.
 if (env.BENCH_NICE_POOL) {
   const { readdirSync, readFileSync } = await import('node:fs');
   const { setPriority, getPriority } = await import('node:os');
   const level = Number(env.BENCH_NICE_POOL);
+  const names = (env.BENCH_NICE_NAMES ?? 'ringmaster-iter,ringmaster-db').split(',');
   setInterval(() => {
     for (const tid of readdirSync('/proc/self/task').map(Number)) {
       try {
-        if (readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith('ringmaster-iter') && getPriority(tid) < level) setPriority(tid, level);
+        const comm = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+        if (names.some((n) => comm.startsWith(n)) && getPriority(tid) < level) setPriority(tid, level);
       } catch {}
     }
   }, 1000).unref();

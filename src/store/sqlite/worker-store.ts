@@ -58,7 +58,8 @@ export async function openWorkerStore(
   if (path === ':memory:' || !existsSync(fileURLToPath(url))) return null;
   const setup: WorkerSetup = { path, backgroundCheckpoints: options.backgroundCheckpoints === true, ...(options.noticeAfterMs !== undefined ? { noticeAfterMs: options.noticeAfterMs } : {}) };
   const { Worker } = process.getBuiltinModule('node:worker_threads'); // loaded only when a store thread starts
-  const worker = new Worker(url, { workerData: setup });
+  // Named: the thread shows as `ringmaster-db` in `top -H`, `ps -L` and /proc/<pid>/task/*/comm.
+  const worker = new Worker(url, { workerData: setup, name: 'ringmaster-db' });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let gone: Error | null = null;
