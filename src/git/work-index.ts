@@ -1,7 +1,7 @@
 // The private index a run keeps for each directory it tracks (a temporary file seeded from the worktree's real index):
 // change tracking stages the directory into it and writes its trees (live-stage.ts: in memory from file events where
 // it can, else by `git add --all`, whose stat data and untracked cache spare hashing unchanged files), and a checkpoint of the tree it holds is then only
-// `commit-tree` + `update-ref` with this index installed as the real one (work-checkpoint.ts).
+// a commit and a HEAD update (in process, work-checkpoint.ts) with this index installed as the real one.
 import { rm, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { git } from './git-exec.js';
