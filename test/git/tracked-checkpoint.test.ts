@@ -2,7 +2,7 @@
 // after-tree leaves exactly what the porcelain checkpoint leaves, and gives way to the full path whenever it could
 // differ; an iteration's before-tree is the previous after-tree only when the runner says nothing ran in between.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkpoint, checkpointMessage, commitWorkspace } from '../../src/git/checkpoint.js';
@@ -168,6 +168,23 @@ describe('checkpoint written in process', () => {
     expect(await t.checkpoint(dir, checkpointMessage('r', 3))).toBeNull();
     await expect(checkpoint(dir, 'r', 3)).rejects.toThrow(/main\.lock/);
     expect(gitIn(dir, ['rev-parse', 'HEAD'])).toBe(theirs);
+  });
+
+  it('leaves the commit and HEAD to git for an identity git rewrites or a shared repository', async () => {
+    const dir = repo({ 'a.txt': 'a\n' });
+    sh(dir, ['config', 'core.sharedRepository', 'group']);
+    process.env.GIT_AUTHOR_NAME = ' Odd Name,';
+    const t = tracker();
+    await iteration(t, dir, () => writeFiles(dir, { 'a.txt': 'one\n' }));
+    expect((await t.checkpoint(dir, checkpointMessage('r', 1)))?.committed).toBe(true);
+    // git's own stripping of the crud at the ends: the commit git made.
+    expect(gitIn(dir, ['log', '-1', '--format=%an|%cn|%s'])).toBe(`Odd Name|Test|${checkpointMessage('r', 1)}`);
+    process.env.GIT_AUTHOR_NAME = 'Test';
+    await iteration(t, dir, () => writeFiles(dir, { 'a.txt': 'two\n' }));
+    expect((await t.checkpoint(dir, checkpointMessage('r', 2)))?.committed).toBe(true);
+    // core.sharedRepository: git adjusts the permissions of what it writes (group-writable here).
+    expect(statSync(join(dir, '.git', 'refs', 'heads', 'main')).mode & 0o060).toBe(0o060);
+    expect(gitIn(dir, ['fsck', '--strict'])).toBe('');
   });
 });
 
