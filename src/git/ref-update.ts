@@ -123,30 +123,42 @@ function appendLog(dir: string, ref: string, line: string, logAll: RefStore['log
 
 /** Moves HEAD (or the branch it names) from `from` to `to`, logging `<from> <to> <entry>` as git's reflog line. */
 export function updateHead(store: RefStore, from: string, to: string, entry: string): HeadUpdate {
+  const progress = { written: false };
+  try {
+    return swapHead(store, from, to, `${from} ${to} ${entry}\n`, progress);
+  } catch (error) {
+    // Failed before writing anything (a permission, a read-only file system): git does it, and says what failed.
+    if (!progress.written) return 'unsupported';
+    throw error;
+  }
+}
+
+/** updateHead's work; `progress.written` is set before the first write. */
+function swapHead(store: RefStore, from: string, to: string, line: string, progress: { written: boolean }): HeadUpdate {
   const headPath = join(store.gitDir, 'HEAD');
   if (readRefFile(headPath) === undefined) return 'unsupported';
   const headLock = RefLock.take(headPath);
   if (headLock === null) return 'refused';
-  const line = `${from} ${to} ${entry}\n`;
   try {
     const head = readRefFile(headPath);
     if (head === undefined || head === null) return 'unsupported';
     if (OID.test(head)) {
       if (head.slice(0, 40) !== from) return 'refused';
+      progress.written = true;
       appendLog(store.gitDir, 'HEAD', line, store.logAll);
       headLock.commit(to);
       return 'updated';
     }
     const ref = /^ref: (\S+)\n$/.exec(head)?.[1];
     if (ref === undefined || !plainBranch(ref)) return 'unsupported';
-    return updateBranch(store, ref, from, to, line);
+    return updateBranch(store, ref, from, to, line, progress);
   } finally {
     headLock.release();
   }
 }
 
 /** The symbolic HEAD's part: its branch locked, checked, logged (HEAD's log, then the branch's) and moved. */
-function updateBranch(store: RefStore, ref: string, from: string, to: string, line: string): HeadUpdate {
+function updateBranch(store: RefStore, ref: string, from: string, to: string, line: string, progress: { written: boolean }): HeadUpdate {
   const path = join(store.commonDir, ref);
   if (readRefFile(path) === undefined) return 'unsupported';
   mkdirSync(dirname(path), { recursive: true });
@@ -156,6 +168,7 @@ function updateBranch(store: RefStore, ref: string, from: string, to: string, li
     const old = branchValue(store.commonDir, ref);
     if (old === undefined) return 'unsupported';
     if (old !== from) return 'refused';
+    progress.written = true;
     appendLog(store.gitDir, 'HEAD', line, store.logAll);
     appendLog(store.commonDir, ref, line, store.logAll);
     branchLock.commit(to);

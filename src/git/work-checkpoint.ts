@@ -8,7 +8,7 @@
 import type { CheckpointResult } from './checkpoint.js';
 import { git } from './git-exec.js';
 import { lockIndex } from './index-lock-file.js';
-import { commitIdentity, commitsInProcess, plainText, writeCommit } from './commit-object.js';
+import { commitIdentity, commitsInProcess, plainText, writeCommit, type CommitIdentity } from './commit-object.js';
 import type { GitConfig } from './git-config.js';
 import { reflogEntry, refStoreFor, updateHead } from './ref-update.js';
 import { identityFor } from './repo.js';
@@ -76,14 +76,22 @@ async function commitAndMove(index: WorkIndex, config: GitConfig, parent: string
   const plain = commitsInProcess(config) && plainText(message) && ![...message].some((c) => c < ' ' || c === '\u007f');
   const identity = plain ? commitIdentity({ ...process.env, ...identityEnv }, config, new Date()) : null;
   const store = identity === null ? null : refStoreFor(config, index.gitDir, index.commonDir);
-  let commit: string;
+  let commit: string | null = null;
   if (identity !== null && store !== null) {
-    commit = writeCommit(index.objects, tree, parent, identity, message);
-    const moved = updateHead(store, parent, commit, reflogEntry(identity.committer, logMessage));
-    if (moved !== 'unsupported') return moved === 'updated' ? commit : null;
-  } else {
-    commit = (await git(index.dir, ['-c', 'commit.gpgsign=false', 'commit-tree', tree, '-p', parent, '-m', message], { env: identityEnv })).stdout.trim();
+    commit = writeCommitOrNull(index.objects, tree, parent, identity, message);
+    const moved = commit === null ? 'unsupported' : updateHead(store, parent, commit, reflogEntry(identity.committer, logMessage));
+    if (commit !== null && moved !== 'unsupported') return moved === 'updated' ? commit : null;
   }
+  commit ??= (await git(index.dir, ['-c', 'commit.gpgsign=false', 'commit-tree', tree, '-p', parent, '-m', message], { env: identityEnv })).stdout.trim();
   const moved = await git(index.dir, ['update-ref', '-m', logMessage, 'HEAD', commit, parent], { okExitCodes: [128] });
   return moved.exitCode === 0 ? commit : null;
+}
+
+/** The commit written in process; null when that failed (a permission, a full disk): git writes it, and says why. */
+function writeCommitOrNull(objects: string, tree: string, parent: string, identity: CommitIdentity, message: string): string | null {
+  try {
+    return writeCommit(objects, tree, parent, identity, message);
+  } catch {
+    return null;
+  }
 }
