@@ -1,6 +1,7 @@
 // Git objects hashed and written in process as loose objects (what `git hash-object -w`, `git write-tree` and
-// `git commit-tree` leave in .git/objects): SHA-1 over "<type> <size>\0<content>", zlib-compressed, written to a temporary file in the object's
-// directory and renamed into place (0444, as git makes them). An object already there is not written again.
+// `git commit-tree` leave in .git/objects): SHA-1 over "<type> <size>\0<content>", zlib-compressed, written to a
+// temporary file in the object's directory and renamed into place (0444, as git makes them). An object already there
+// is not written again.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
