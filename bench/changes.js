@@ -2,8 +2,8 @@
 // in 100 directories, one commit), each against the same run without it, interleaved round by round:
 // - whole process: `ringmaster run` of an agent that changes one file and adds one per iteration, with
 //   tracking off + checkpoints off (the baseline), tracking on, checkpoints every iteration (tracking off), both;
-// - in process, on the same repository and changes: the checkpoint of change tracking's after-tree (commit-tree +
-//   update-ref: work-checkpoint.ts), the plumbing one on a temporary index (checkpoint.ts) and the porcelain one
+// - in process, on the same repository and changes: the checkpoint of change tracking's after-tree (its commit and
+//   HEAD update written in process: work-checkpoint.ts; with BENCH_CHANGES_BASELINE, that of another build too), the plumbing one on a temporary index (checkpoint.ts) and the porcelain one
 //   (`git add` + `git commit -- <workspace>`, still the fallback: commitWorkspace); one iteration's snapshots
 //   (before, after with its diff, and a before-tree carried over from the last after-tree).
 import { execFileSync } from 'node:child_process';
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { AGENTS, CLI, NODE, ROOT, jsonLines, median, now, run, summary } from './lib/proc.js';
 
 const AGENT = join(AGENTS, 'touch.sh');
+const BASELINE = process.env.BENCH_CHANGES_BASELINE;
 const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' };
 
 /** A repository of `files` files of ~2 KB in 100 directories, committed. */
@@ -45,11 +46,13 @@ const VARIANTS = {
   // The same tracking with the live tree off (git stages every snapshot, as before it): the comparison in the same run.
   trackingByGit: { track: 'true', interval: '0', env: { RINGMASTER_LIVE_TREE: '0' } },
   bothByGit: { track: 'true', interval: '1', env: { RINGMASTER_LIVE_TREE: '0' } },
+  // BENCH_CHANGES_BASELINE (a built checkout of another commit): its run with tracking and checkpoints, the same rounds.
+  ...(BASELINE ? { bothBaseline: { track: 'true', interval: '1', cli: join(BASELINE, 'bin', 'ringmaster.js') } } : {}),
 };
 
 async function cliRound(variant, n, cwd, home) {
   const v = VARIANTS[variant];
-  const args = [CLI, 'run', '--agent-command', AGENT, '--max-iterations', String(n), '--cwd', cwd, '--checkpoint-interval', v.interval, '--json'];
+  const args = [v.cli ?? CLI, 'run', '--agent-command', AGENT, '--max-iterations', String(n), '--cwd', cwd, '--checkpoint-interval', v.interval, '--json'];
   const env = { ...gitEnv, RINGMASTER_HOME: home, RINGMASTER_LOOP_TRACK_CHANGES: v.track, ...v.env };
   // CPU time of ringmaster and every process it waited for (the agents, git): far less shaken by a busy machine than wall time.
   const r = await run('/usr/bin/time', ['-f', 'cpu %U %S', NODE, ...args], { cwd, capture: true, env });
@@ -74,16 +77,18 @@ function cpuSoFar() {
 const CHECKPOINTS_PER_ROUND = 10;
 
 /** In process: checkpoints by each path (wall and CPU each, over a batch), and one iteration's snapshots. */
-async function inProcessRound(cwd, reset, tracker, round) {
+async function inProcessRound(cwd, reset, trackers, round) {
+  const { tracker, baseTracker } = trackers;
   const { checkpoint, commitWorkspace } = await import(join(ROOT, 'dist', 'git', 'checkpoint.js'));
   const row = {};
   const change = (i) => writeFileSync(join(cwd, 'src', 'changed.txt'), `${i} ${Math.random()}\n`);
   // One tracked iteration of a plain run (its before-tree carried over from the last after-tree when it can be).
-  const iterate = async (i) => {
-    const before = await tracker.before(cwd);
+  const iterateWith = (t) => async (i) => {
+    const before = await t.before(cwd);
     change(i);
-    await (await tracker.after(before)).dispose({ reusable: true });
+    await (await t.after(before)).dispose({ reusable: true });
   };
+  const iterate = iterateWith(tracker);
   const batch = async (prepare, commit) => {
     let wall = 0;
     let cpu = 0;
@@ -102,14 +107,17 @@ async function inProcessRound(cwd, reset, tracker, round) {
     plumbing: [async (i) => change(i), (i) => checkpoint(cwd, 'bench', i)],
     // Change tracking's after-tree committed (the default run with tracking on): timed is the checkpoint alone.
     tracked: [iterate, (i) => tracker.checkpoint(cwd, `tracked ${i}`)],
+    ...(baseTracker ? { trackedBaseline: [iterateWith(baseTracker), (i) => baseTracker.checkpoint(cwd, `tracked ${i}`)] } : {}),
   };
   // The other paths replaced the real index: the first tracked checkpoint after them takes the full path (as a run's would).
-  const warmTracked = async () => {
-    await iterate(-1);
-    if ((await tracker.checkpoint(cwd, 'warm')) === null) await checkpoint(cwd, 'bench', 0);
+  const warmTracked = async (t) => {
+    await iterateWith(t)(-1);
+    if ((await t.checkpoint(cwd, 'warm')) === null) await checkpoint(cwd, 'bench', 0);
   };
-  for (const name of round % 2 === 0 ? ['porcelain', 'plumbing', 'tracked'] : ['tracked', 'plumbing', 'porcelain']) {
-    if (name === 'tracked') await warmTracked();
+  const names = ['porcelain', 'plumbing', 'tracked', ...(baseTracker ? ['trackedBaseline'] : [])];
+  for (const name of round % 2 === 0 ? names : names.reverse()) {
+    if (name === 'tracked') await warmTracked(tracker);
+    if (name === 'trackedBaseline') await warmTracked(baseTracker);
     const r = await batch(...paths[name]);
     row[`${name}Ms`] = r.wall;
     row[`${name}CpuMs`] = r.cpu;
@@ -154,6 +162,7 @@ export async function benchChanges({ rounds, iterations: n, files }) {
   const rows = [];
   const { createChangeTracker } = await import(join(ROOT, 'dist', 'runner', 'change-tracking.js'));
   const tracker = createChangeTracker({ discardFailed: false });
+  const baseTracker = BASELINE ? (await import(join(BASELINE, 'dist', 'runner', 'change-tracking.js'))).createChangeTracker({ discardFailed: false }) : null;
   try {
     for (let round = 0; round < rounds; round++) {
       const row = { round };
@@ -164,14 +173,15 @@ export async function benchChanges({ rounds, iterations: n, files }) {
         row[`${variant}Cpu`] = measured.cpuMs;
         reset();
       }
-      Object.assign(row, await inProcessRound(cwd, reset, tracker, round));
+      Object.assign(row, await inProcessRound(cwd, reset, { tracker, baseTracker }, round));
       rows.push(row);
-      process.stderr.write(`  changes round ${round + 1}/${rounds}: ${Object.keys(VARIANTS).map((v) => `${v} ${row[v].toFixed(2)}`).join(', ')} ms/it; checkpoint porcelain ${row.porcelainMs.toFixed(1)} ms (${row.porcelainCpuMs} CPU), plumbing ${row.plumbingMs.toFixed(1)} ms (${row.plumbingCpuMs} CPU), tracked ${row.trackedMs.toFixed(1)} ms (${row.trackedCpuMs} CPU)\n`);
+      process.stderr.write(`  changes round ${round + 1}/${rounds}: ${Object.keys(VARIANTS).map((v) => `${v} ${row[v].toFixed(2)}`).join(', ')} ms/it; checkpoint porcelain ${row.porcelainMs.toFixed(1)} ms (${row.porcelainCpuMs} CPU), plumbing ${row.plumbingMs.toFixed(1)} ms (${row.plumbingCpuMs} CPU), tracked ${row.trackedMs.toFixed(1)} ms (${row.trackedCpuMs} CPU)${baseTracker ? `, baseline's tracked ${row.trackedBaselineMs.toFixed(1)} ms (${row.trackedBaselineCpuMs} CPU)` : ''}\n`);
     }
   } finally {
     rmSync(cwd, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
     await tracker.close();
+    await baseTracker?.close();
   }
   const med = (key) => median(rows.map((r) => r[key]));
   const tracking = med('tracking') - med('baseline');
@@ -181,6 +191,7 @@ export async function benchChanges({ rounds, iterations: n, files }) {
     repository: `${files} files of ~2 KB in 100 directories, one commit`,
     iterations: n,
     rounds,
+    ...(BASELINE ? { baseline: BASELINE } : {}),
     ms_per_iteration: Object.fromEntries(Object.keys(VARIANTS).map((v) => [v, summary(rows.map((r) => r[v]), 3)])),
     cpu_ms_per_iteration_whole_process: Object.fromEntries(Object.keys(VARIANTS).map((v) => [v, summary(rows.map((r) => r[`${v}Cpu`]), 2)])),
     tracking_cost_ms_per_iteration: Math.round(tracking * 100) / 100,
@@ -194,6 +205,9 @@ export async function benchChanges({ rounds, iterations: n, files }) {
       checkpoint_plumbing_cpu: summary(rows.map((r) => r.plumbingCpuMs), 2),
       checkpoint_tracked: summary(rows.map((r) => r.trackedMs), 2),
       checkpoint_tracked_cpu: summary(rows.map((r) => r.trackedCpuMs), 2),
+      ...(BASELINE
+        ? { checkpoint_tracked_baseline: summary(rows.map((r) => r.trackedBaselineMs), 2), checkpoint_tracked_baseline_cpu: summary(rows.map((r) => r.trackedBaselineCpuMs), 2) }
+        : {}),
       snapshot_before: summary(rows.map((r) => r.beforeMs), 2),
       snapshot_before_carried_over: summary(rows.map((r) => r.beforeCarriedMs), 2),
       snapshot_after_and_diff: summary(rows.map((r) => r.afterAndDiffMs), 2),

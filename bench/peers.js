@@ -72,7 +72,7 @@ async function side(name, n, peers) {
     else if (name === 'ralph-tui') {
       r = await timed(peers.bun, [peers.ralphTui, 'run', '--headless', '--no-setup', '--no-notify', '--prd', 'prd.json', '--agent', 'claude', '--iterations', String(n)], { FAKE_CLAUDE_PROMISE: '1' });
     } else {
-      const interval = name === 'ringmaster-checkpoints' ? [] : ['--checkpoint-interval', '0'];
+      const interval = name.endsWith('-checkpoints') ? [] : ['--checkpoint-interval', '0'];
       const tracking = { RINGMASTER_LOOP_TRACK_CHANGES: name.endsWith('-untracked') ? 'false' : 'true' };
       const cli = name.startsWith('baseline') ? join(BASELINE, 'bin', 'ringmaster.js') : CLI;
       r = await timed(NODE, [cli, 'run', '--agent', 'claude', '--max-iterations', String(n), '--prompt-file', 'PROMPT.md', '--cwd', cwd, ...interval, '--json'], tracking);
@@ -92,9 +92,10 @@ async function side(name, n, peers) {
 }
 
 // ringmaster-untracked (checkpoints off, loop.track_changes false) is not a target: it says what change tracking costs.
-// BENCH_PEERS_BASELINE (a built checkout of another commit) adds its untracked run, measured in the same rounds.
+// BENCH_PEERS_BASELINE (a built checkout of another commit) adds its untracked run and its run with the default
+// checkpoints, measured in the same rounds.
 const BASELINE = process.env.BENCH_PEERS_BASELINE;
-const SIDES = ['bash', 'ralphy', 'ralph-tui', 'ringmaster', 'ringmaster-checkpoints', 'ringmaster-untracked', ...(BASELINE ? ['baseline-untracked'] : [])];
+const SIDES = ['bash', 'ralphy', 'ralph-tui', 'ringmaster', 'ringmaster-checkpoints', 'ringmaster-untracked', ...(BASELINE ? ['baseline-untracked', 'baseline-checkpoints'] : [])];
 
 /** Runs `rounds` interleaved rounds (each side at n1 and n2 tasks) and returns the result object. */
 export async function benchPeers({ rounds, n1, n2 }) {
@@ -132,7 +133,13 @@ export async function benchPeers({ rounds, n1, n2 }) {
     cpu_ms_per_iteration: Object.fromEntries(SIDES.map((s) => [s, med(`${s}Cpu`)])),
     cpu_ratio_checkpoints_off: Math.round((med('ringmasterCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
     cpu_ratio_untracked: Math.round((med('ringmaster-untrackedCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
-    ...(BASELINE ? { baseline: BASELINE, cpu_ratio_untracked_baseline: Math.round((med('baseline-untrackedCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100 } : {}),
+    ...(BASELINE
+      ? {
+          baseline: BASELINE,
+          cpu_ratio_untracked_baseline: Math.round((med('baseline-untrackedCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
+          cpu_ratio_default_checkpoints_baseline: Math.round((med('baseline-checkpointsCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
+        }
+      : {}),
     cpu_ratio_default_checkpoints: Math.round((med('ringmaster-checkpointsCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
     ms_per_iteration_including_startup_at_n2: Object.fromEntries(SIDES.map((s) => [s, med(`${s}WholeMs`)])),
     agent_calls_at_n2: Object.fromEntries(SIDES.map((s) => [s, rows[0]?.[`${s}Calls`]])),

@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileEventsWork } from './dir-watch.js';
 import { git } from './git-exec.js';
+import { configBool, type GitConfig } from './git-config.js';
 import { openIgnoreRules, xdgGitFile, type IgnoreRules } from './ignore-rules.js';
 import { openLiveTree, type LiveTree } from './live-tree.js';
 import { splitOwn, type StagedDiff } from './tree-diff.js';
@@ -39,35 +40,29 @@ export interface StagePlace {
   /** The top of the worktree, and the repository's info directory (absolute). */
   top: string;
   info: string;
+  /** Reads the repository's configuration afresh (the work index keeps the last one read for its checkpoints). */
+  readConfig(): Promise<GitConfig>;
 }
 
-const TRUE = new Set(['true', 'yes', 'on', '1']);
-const FALSE = new Set(['false', 'no', 'off', '0']);
 /** More live trees opened again than this in one run (changed .gitignore files, replaced directories): git stages. */
 const MAX_REOPENS = 20;
 
 /** The git configuration under which the live tree stages exactly as git does; null when it cannot. */
 async function liveRules(place: StagePlace): Promise<{ gitDir: string; excludesFile: string; above: string[] } | null> {
-  const { dir } = place;
-  const config = await git(dir, ['config', '-z', '--list'], { okExitCodes: [1] });
-  // Values as they are (core.excludesFile is a path); compared case-insensitively.
-  const values = new Map<string, string>();
-  for (const item of config.stdout.split('\0')) {
-    const newline = item.indexOf('\n');
-    values.set((newline < 0 ? item : item.slice(0, newline)).toLowerCase(), newline < 0 ? 'true' : item.slice(newline + 1));
-  }
-  const is = (key: string, set: Set<string>): boolean => set.has((values.get(key) ?? '').toLowerCase());
-  if (is('core.autocrlf', TRUE) || values.get('core.autocrlf')?.toLowerCase() === 'input') return null;
-  if (is('core.filemode', FALSE) || is('core.symlinks', FALSE) || is('core.ignorecase', TRUE) || is('core.precomposeunicode', TRUE)) return null;
-  if (is('core.splitindex', TRUE) || is('core.sparsecheckout', TRUE) || values.has('core.sharedrepository')) return null;
-  if ((values.get('extensions.objectformat') ?? 'sha1').toLowerCase() !== 'sha1' || values.has('core.attributesfile')) return null;
+  const config = await place.readConfig();
+  const is = (key: string, value: boolean): boolean => configBool(config, key) === value;
+  if (is('core.autocrlf', true) || config.get('core.autocrlf')?.toLowerCase() === 'input') return null;
+  if (is('core.filemode', false) || is('core.symlinks', false) || is('core.ignorecase', true) || is('core.precomposeunicode', true)) return null;
+  if (is('core.splitindex', true) || is('core.sparsecheckout', true) || config.has('core.sharedrepository')) return null;
+  if (String(config.get('extensions.objectformat') ?? 'sha1').toLowerCase() !== 'sha1' || config.has('core.attributesfile')) return null;
   // A relative path is relative to the top of the worktree (git works from there once it has found it).
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(place.top, p));
   if (existsSync(join(place.info, 'attributes')) || existsSync(xdgGitFile('attributes'))) return null;
   // The .gitignore and .gitattributes of the directories above a workspace below the top: no watch sees them change.
   const above = aboveFiles(place.top, place.prefix);
   if (above.some((file) => file.endsWith('.gitattributes') && existsSync(file))) return null;
-  const configured = values.get('core.excludesfile');
+  const configured = config.get('core.excludesfile');
+  if (configured === null) return null;
   const excludesFile = configured === undefined ? xdgGitFile('ignore') : configured.startsWith('~/') ? join(homedir(), configured.slice(2)) : abs(configured);
   return { gitDir: resolve(place.info, '..'), excludesFile, above };
 }

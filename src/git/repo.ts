@@ -72,7 +72,12 @@ export async function identityEnv(dir: string): Promise<Record<string, string>> 
   // One git process for both keys (exit 1: neither is set).
   const out = await git(dir, ['config', '--get-regexp', '^user\\.(name|email)$'], { okExitCodes: [1] });
   const keys = new Set(out.stdout.split('\n').map((line) => line.split(' ')[0]));
-  if (keys.has('user.name') && keys.has('user.email')) return {};
+  return identityFor((key) => keys.has(key));
+}
+
+/** identityEnv's answer from the configuration's keys: nothing when user.name and user.email are both set. */
+export function identityFor(has: (key: string) => boolean): Record<string, string> {
+  if (has('user.name') && has('user.email')) return {};
   return {
     GIT_AUTHOR_NAME: FALLBACK_IDENTITY.name,
     GIT_AUTHOR_EMAIL: FALLBACK_IDENTITY.email,

@@ -1,5 +1,6 @@
-// A checkpoint of the tree change tracking just wrote (the finished iteration's after-tree): `commit-tree` +
-// `update-ref`, then the run's private index (whose entries are that tree) put in place of the real index, which
+// A checkpoint of the tree change tracking just wrote (the finished iteration's after-tree): its commit object written
+// and HEAD moved in process, exactly as `git commit-tree` + `git update-ref` would (commit-object.ts, ref-update.ts; by
+// those two gits whenever the repository or the identity is one they could treat otherwise), then the run's private index (whose entries are that tree) put in place of the real index, which
 // leaves the state `git add` + `git commit -- <workspace>` would. Taken only when that is provably the same as the
 // plumbing checkpoint (checkpoint.ts): the real index unchanged since the private one was seeded from it or installed
 // over it, HEAD where the last checkpoint left it, nothing changed outside the directory or under its .ringmaster/.
@@ -7,7 +8,10 @@
 import type { CheckpointResult } from './checkpoint.js';
 import { git } from './git-exec.js';
 import { lockIndex } from './index-lock-file.js';
-import { identityEnv } from './repo.js';
+import { commitIdentity, commitsInProcess, plainText, writeCommit, type CommitIdentity } from './commit-object.js';
+import type { GitConfig } from './git-config.js';
+import { reflogEntry, refStoreFor, updateHead } from './ref-update.js';
+import { identityFor } from './repo.js';
 import { indexStamp, type WorkIndex } from './work-index.js';
 
 async function readHead(dir: string): Promise<{ commit: string; tree: string } | null> {
@@ -28,8 +32,7 @@ async function onlyUnder(index: WorkIndex, from: string, to: string): Promise<bo
 export async function checkpointSettled(index: WorkIndex, message: string): Promise<CheckpointResult | null> {
   const settled = index.settled;
   if (settled === null || settled.own || index.realStamp === null) return null;
-  const [head, identity] = await Promise.all([index.head ?? readHead(index.dir), index.identity ?? identityEnv(index.dir)]);
-  index.identity = identity;
+  const [head, config] = await Promise.all([index.head ?? readHead(index.dir), index.config()]);
   if (head === null) return null;
   if (settled.tree === head.tree) return { committed: false, sha: head.commit, message };
   // From the tree before the iteration, the iteration's own diff says it; otherwise git does.
@@ -43,10 +46,9 @@ export async function checkpointSettled(index: WorkIndex, message: string): Prom
       await lock.release();
       return null;
     }
-    const commit = (await git(index.dir, ['-c', 'commit.gpgsign=false', 'commit-tree', settled.tree, '-p', head.commit, '-m', message], { env: identity })).stdout.trim();
+    const commit = await commitAndMove(index, config, head.commit, settled.tree, message);
     // HEAD moved meanwhile (a commit without the index, e.g. `git commit-tree` + `update-ref`): the full path decides.
-    const moved = await git(index.dir, ['update-ref', '-m', `commit: ${message}`, 'HEAD', commit, head.commit], { okExitCodes: [128] });
-    if (moved.exitCode !== 0) {
+    if (commit === null) {
       index.head = null;
       await lock.release();
       return null;
@@ -59,5 +61,37 @@ export async function checkpointSettled(index: WorkIndex, message: string): Prom
   } catch (error) {
     await lock.release();
     throw error;
+  }
+}
+
+/**
+ * Commits `tree` on `parent` and moves HEAD from `parent` to it, as `git commit-tree` and `git update-ref` do: in
+ * process when git would write exactly that, else by those gits. Null when HEAD is no longer at `parent` (or a lock
+ * git would fail on is held).
+ */
+async function commitAndMove(index: WorkIndex, config: GitConfig, parent: string, tree: string, message: string): Promise<string | null> {
+  const identityEnv = identityFor((key) => config.has(key));
+  const logMessage = `commit: ${message}`;
+  // Signing stays off (the git path passes commit.gpgsign=false); a message git's reflog would rewrite goes to git.
+  const plain = commitsInProcess(config) && plainText(message) && ![...message].some((c) => c < ' ' || c === '\u007f');
+  const identity = plain ? commitIdentity({ ...process.env, ...identityEnv }, config, new Date()) : null;
+  const store = identity === null ? null : refStoreFor(config, index.gitDir, index.commonDir);
+  let commit: string | null = null;
+  if (identity !== null && store !== null) {
+    commit = writeCommitOrNull(index.objects, tree, parent, identity, message);
+    const moved = commit === null ? 'unsupported' : updateHead(store, parent, commit, reflogEntry(identity.committer, logMessage));
+    if (commit !== null && moved !== 'unsupported') return moved === 'updated' ? commit : null;
+  }
+  commit ??= (await git(index.dir, ['-c', 'commit.gpgsign=false', 'commit-tree', tree, '-p', parent, '-m', message], { env: identityEnv })).stdout.trim();
+  const moved = await git(index.dir, ['update-ref', '-m', logMessage, 'HEAD', commit, parent], { okExitCodes: [128] });
+  return moved.exitCode === 0 ? commit : null;
+}
+
+/** The commit written in process; null when that failed (a permission, a full disk): git writes it, and says why. */
+function writeCommitOrNull(objects: string, tree: string, parent: string, identity: CommitIdentity, message: string): string | null {
+  try {
+    return writeCommit(objects, tree, parent, identity, message);
+  } catch {
+    return null;
   }
 }

@@ -1,10 +1,11 @@
 // The private index a run keeps for each directory it tracks (a temporary file seeded from the worktree's real index):
 // change tracking stages the directory into it and writes its trees (live-stage.ts: in memory from file events where
 // it can, else by `git add --all`, whose stat data and untracked cache spare hashing unchanged files), and a checkpoint of the tree it holds is then only
-// `commit-tree` + `update-ref` with this index installed as the real one (work-checkpoint.ts).
+// a commit and a HEAD update (in process, work-checkpoint.ts) with this index installed as the real one.
 import { rm, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { git } from './git-exec.js';
+import { readGitConfig, type GitConfig } from './git-config.js';
 import { copyIndexFile } from './index-lock-file.js';
 import { createStager } from './live-stage.js';
 import { tempIndexPath } from './changes.js';
@@ -36,6 +37,10 @@ export interface WorkIndex {
   readonly work: string;
   /** The directory's path in the repository ('' at its top, else ending in '/'). */
   readonly prefix: string;
+  /** The object store, the worktree's git directory (HEAD) and the repository's common one (branches), absolute. */
+  readonly objects: string;
+  readonly gitDir: string;
+  readonly commonDir: string;
   /** The real index's stamp when the private one was last seeded from it or installed over it (null: unknown). */
   realStamp: string | null;
   /**
@@ -47,8 +52,8 @@ export interface WorkIndex {
   settled: SettledTree | null;
   /** HEAD and its tree as the last checkpoint through this index left them (null: to be read). */
   head: { commit: string; tree: string } | null;
-  /** The committer identity env for checkpoints (read once). */
-  identity: Record<string, string> | null;
+  /** The repository's configuration as last read (by the live tree when it opened), else read now. */
+  config(): Promise<GitConfig>;
   /** Seeds the private index from the real one again (the tree it held is gone: the next snapshot stages). */
   reseed(): Promise<void>;
   /** Stages the files under the directory (tracked, untracked, .gitignore respected). */
@@ -66,21 +71,32 @@ export interface WorkIndex {
 
 /** Creates the private index of `dir`, seeded from its real index (none yet: an empty one). */
 export async function openWorkIndex(dir: string): Promise<WorkIndex> {
-  const args = ['rev-parse', '--show-prefix', '--show-toplevel', '--git-path', 'index', '--git-path', 'objects', '--git-path', 'info'];
+  const args = ['rev-parse', '--show-prefix', '--show-toplevel', '--git-path', 'index', '--git-path', 'objects', '--git-path', 'info', '--absolute-git-dir', '--git-common-dir'];
   const [prefix = '', top = '', ...paths] = (await git(dir, args)).stdout.split('\n');
-  const [real = '', objects = '', info = ''] = paths.map((p) => (isAbsolute(p) ? p : resolve(dir, p)));
+  const [real = '', objects = '', info = '', gitDir = '', commonDir = ''] = paths.map((p) => (isAbsolute(p) ? p : resolve(dir, p)));
   const work = tempIndexPath();
-  const stager = createStager({ dir, work, objects, prefix, top, info });
+  let config: Promise<GitConfig> | null = null;
+  const readConfig = (): Promise<GitConfig> => {
+    const reading = readGitConfig(dir);
+    config = reading;
+    // A failed read is not kept: the next one asks git again.
+    reading.catch(() => void (config === reading && (config = null)));
+    return reading;
+  };
+  const stager = createStager({ dir, work, objects, prefix, top, info, readConfig });
   const index: WorkIndex = {
     dir,
     real,
     work,
     prefix,
+    objects,
+    gitDir,
+    commonDir,
     realStamp: null,
     stale: false,
     settled: null,
     head: null,
-    identity: null,
+    config: () => config ?? readConfig(),
     async reseed() {
       index.settled = null;
       // Whatever wrote the real index may have moved HEAD too: read again at the next checkpoint.

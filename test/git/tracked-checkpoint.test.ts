@@ -1,12 +1,13 @@
 // Change tracking's private index in process, against real temporary repositories: a checkpoint of the tracked
 // after-tree leaves exactly what the porcelain checkpoint leaves, and gives way to the full path whenever it could
 // differ; an iteration's before-tree is the previous after-tree only when the runner says nothing ran in between.
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkpoint, checkpointMessage, commitWorkspace } from '../../src/git/checkpoint.js';
 import { createChangeTracker, type ChangeTracker } from '../../src/runner/change-tracking.js';
-import { removeDir, sh, tempRepo, writeFiles } from './git-repo.js';
+import { gitEnv, removeDir, sh, tempRepo, writeFiles } from './git-repo.js';
 
 const dirs: string[] = [];
 const trackers: { close(): Promise<void> }[] = [];
@@ -114,6 +115,76 @@ describe('checkpoint of the tracked tree', () => {
     expect(await other.checkpoint(dir, checkpointMessage('r', 3))).toBeNull();
     await (await other.after(running)).dispose();
     expect(await tracker().checkpoint(dir, checkpointMessage('r', 4))).toBeNull();
+  });
+});
+
+describe('checkpoint written in process', () => {
+  const ENV = { GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com', GIT_AUTHOR_DATE: '@1700000000 +0100', GIT_COMMITTER_DATE: '@1700000000 +0100' };
+  const saved: Record<string, string | undefined> = {};
+  beforeEach(() => {
+    for (const [key, value] of Object.entries(ENV)) [saved[key], process.env[key]] = [process.env[key], value];
+  });
+  afterEach(() => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  });
+  const gitIn = (dir: string, args: string[]): string => execFileSync('git', args, { cwd: dir, env: { ...gitEnv(), ...ENV }, encoding: 'utf8', stdio: 'pipe' }).trim();
+  const logs = (dir: string): string[] => ['refs/heads/main', 'logs/HEAD', 'logs/refs/heads/main'].map((p) => readFileSync(join(dir, '.git', p), 'utf8'));
+
+  it('needs no git process once HEAD is known, and leaves the commit, ref and reflogs git leaves a twin', async () => {
+    const dir = repo({ 'a.txt': 'a\n' });
+    // Hooks never run on either path (Ringmaster's gits run with core.hooksPath=/dev/null): this one must not either.
+    writeFileSync(join(dir, '.git', 'hooks', 'reference-transaction'), `#!/bin/sh\ntouch "${dir}/hook-ran"\n`, { mode: 0o755 });
+    const t = tracker();
+    await iteration(t, dir, () => writeFiles(dir, { 'a.txt': 'one\n' }));
+    expect((await t.checkpoint(dir, checkpointMessage('r', 1)))?.committed).toBe(true);
+    await iteration(t, dir, () => writeFiles(dir, { 'a.txt': 'two\n', 'b.txt': 'b\n' }));
+    const twin = `${dir}-twin`;
+    dirs.push(twin);
+    cpSync(dir, twin, { recursive: true });
+    rmSync(join(twin, '.git', 'hooks', 'reference-transaction'));
+    const parent = gitIn(dir, ['rev-parse', 'HEAD']);
+    const path = process.env.PATH;
+    process.env.PATH = '';
+    let result;
+    try {
+      result = await t.checkpoint(dir, checkpointMessage('r', 2));
+    } finally {
+      process.env.PATH = path;
+    }
+    const tree = gitIn(dir, ['rev-parse', 'HEAD^{tree}']);
+    const theirs = gitIn(twin, ['commit-tree', tree, '-p', parent, '-m', checkpointMessage('r', 2)]);
+    gitIn(twin, ['update-ref', '-m', `commit: ${checkpointMessage('r', 2)}`, 'HEAD', theirs, parent]);
+    expect(result).toEqual({ committed: true, sha: theirs, message: checkpointMessage('r', 2) });
+    expect(logs(dir)).toEqual(logs(twin));
+    expect(gitIn(dir, ['fsck', '--strict'])).toBe('');
+    expect(sh(dir, ['--no-optional-locks', 'status', '--porcelain'])).toBe('');
+    expect(existsSync(join(dir, 'hook-ran'))).toBe(false);
+    // A lock left by a killed git: declined, and the full path fails naming it, as before.
+    writeFileSync(join(dir, '.git', 'refs', 'heads', 'main.lock'), '');
+    await iteration(t, dir, () => writeFiles(dir, { 'a.txt': 'three\n' }));
+    expect(await t.checkpoint(dir, checkpointMessage('r', 3))).toBeNull();
+    await expect(checkpoint(dir, 'r', 3)).rejects.toThrow(/main\.lock/);
+    expect(gitIn(dir, ['rev-parse', 'HEAD'])).toBe(theirs);
+  });
+
+  it('leaves the commit and HEAD to git for an identity git rewrites or a shared repository', async () => {
+    const dir = repo({ 'a.txt': 'a\n' });
+    sh(dir, ['config', 'core.sharedRepository', 'group']);
+    process.env.GIT_AUTHOR_NAME = ' Odd Name,';
+    const t = tracker();
+    await iteration(t, dir, () => writeFiles(dir, { 'a.txt': 'one\n' }));
+    expect((await t.checkpoint(dir, checkpointMessage('r', 1)))?.committed).toBe(true);
+    // git's own stripping of the crud at the ends: the commit git made.
+    expect(gitIn(dir, ['log', '-1', '--format=%an|%cn|%s'])).toBe(`Odd Name|Test|${checkpointMessage('r', 1)}`);
+    process.env.GIT_AUTHOR_NAME = 'Test';
+    await iteration(t, dir, () => writeFiles(dir, { 'a.txt': 'two\n' }));
+    expect((await t.checkpoint(dir, checkpointMessage('r', 2)))?.committed).toBe(true);
+    // core.sharedRepository: git adjusts the permissions of what it writes (group-writable here).
+    expect(statSync(join(dir, '.git', 'refs', 'heads', 'main')).mode & 0o060).toBe(0o060);
+    expect(gitIn(dir, ['fsck', '--strict'])).toBe('');
   });
 });
 
