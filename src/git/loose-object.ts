@@ -10,6 +10,17 @@ export function hashObject(type: 'blob' | 'tree', content: Buffer): Buffer {
   return createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest();
 }
 
+/**
+ * The smallest deflate window (and hash table) that still sees the whole of `length` bytes: zlib's default state is
+ * ~256 KiB, allocated and zeroed for every object, which cost more than the rest of writing a small object
+ * (bench/FINDINGS.md). The stream is as valid (its header names the window; git inflates it with any window up to
+ * 32 KiB) and, for an object that fits the window, as small.
+ */
+export function deflateWindow(length: number): { windowBits: number; memLevel: number } {
+  const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(length + 262))));
+  return { windowBits, memLevel: Math.max(1, windowBits - 7) };
+}
+
 /** Writes `content` as a loose `type` object under `objects` (unless it is there) and returns its id. */
 export function writeLooseObject(objects: string, type: 'blob' | 'tree', content: Buffer, id: Buffer = hashObject(type, content)): Buffer {
   const hex = id.toString('hex');
@@ -17,7 +28,8 @@ export function writeLooseObject(objects: string, type: 'blob' | 'tree', content
   const file = join(dir, hex.slice(2));
   if (existsSync(file)) return id;
   const zlib = process.getBuiltinModule('node:zlib');
-  const data = zlib.deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]), { level: 1 });
+  const whole = Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
+  const data = zlib.deflateSync(whole, { level: 1, ...deflateWindow(whole.length) });
   mkdirSync(dir, { recursive: true });
   const temp = join(dir, `tmp_obj_ringmaster_${process.pid}_${hex.slice(2, 10)}`);
   writeFileSync(temp, data, { mode: 0o444 });
