@@ -92,9 +92,10 @@ async function side(name, n, peers) {
 }
 
 // ringmaster-untracked (checkpoints off, loop.track_changes false) is not a target: it says what change tracking costs.
-// BENCH_PEERS_BASELINE (a built checkout of another commit) adds its untracked run, measured in the same rounds.
+// BENCH_PEERS_BASELINE (a built checkout of another commit) adds its runs with tracking on and off (checkpoints off),
+// measured in the same rounds, and the paired per-round differences.
 const BASELINE = process.env.BENCH_PEERS_BASELINE;
-const SIDES = ['bash', 'ralphy', 'ralph-tui', 'ringmaster', 'ringmaster-checkpoints', 'ringmaster-untracked', ...(BASELINE ? ['baseline-untracked'] : [])];
+const SIDES = ['bash', 'ralphy', 'ralph-tui', 'ringmaster', 'ringmaster-checkpoints', 'ringmaster-untracked', ...(BASELINE ? ['baseline', 'baseline-untracked'] : [])];
 
 /** Runs `rounds` interleaved rounds (each side at n1 and n2 tasks) and returns the result object. */
 export async function benchPeers({ rounds, n1, n2 }) {
@@ -110,6 +111,10 @@ export async function benchPeers({ rounds, n1, n2 }) {
       row[`${name}Cpu`] = (large.cpuMs - small.cpuMs) / (n2 - n1);
       row[`${name}Calls`] = large.calls;
       row[`${name}WholeMs`] = large.ms / n2;
+    }
+    if (BASELINE) {
+      row.diffTracked = row.ringmasterCpu - row.baselineCpu;
+      row.diffUntracked = row['ringmaster-untrackedCpu'] - row['baseline-untrackedCpu'];
     }
     rows.push(row);
     process.stderr.write(`  peers round ${round + 1}/${rounds}: ${SIDES.map((s) => `${s} ${row[s].toFixed(2)} (${row[`${s}Cpu`].toFixed(2)} CPU)`).join(', ')} ms/it\n`);
@@ -132,7 +137,15 @@ export async function benchPeers({ rounds, n1, n2 }) {
     cpu_ms_per_iteration: Object.fromEntries(SIDES.map((s) => [s, med(`${s}Cpu`)])),
     cpu_ratio_checkpoints_off: Math.round((med('ringmasterCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
     cpu_ratio_untracked: Math.round((med('ringmaster-untrackedCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
-    ...(BASELINE ? { baseline: BASELINE, cpu_ratio_untracked_baseline: Math.round((med('baseline-untrackedCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100 } : {}),
+    ...(BASELINE
+      ? {
+          baseline: BASELINE,
+          cpu_ratio_checkpoints_off_baseline: Math.round((med('baselineCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
+          cpu_ratio_untracked_baseline: Math.round((med('baseline-untrackedCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
+          // Paired per round (the same machine minute): this checkout minus the baseline, CPU ms per iteration.
+          cpu_diff_vs_baseline: { tracked: med('diffTracked'), untracked: med('diffUntracked') },
+        }
+      : {}),
     cpu_ratio_default_checkpoints: Math.round((med('ringmaster-checkpointsCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
     ms_per_iteration_including_startup_at_n2: Object.fromEntries(SIDES.map((s) => [s, med(`${s}WholeMs`)])),
     agent_calls_at_n2: Object.fromEntries(SIDES.map((s) => [s, rows[0]?.[`${s}Calls`]])),
