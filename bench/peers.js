@@ -92,10 +92,10 @@ async function side(name, n, peers) {
 }
 
 // ringmaster-untracked (checkpoints off, loop.track_changes false) is not a target: it says what change tracking costs.
-// BENCH_PEERS_BASELINE (a built checkout of another commit) adds its untracked run and its run with the default
-// checkpoints, measured in the same rounds.
+// BENCH_PEERS_BASELINE (a built checkout of another commit) adds its runs with tracking on and off (checkpoints off)
+// and with the default checkpoints, measured in the same rounds, and the paired per-round differences.
 const BASELINE = process.env.BENCH_PEERS_BASELINE;
-const SIDES = ['bash', 'ralphy', 'ralph-tui', 'ringmaster', 'ringmaster-checkpoints', 'ringmaster-untracked', ...(BASELINE ? ['baseline-untracked', 'baseline-checkpoints'] : [])];
+const SIDES = ['bash', 'ralphy', 'ralph-tui', 'ringmaster', 'ringmaster-checkpoints', 'ringmaster-untracked', ...(BASELINE ? ['baseline', 'baseline-untracked', 'baseline-checkpoints'] : [])];
 
 /** Runs `rounds` interleaved rounds (each side at n1 and n2 tasks) and returns the result object. */
 export async function benchPeers({ rounds, n1, n2 }) {
@@ -111,6 +111,11 @@ export async function benchPeers({ rounds, n1, n2 }) {
       row[`${name}Cpu`] = (large.cpuMs - small.cpuMs) / (n2 - n1);
       row[`${name}Calls`] = large.calls;
       row[`${name}WholeMs`] = large.ms / n2;
+    }
+    if (BASELINE) {
+      row.diffTracked = row.ringmasterCpu - row.baselineCpu;
+      row.diffUntracked = row['ringmaster-untrackedCpu'] - row['baseline-untrackedCpu'];
+      row.diffCheckpoints = row['ringmaster-checkpointsCpu'] - row['baseline-checkpointsCpu'];
     }
     rows.push(row);
     process.stderr.write(`  peers round ${round + 1}/${rounds}: ${SIDES.map((s) => `${s} ${row[s].toFixed(2)} (${row[`${s}Cpu`].toFixed(2)} CPU)`).join(', ')} ms/it\n`);
@@ -136,8 +141,11 @@ export async function benchPeers({ rounds, n1, n2 }) {
     ...(BASELINE
       ? {
           baseline: BASELINE,
+          cpu_ratio_checkpoints_off_baseline: Math.round((med('baselineCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
           cpu_ratio_untracked_baseline: Math.round((med('baseline-untrackedCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
           cpu_ratio_default_checkpoints_baseline: Math.round((med('baseline-checkpointsCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,
+          // Paired per round (the same machine minute): this checkout minus the baseline, CPU ms per iteration.
+          cpu_diff_vs_baseline: { tracked: med('diffTracked'), untracked: med('diffUntracked'), checkpoints: med('diffCheckpoints') },
         }
       : {}),
     cpu_ratio_default_checkpoints: Math.round((med('ringmaster-checkpointsCpu') / Math.min(med('ralphyCpu'), med('ralph-tuiCpu'))) * 100) / 100,

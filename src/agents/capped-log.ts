@@ -24,6 +24,13 @@ export const BATCH_MS = 10;
 /** Batch buffers at most (one being filled, the others being written); past that chunks go to the file as they are. */
 const BATCH_BUFFERS = 3;
 
+/**
+ * Batch buffers of logs that ended, for the next logs (at most BATCH_BUFFERS): a new 512 KiB buffer per iteration
+ * counted as V8 external memory and brought on a full garbage collection every ~15 iterations (bench/FINDINGS.md).
+ * Only the pages a log wrote into are resident.
+ */
+const spare: Buffer[] = [];
+
 /** The marker written between the head and the tail of a capped log. */
 export function capMarker(omitted: number, cap: number): string {
   return `\n[ringmaster: ${omitted} bytes of output omitted here: the log keeps its first and last bytes, ${formatByteSize(cap)} in all (loop.max_log_size)]\n`;
@@ -152,7 +159,10 @@ export class CappedLog {
     }
     return new Promise((resolve) => {
       // Called on finish, or with the error when the last writes fail.
-      this.file.end(() => resolve());
+      this.file.end(() => {
+        this.batch.release();
+        resolve();
+      });
     });
   }
 }
@@ -203,11 +213,17 @@ class WriteBatch {
     else this.submit(buffer.subarray(0, used), () => this.free.push(buffer));
   }
 
-  /** A buffer to fill (a free one, or a new one while there are fewer than BATCH_BUFFERS), its timer armed. */
+  /** Gives the buffers back for the next log (the file is closed: none is being written). */
+  release(): void {
+    while (spare.length < BATCH_BUFFERS && this.free.length > 0) spare.push(this.free.pop() as Buffer);
+    this.free.length = 0;
+  }
+
+  /** A buffer to fill (a free one, or a spare or new one while there are fewer than BATCH_BUFFERS), its timer armed. */
   private take(): Buffer | null {
     let buffer = this.free.pop() ?? null;
     if (buffer === null && this.allocated < BATCH_BUFFERS) {
-      buffer = Buffer.allocUnsafeSlow(BATCH_BYTES);
+      buffer = spare.pop() ?? Buffer.allocUnsafeSlow(BATCH_BYTES);
       this.allocated += 1;
     }
     if (buffer === null) return null;

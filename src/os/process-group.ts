@@ -1,10 +1,24 @@
 // Process-group helpers: signal a whole group, see which members are still alive (zombies count as gone).
 import { isDead, listProcesses } from './proc.js';
 
+/**
+ * process.kill without the stack trace of its error: a group or process that is gone (ESRCH) is the common answer
+ * after every agent, and capturing the stack of that error was most of the call's cost (bench/FINDINGS.md).
+ */
+function kill(pid: number, signal: NodeJS.Signals | 0): void {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    process.kill(pid, signal);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** Sends a signal to every process of a group; false when the group no longer exists. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   try {
-    process.kill(-pgid, signal);
+    kill(-pgid, signal);
     return true;
   } catch {
     return false;
@@ -20,7 +34,7 @@ export function groupMembers(pgid: number): number[] {
 
 function groupExists(pgid: number): boolean {
   try {
-    process.kill(-pgid, 0);
+    kill(-pgid, 0);
     return true;
   } catch {
     return false;
@@ -30,7 +44,7 @@ function groupExists(pgid: number): boolean {
 /** True while a process with this pid exists (one of another user counts: signalling it is refused, EPERM). */
 export function processAlive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
+    kill(pid, 0);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';

@@ -98,14 +98,14 @@ export function createRecorder(options: RecorderOptions): Recorder {
   /** The exit code and agent of an iteration that ended with an error, until its `error` event is recorded. */
   const errorContext = new Map<number, { exit_code: number | null; agent: string }>();
   const record = (e: RunEvent): void => {
-    // Rows (the truth for totals) are not deferred, so when an event is stored, the rows it reports are too.
-    events.push(e);
+    // Rows (the truth for totals) are queued before their event, so when an event is stored, the rows it reports are too.
     const next = statusAfter(e, run.status);
     if (next !== null && next !== run.status) {
       run.status = next;
       writer.enqueue('status', () => store.updateRunStatus(runId, next, e.time, owner));
     }
-    recordRows(e, options, writer, errorContext);
+    recordRows(e, options, writer, events, errorContext);
+    events.push(e);
     // A pause takes a checkpoint (README, `ringmaster pause`): a pause at an iteration boundary commits the workspace (no
     // agent is working in it). `pause --now` does not: the agent is frozen mid-edit.
     if (e.type === 'paused' && !e.suspended && options.checkpointInterval > 0 && run.latestState !== null && e.after_iteration > 0) {
@@ -118,10 +118,10 @@ export function createRecorder(options: RecorderOptions): Recorder {
     unstored: () => events.unstored(),
     deps: {
       async beforeIteration(_runId, iteration, agent, logPath, unitId) {
-        await writer.idle();
-        if (writer.lost) return;
+        const start = { run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath, unit_id: unitId };
         try {
-          await writer.withRoom(() => store.startIteration({ run_id: runId, number: iteration, agent, started_at: options.now(), log_path: logPath, unit_id: unitId }, owner));
+          // After the queued writes, with the events recorded so far (the iteration_started event): one write.
+          await events.writeWith((list) => store.startIteration(start, owner, list));
         } catch (error) {
           // Taken over: the owner is told to stop (the loop sees its interrupt before starting the agent).
           if (!(error instanceof OwnershipLostError)) throw error;
@@ -154,12 +154,12 @@ export function createRecorder(options: RecorderOptions): Recorder {
 }
 
 /** The rows an event implies: the running iteration's cost, the iteration's end, its error record, the run's end. */
-function recordRows(e: RunEvent, options: RecorderOptions, writer: StoreWriter, errorContext: Map<number, { exit_code: number | null; agent: string }>): void {
+function recordRows(e: RunEvent, options: RecorderOptions, writer: StoreWriter, events: EventBatcher, errorContext: Map<number, { exit_code: number | null; agent: string }>): void {
   const { store, runId, owner } = options;
   switch (e.type) {
     case 'cost_so_far':
       // Into the running iteration's row: the run's totals (the board, resume after a crash) include it.
-      writer.enqueue(`iteration ${e.iteration} cost so far`, () => store.updateIteration(runId, e.iteration, { cost_usd: e.cost_usd }, owner));
+      events.attach(`iteration ${e.iteration} cost so far`, (list) => store.updateIteration(runId, e.iteration, { cost_usd: e.cost_usd }, owner, list));
       break;
     case 'iteration_completed':
       // Its log could not be written (a full disk, most likely): make room for recording how the run ends.
@@ -167,7 +167,7 @@ function recordRows(e: RunEvent, options: RecorderOptions, writer: StoreWriter, 
         writer.diskFull = true;
         options.freeSpace?.();
       }
-      writer.enqueue(`iteration ${e.iteration}`, () => store.completeIteration(runId, e.iteration, completedRow(e), owner));
+      events.attach(`iteration ${e.iteration}`, (list) => store.completeIteration(runId, e.iteration, completedRow(e), owner, list));
       if (e.error_kind !== 'none' && e.error_message) errorContext.set(e.iteration, { exit_code: e.exit_code, agent: e.agent });
       break;
     case 'error': {

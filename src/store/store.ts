@@ -244,12 +244,15 @@ export interface Store {
   releaseRun(id: string, owner: Owner, now: number): Promise<boolean>;
   /** Records that `owner` is alive (a lease renewal); false when it is no longer the run's open owner (then it must stop). */
   heartbeat(id: string, owner: Owner, now: number): Promise<boolean>;
+  // The three iteration writes take the events that follow them (`events`, as appendEvents takes them): written after
+  // the row and only if it was, so that a run's writes per iteration are fewer (SQLite: one transaction for both;
+  // PostgreSQL: the row's statement, then the events').
   /** Writes the iteration row (status running). Throws StoreError if that number already exists. */
-  startIteration(start: IterationStart, fence?: Fence): Promise<IterationRow>;
+  startIteration(start: IterationStart, fence?: Fence, events?: readonly NewEvent[]): Promise<IterationRow>;
   /** Records usage seen so far in a running iteration. Throws StoreError unless the row is running. */
-  updateIteration(runId: string, number: number, progress: IterationProgress, fence?: Fence): Promise<void>;
+  updateIteration(runId: string, number: number, progress: IterationProgress, fence?: Fence, events?: readonly NewEvent[]): Promise<void>;
   /** Completes a running iteration row. Throws StoreError unless the row exists and is running. */
-  completeIteration(runId: string, number: number, end: IterationEnd, fence?: Fence): Promise<IterationRow>;
+  completeIteration(runId: string, number: number, end: IterationEnd, fence?: Fence, events?: readonly NewEvent[]): Promise<IterationRow>;
   /** One iteration row, or null. */
   getIteration(runId: string, number: number): Promise<IterationRow | null>;
   /** A run's iteration rows by number. */

@@ -412,6 +412,24 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
       ]);
     });
 
+    it('writes the events an iteration write carries after its row, and none when the row is refused', async () => {
+      await newRun('a');
+      const ev = (seq: number, type: string) => ({ run_id: 'a', seq, type, payload: { seq }, at: T0 + seq, iteration: 1 });
+      await store.startIteration({ run_id: 'a', number: 1, agent: 'claude', started_at: T0, log_path: null }, OWNER, [ev(1, 'iteration_started')]);
+      await store.updateIteration('a', 1, { cost_usd: 0.5 }, OWNER, [ev(2, 'text'), ev(3, 'cost_so_far')]);
+      await store.updateIteration('a', 1, {}, OWNER, [ev(4, 'text')]);
+      const row = await store.completeIteration('a', 1, end(), OWNER, [ev(5, 'iteration_completed')]);
+      expect(row.status).toBe('success');
+      await expect(store.startIteration({ run_id: 'a', number: 1, agent: 'claude', started_at: T0, log_path: null }, OWNER, [ev(6, 'x')])).rejects.toBeInstanceOf(StoreError);
+      await expect(store.completeIteration('a', 1, end(), OWNER, [ev(6, 'y')])).rejects.toBeInstanceOf(StoreError);
+      await expect(store.updateIteration('a', 1, { cost_usd: 1 }, OWNER, [ev(6, 'z')])).rejects.toBeInstanceOf(StoreError);
+      await expect(store.completeIteration('a', 1, end(), { pid: 1, host: 'other' }, [ev(6, 'w')])).rejects.toBeInstanceOf(OwnershipLostError);
+      expect((await store.listEvents('a')).map((e) => [e.seq, e.type, e.iteration, e.payload])).toEqual(
+        ['iteration_started', 'text', 'cost_so_far', 'text', 'iteration_completed'].map((type, i) => [i + 1, type, 1, { seq: i + 1 }]),
+      );
+      expect((await store.getIteration('a', 1))?.cost_usd).toBe(0.25);
+    });
+
     it('writes a batch again after a lost answer: what was stored stands, the rest is added, nothing twice', async () => {
       await newRun('a');
       const first = { run_id: 'a', seq: 1, type: 'run_started', payload: { n: 1 }, at: T0 };

@@ -142,16 +142,23 @@ export class PostgresStore implements Store, WatchableStore {
     return this.db.read('heartbeat', (db) => owners.heartbeat(db, id, owner, now));
   }
 
-  async startIteration(start: IterationStart, fence?: Fence): Promise<IterationRow> {
-    return this.db.read('startIteration', (db) => iterations.startIteration(db, start, fence));
+  // With events: the row's statement, then the events' (each one round trip, as apart; a transaction around both would
+  // double the round trips of the run's hot path). The events are written only when the row was.
+  async startIteration(start: IterationStart, fence?: Fence, events?: readonly NewEvent[]): Promise<IterationRow> {
+    const row = await this.db.read('startIteration', (db) => iterations.startIteration(db, start, fence));
+    if (events?.length) await this.appendEvents(events, fence);
+    return row;
   }
 
-  async updateIteration(runId: string, number: number, progress: IterationProgress, fence?: Fence): Promise<void> {
+  async updateIteration(runId: string, number: number, progress: IterationProgress, fence?: Fence, events?: readonly NewEvent[]): Promise<void> {
     await this.db.read('updateIteration', (db) => iterations.updateIteration(db, runId, number, progress, fence));
+    if (events?.length) await this.appendEvents(events, fence);
   }
 
-  async completeIteration(runId: string, number: number, end: IterationEnd, fence?: Fence): Promise<IterationRow> {
-    return this.db.read('completeIteration', (db) => iterations.completeIteration(db, runId, number, end, fence));
+  async completeIteration(runId: string, number: number, end: IterationEnd, fence?: Fence, events?: readonly NewEvent[]): Promise<IterationRow> {
+    const row = await this.db.read('completeIteration', (db) => iterations.completeIteration(db, runId, number, end, fence));
+    if (events?.length) await this.appendEvents(events, fence);
+    return row;
   }
 
   async getIteration(runId: string, number: number): Promise<IterationRow | null> {

@@ -12,10 +12,13 @@ const EVENT_RETURNING = `RETURNING ${EVENT_COLUMNS}`;
 /** Appends events in order in one transaction, behind the fence of each run they belong to. */
 export function appendEvents(s: SqliteDb, events: readonly NewEvent[], fence?: Fence): EventRow[] {
   if (events.length === 0) return [];
-  return s.tx(() => {
-    for (const runId of new Set(events.map((e) => e.run_id))) s.fence(runId, fence, 'appendEvent');
-    return events.map((event) => insertEvent(s, event));
-  });
+  return s.tx(() => insertEvents(s, events, fence));
+}
+
+/** Inside a transaction: fences each run the events belong to (but `fencedRun`, fenced already) and inserts them in order. */
+export function insertEvents(s: SqliteDb, events: readonly NewEvent[], fence: Fence | undefined, fencedRun?: string): EventRow[] {
+  for (const runId of new Set(events.map((e) => e.run_id))) if (runId !== fencedRun) s.fence(runId, fence, 'appendEvent');
+  return events.map((event) => insertEvent(s, event));
 }
 
 function insertEvent(s: SqliteDb, event: NewEvent): EventRow {

@@ -4,13 +4,14 @@ import { StoreError } from '../errors.js';
 import { INTERRUPTED_MESSAGE, iterationRowSchema } from '../rows.js';
 import type { IterationRow } from '../rows.js';
 import type { SqliteDb, Params } from './db.js';
-import type { Fence, IterationEnd, IterationProgress, IterationStart } from '../store.js';
+import type { Fence, IterationEnd, IterationProgress, IterationStart, NewEvent } from '../store.js';
 import { changeColumns } from '../sql-columns.js';
+import { insertEvents } from './events.js';
 
 const PROGRESS_COLUMNS = ['tokens_in', 'tokens_out', 'cache_read', 'cache_write', 'cost_usd', 'session_id', 'model'] as const;
 
-/** Writes a running iteration row (a duplicate number is a StoreError). */
-export function startIteration(s: SqliteDb, start: IterationStart, fence?: Fence): IterationRow {
+/** Writes a running iteration row (a duplicate number is a StoreError), then `events` in the same transaction. */
+export function startIteration(s: SqliteDb, start: IterationStart, fence?: Fence, events?: readonly NewEvent[]): IterationRow {
   return s.tx(() => {
     s.fence(start.run_id, fence, 'startIteration');
     if (readIteration(s, start.run_id, start.number)) {
@@ -23,12 +24,14 @@ export function startIteration(s: SqliteDb, start: IterationStart, fence?: Fence
       )
       .get({ run_id: start.run_id, number: start.number, agent: start.agent, started_at: start.started_at, log_path: start.log_path, unit_id: start.unit_id ?? null });
     touchOwner(s, start.run_id, start.started_at);
-    return iterationRowSchema.parse(row);
+    const written = iterationRowSchema.parse(row);
+    if (events) insertEvents(s, events, fence, start.run_id);
+    return written;
   });
 }
 
-/** Records usage seen so far in a running iteration. */
-export function updateIteration(s: SqliteDb, runId: string, number: number, progress: IterationProgress, fence?: Fence): void {
+/** Records usage seen so far in a running iteration, then `events` in the same transaction. */
+export function updateIteration(s: SqliteDb, runId: string, number: number, progress: IterationProgress, fence?: Fence, events?: readonly NewEvent[]): void {
   const params: Params = { run_id: runId, number };
   const sets: string[] = [];
   for (const column of PROGRESS_COLUMNS) {
@@ -37,15 +40,25 @@ export function updateIteration(s: SqliteDb, runId: string, number: number, prog
     sets.push(`${column} = :${column}`);
     params[column] = value;
   }
-  if (sets.length === 0) return;
-  s.fenced(runId, fence, 'updateIteration', () => {
-    const { changes } = s.run(`UPDATE iterations SET ${sets.join(', ')} WHERE run_id = :run_id AND number = :number AND status = 'running'`, params);
-    if (changes === 0) throw new StoreError(`updateIteration: iteration ${number} of run ${runId} is not running`);
+  const write = (): void => {
+    if (sets.length > 0) {
+      const { changes } = s.run(`UPDATE iterations SET ${sets.join(', ')} WHERE run_id = :run_id AND number = :number AND status = 'running'`, params);
+      if (changes === 0) throw new StoreError(`updateIteration: iteration ${number} of run ${runId} is not running`);
+    }
+    if (events) insertEvents(s, events, fence, runId);
+  };
+  if (!events?.length) {
+    if (sets.length > 0) s.fenced(runId, fence, 'updateIteration', write);
+    return;
+  }
+  s.tx(() => {
+    s.fence(runId, fence, 'updateIteration');
+    write();
   });
 }
 
-/** Completes a running iteration row. */
-export function completeIteration(s: SqliteDb, runId: string, number: number, end: IterationEnd, fence?: Fence): IterationRow {
+/** Completes a running iteration row, then writes `events` in the same transaction. */
+export function completeIteration(s: SqliteDb, runId: string, number: number, end: IterationEnd, fence?: Fence, events?: readonly NewEvent[]): IterationRow {
   return s.tx(() => {
     s.fence(runId, fence, 'completeIteration');
     const row = s
@@ -89,7 +102,9 @@ export function completeIteration(s: SqliteDb, runId: string, number: number, en
       );
     }
     touchOwner(s, runId, end.completed_at);
-    return iterationRowSchema.parse(row);
+    const written = iterationRowSchema.parse(row);
+    if (events) insertEvents(s, events, fence, runId);
+    return written;
   });
 }
 

@@ -125,16 +125,16 @@ export class SqliteStore implements Store {
     return owners.heartbeat(this.s, id, owner, now);
   }
 
-  async startIteration(start: IterationStart, fence?: Fence): Promise<IterationRow> {
-    return iterations.startIteration(this.s, start, fence);
+  async startIteration(start: IterationStart, fence?: Fence, events?: readonly NewEvent[]): Promise<IterationRow> {
+    return iterations.startIteration(this.s, start, fence, events);
   }
 
-  async updateIteration(runId: string, number: number, progress: IterationProgress, fence?: Fence): Promise<void> {
-    iterations.updateIteration(this.s, runId, number, progress, fence);
+  async updateIteration(runId: string, number: number, progress: IterationProgress, fence?: Fence, events?: readonly NewEvent[]): Promise<void> {
+    iterations.updateIteration(this.s, runId, number, progress, fence, events);
   }
 
-  async completeIteration(runId: string, number: number, end: IterationEnd, fence?: Fence): Promise<IterationRow> {
-    return iterations.completeIteration(this.s, runId, number, end, fence);
+  async completeIteration(runId: string, number: number, end: IterationEnd, fence?: Fence, events?: readonly NewEvent[]): Promise<IterationRow> {
+    return iterations.completeIteration(this.s, runId, number, end, fence, events);
   }
 
   async getIteration(runId: string, number: number): Promise<IterationRow | null> {
