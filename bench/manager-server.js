@@ -59,7 +59,9 @@ if (env.BENCH_NICE_POOL) {
       try {
         const comm = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
         if (names.some((n) => comm.startsWith(n)) && getPriority(tid) < level) setPriority(tid, level);
-      } catch {}
+      } catch {
+        // The thread ended between the listing and the read.
+      }
     }
   }, 1000).unref();
 }
