@@ -10,6 +10,11 @@ import { dataDir, openStore } from '../dist/store/index.js';
 import { Credentials, sha256 } from '../dist/server/credentials.js';
 
 const env = process.env;
+// BENCH_V8_FLAGS='--flag ...' (experiment): V8 flags set in this server process before it starts.
+if (env.BENCH_V8_FLAGS) {
+  const { setFlagsFromString } = await import('node:v8');
+  for (const flag of env.BENCH_V8_FLAGS.split(' ').filter(Boolean)) setFlagsFromString(flag);
+}
 // As `serve` opens it (SQLite in a worker thread); BENCH_STORE_THREAD=main keeps it on this thread (as before).
 const store = await openStore({ env, backgroundCheckpoints: true, inWorker: env.BENCH_STORE_THREAD !== 'main', onBusy: (n) => process.stderr.write(`store: ${n.state} ${JSON.stringify(n.holders)} ${n.waitedMs} ms\n`) });
 const slow = [];
