@@ -17,40 +17,37 @@ if (env.BENCH_V8_FLAGS) {
 }
 // As `serve` opens it (SQLite in a worker thread); BENCH_STORE_THREAD=main keeps it on this thread (as before).
 const store = await openStore({ env, backgroundCheckpoints: true, inWorker: env.BENCH_STORE_THREAD !== 'main', onBusy: (n) => process.stderr.write(`store: ${n.state} ${JSON.stringify(n.holders)} ${n.waitedMs} ms\n`) });
-const slow = [];
-if (env.BENCH_SLOW_STORE) {
+/** Wraps every store method: `onCall(name, ms)` with the time the calling thread spent in it. */
+function timeStoreCalls(onCall) {
   for (const name of [...Object.keys(store), ...Object.getOwnPropertyNames(Object.getPrototypeOf(store))]) {
     const fn = store[name];
     if (typeof fn !== 'function' || name === 'constructor') continue;
     store[name] = function (...args) {
       const t = performance.now();
       const r = fn.apply(this, args);
-      const d = performance.now() - t;
-      if (d > 15) slow.push([name, Math.round(d)]);
+      onCall(name, performance.now() - t);
       return r;
     };
   }
+}
+const slow = [];
+if (env.BENCH_SLOW_STORE) {
+  timeStoreCalls((name, d) => {
+    if (d > 15) slow.push([name, Math.round(d)]);
+  });
   setInterval(() => { if (slow.length) process.stderr.write(`slow store calls: ${JSON.stringify(slow.splice(0))}\n`); }, 2000).unref();
 }
 // BENCH_STORE_CALLS=1: per store method, how many calls and how long the calling thread spent in each (the part of a
 // call made on the main thread: with the store in its worker thread, the message's serialization and posting).
 const calls = new Map();
 if (env.BENCH_STORE_CALLS) {
-  for (const name of [...Object.keys(store), ...Object.getOwnPropertyNames(Object.getPrototypeOf(store))]) {
-    const fn = store[name];
-    if (typeof fn !== 'function' || name === 'constructor') continue;
-    store[name] = function (...args) {
-      const t = performance.now();
-      const r = fn.apply(this, args);
-      const d = performance.now() - t;
-      const c = calls.get(name) ?? { count: 0, ms: 0, max: 0 };
-      c.count += 1;
-      c.ms += d;
-      c.max = Math.max(c.max, d);
-      calls.set(name, c);
-      return r;
-    };
-  }
+  timeStoreCalls((name, d) => {
+    const c = calls.get(name) ?? { count: 0, ms: 0, max: 0 };
+    c.count += 1;
+    c.ms += d;
+    c.max = Math.max(c.max, d);
+    calls.set(name, c);
+  });
 }
 // BENCH_NICE_POOL=N (experiment): Ringmaster's own threads (the iteration threads, ringmaster-iter, and with them the
 // agents they spawn; the store's, ringmaster-db) at nice N, checked every second. BENCH_NICE_NAMES=a,b: only those.
