@@ -6,21 +6,18 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { checkpointMessage, commitWorkspace } from '../../src/git/checkpoint.js';
 import { openWorkIndex, type WorkIndex } from '../../src/git/work-index.js';
 import { createChangeTracker } from '../../src/runner/change-tracking.js';
-import { gitEnv, gitStagedTree, removeDir, sh, tempRepo, writeFiles } from './git-repo.js';
+import { gitEnv, gitStagedTree, sh, tempRepo, writeFiles, useTempRepos } from './git-repo.js';
 
-const dirs: string[] = [];
+// No global or system git config; the dirs removed after each test, after what the hook below disposes (hooks after a
+// test run in reverse order).
+const dirs = useTempRepos();
 const indexes: WorkIndex[] = [];
-beforeAll(() => {
-  process.env.GIT_CONFIG_GLOBAL = '/dev/null';
-  process.env.GIT_CONFIG_NOSYSTEM = '1';
-});
 afterEach(async () => {
   for (const index of indexes.splice(0)) await index.dispose();
-  for (const dir of dirs.splice(0)) removeDir(dir);
 });
 
 function repo(files: Record<string, string>): string {

@@ -5,19 +5,16 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openWorkIndex, type WorkIndex } from '../../src/git/work-index.js';
-import { gitEnv, gitStagedTree, removeDir, sh, tempRepo } from './git-repo.js';
+import { gitEnv, gitStagedTree, sh, tempRepo, useTempRepos } from './git-repo.js';
 
-const dirs: string[] = [];
+// No global or system git config; the dirs removed after each test, after what the hook below disposes (hooks after a
+// test run in reverse order).
+const dirs = useTempRepos();
 const indexes: WorkIndex[] = [];
-beforeAll(() => {
-  process.env.GIT_CONFIG_GLOBAL = '/dev/null';
-  process.env.GIT_CONFIG_NOSYSTEM = '1';
-});
 afterEach(async () => {
   for (const index of indexes.splice(0)) await index.dispose();
-  for (const dir of dirs.splice(0)) removeDir(dir);
 });
 
 /** A deterministic pseudo-random source (the same batches on every run). */

@@ -4,12 +4,14 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkpoint, checkpointMessage, commitWorkspace } from '../../src/git/checkpoint.js';
 import { createChangeTracker, type ChangeTracker } from '../../src/runner/change-tracking.js';
-import { gitEnv, removeDir, sh, tempRepo, writeFiles } from './git-repo.js';
+import { gitEnv, sh, tempRepo, writeFiles, useTempRepos } from './git-repo.js';
 
-const dirs: string[] = [];
+// No global or system git config; the dirs removed after each test, after what the hook below disposes (hooks after a
+// test run in reverse order).
+const dirs = useTempRepos();
 const trackers: { close(): Promise<void> }[] = [];
 function repo(files: Record<string, string>): string {
   const dir = tempRepo(files);
@@ -25,13 +27,8 @@ function tracker(): ChangeTracker {
   return t;
 }
 
-beforeAll(() => {
-  process.env.GIT_CONFIG_GLOBAL = '/dev/null';
-  process.env.GIT_CONFIG_NOSYSTEM = '1';
-});
 afterEach(async () => {
   for (const t of trackers.splice(0)) await t.close();
-  for (const dir of dirs.splice(0)) removeDir(dir);
 });
 
 /** One tracked iteration in which `work` changes the directory. */
