@@ -36,25 +36,19 @@ export async function lockIndex(indexFile: string): Promise<IndexLock> {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`cannot write the index: ${lock} exists (another git process, or one that was killed)`, { cause: error });
     throw error;
   }
+  // The new index written into the lock, then renamed over the index; the lock removed if either fails.
+  const install = async (write: () => Promise<void>): Promise<void> => {
+    try {
+      await write();
+      await rename(lock, indexFile);
+    } catch (error) {
+      await rm(lock, { force: true });
+      throw error;
+    }
+  };
   return {
-    async commit(source) {
-      try {
-        await copyIndexFile(source, lock);
-        await rename(lock, indexFile);
-      } catch (error) {
-        await rm(lock, { force: true });
-        throw error;
-      }
-    },
-    async commitData(data) {
-      try {
-        await writeFile(lock, data);
-        await rename(lock, indexFile);
-      } catch (error) {
-        await rm(lock, { force: true });
-        throw error;
-      }
-    },
+    commit: (source) => install(() => copyIndexFile(source, lock)),
+    commitData: (data) => install(() => writeFile(lock, data)),
     release: () => rm(lock, { force: true }),
   };
 }
