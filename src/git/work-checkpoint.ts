@@ -1,10 +1,10 @@
 // A checkpoint of the tree change tracking just wrote (the finished iteration's after-tree): its commit object written
 // and HEAD moved in process, exactly as `git commit-tree` + `git update-ref` would (commit-object.ts, ref-update.ts; by
-// those two gits whenever the repository or the identity is one they could treat otherwise), then the run's private index (whose entries are that tree) put in place of the real index, which
-// leaves the state `git add` + `git commit -- <workspace>` would. Taken only when that is provably the same as the
-// plumbing checkpoint (checkpoint.ts): the real index unchanged since the private one was seeded from it or installed
-// over it, HEAD where the last checkpoint left it, nothing changed outside the directory or under its .ringmaster/.
-// Anything else answers null and the caller takes the full path.
+// those two gits whenever the repository or the identity is one they could treat otherwise), then the run's private
+// index (whose entries are that tree) put in place of the real index, which leaves the state `git add` + `git commit
+// -- <workspace>` would. Taken only when that is provably the same as the plumbing checkpoint (checkpoint.ts): the real
+// index unchanged since the private one was seeded from it or installed over it, HEAD where the last checkpoint left
+// it, nothing changed outside the directory or under its .ringmaster/. Anything else answers null and the caller takes the full path.
 import type { CheckpointResult } from './checkpoint.js';
 import { git } from './git-exec.js';
 import { lockIndex } from './index-lock-file.js';
