@@ -4,7 +4,8 @@
 // index (whose entries are that tree) put in place of the real index, which leaves the state `git add` + `git commit
 // -- <workspace>` would. Taken only when that is provably the same as the plumbing checkpoint (checkpoint.ts): the real
 // index unchanged since the private one was seeded from it or installed over it, HEAD where the last checkpoint left
-// it, nothing changed outside the directory or under its .ringmaster/. Anything else answers null and the caller takes the full path.
+// it, nothing changed outside the directory or under its .ringmaster/. Anything else answers null and the caller
+// takes the full path.
 import type { CheckpointResult } from './checkpoint.js';
 import { git } from './git-exec.js';
 import { lockIndex } from './index-lock-file.js';
