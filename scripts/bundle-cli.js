@@ -4,9 +4,9 @@
 // of their start-up; bench/FINDINGS.md). The modules only a `run` loads share one chunk (runGroupPlugin), and the
 // entry may export more than its own exports (main.js takes in some small shared modules). bin/ringmaster.js runs
 // the bundle when it is at least as new as dist/cli/main.js, else dist/ as tsc wrote it. The library
-// (dist/index.js) and the worker threads' entry files stay unbundled. Every `import.meta.url` keeps the value it has
-// in dist/ (files next to a module, the worker files, the package's data/ and procedures/ are found where they
-// always were). rolldown comes with vite.
+// (dist/index.js) and the entry files of the store's worker thread and of the iteration helpers stay unbundled.
+// Every `import.meta.url` keeps the value it has in dist/ (files next to a module, the worker files, the package's
+// data/ and procedures/ are found where they always were). rolldown comes with vite.
 import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -9,7 +9,7 @@
  * open, not at the process's start: with the young generation held at its first 1 MiB, loading those modules took
  * three times the scavenges, and a one-iteration run ~19 ms more; the few MiB the young generation grows to until
  * then stay (a 1 GiB output peaks at 84-86 MiB instead of 78-80). Only for the CLI's own process: `serve` and `worker`
- * never call this (their iteration threads have their own limit, runner/iteration-pool.ts), nor does a library user.
+ * never call this (their iteration helpers have their own limit, runner/iteration-pool.ts), nor does a library user.
  */
 export function boundHeapForAgentOutput(): void {
   // The CommonJS module: `import ... from 'node:v8'` would evaluate every export of node:v8 (heap snapshots,

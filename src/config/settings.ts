@@ -101,7 +101,7 @@ export const managerDefaultsSettings = {
 /** `manager.*`: how `ringmaster serve` drives runs. */
 export const managerSettings = {
   max_concurrent: () => wholeNumber(1).prefault(5).describe("runs 'ringmaster serve' drives at once; more are queued (pending), first in first out"),
-  iteration_threads: () => wholeNumber(0).prefault(2).describe("worker threads that run the agents of 'ringmaster serve' (0: its main thread)"),
+  iteration_threads: () => wholeNumber(0).prefault(2).describe("helper processes that run the agents of 'ringmaster serve' and 'ringmaster worker' (0: the server's own process)"),
   resume_on_start: () => flag().prefault(true).describe("'ringmaster serve' resumes the runs it was driving when it stopped or died; false marks them stopped (interrupted) to resume by hand"),
   defaults: () => managerDefaultsSchema().prefault({}).describe('settings of runs created through the server, used where only a built-in default applies'),
 };

@@ -20,7 +20,7 @@ export interface ManagerOptions {
   onActivity?: (runId: string, activity: AgentActivity) => void;
   /** Problems worth a line in the server's log (store write failures, recovery). */
   log?: (message: string) => void;
-  /** Worker threads that run the agents (0: in this thread). Default 2 when the compiled worker is available. */
+  /** Helper processes that run the agents (0: in this process). Default 2 when the compiled helper is available. */
   iterationThreads?: number;
   /**
    * Workers drive the runs (`serve --workers external`): a run ready to start is handed to this (queued as a job)

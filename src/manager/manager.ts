@@ -47,7 +47,7 @@ export class LoopManager {
     registerBuiltInProgramKinds();
   }
 
-  /** How many worker threads run the agents (0 when they run in this thread). */
+  /** How many helper processes run the agents (0 when they run in this process). */
   get iterationThreads(): number {
     return this.ctx.pool === null ? 0 : (this.ctx.options.iterationThreads ?? 2);
   }

@@ -1,4 +1,4 @@
-// A program's rule for judging an iteration's completion, as plain data so that it can go to a worker thread.
+// A program's rule for judging an iteration's completion, as plain data so that it can go to an iteration helper.
 import { createCompletionScanner } from '../core/completion.js';
 import { createSignalScanner, type SignalScanner } from '../core/signals.js';
 

@@ -1,11 +1,11 @@
-// Messages between an iteration pool and its worker threads (structured-cloned: plain data only).
+// Messages between an iteration pool and its helper processes (v8-serialized over their IPC channel: plain data only).
 import type { AgentActivityBody } from './events.js';
 import type { IterationInput, IterationOutcomeData } from './iteration.js';
 
-/** An iteration's input without what cannot cross threads (the adapter object, callbacks, the abort signal). */
+/** An iteration's input without what cannot cross processes (the adapter object, callbacks, the abort signal). */
 export type WireInput = Omit<IterationInput, 'adapter' | 'signal' | 'budgetSignal' | 'suspend' | 'onSpawn' | 'onActivity' | 'onSpend' | 'completionScanner'>;
 
-/** Main thread -> worker. */
+/** Pool -> helper. */
 export type PoolRequest =
   | { type: 'run'; id: number; input: WireInput; activity: boolean; spend: boolean }
   | { type: 'abort'; id: number }
@@ -13,7 +13,7 @@ export type PoolRequest =
   | { type: 'budget'; id: number }
   | { type: 'suspend'; id: number; suspended: boolean };
 
-/** Worker -> main thread. */
+/** Helper -> pool. */
 export type PoolReply =
   | { type: 'spawn'; id: number; pid: number }
   | { type: 'activity'; id: number; activity: AgentActivityBody }

@@ -1,18 +1,22 @@
-// Entry of an iteration worker thread (see iteration-pool.ts): runs iterations it is sent with runIteration, as
-// the main thread would, and reports spawn, activity, result and log closing as messages. Spawning a process
-// blocks the thread that spawns it until the child has exec'd; here that blocks this thread, never the server's.
-import { parentPort } from 'node:worker_threads';
+// Entry of an iteration helper process (see iteration-pool.ts): runs iterations it is sent with runIteration, as
+// the server's process would, and reports spawn, activity, result and log closing as messages on its IPC channel.
+// Spawning an agent forks this small process, never the server's. It exits when the channel closes: the pool
+// closed it, or the server is gone (its agents, in their own process groups, are then left to the recovery of
+// their runs, as when the server's own process dies).
 import { getAdapter } from '../agents/registry.js';
 import { createSuspendSwitch, type SuspendSwitch } from '../agents/suspend-signal.js';
 import { runIteration } from './iteration.js';
 import type { PoolRequest, PoolReply, WireInput } from './iteration-wire.js';
 
-const port = parentPort;
-if (port === null) throw new Error('iteration-worker.js runs as a worker thread');
+const send = process.send?.bind(process);
+if (send === undefined) throw new Error('iteration-worker.js runs as a helper process of an iteration pool');
+process.title = 'ringmaster-iter';
 const aborts = new Map<number, AbortController>();
 const suspends = new Map<number, SuspendSwitch>();
 const budgets = new Map<number, AbortController>();
-const post = (reply: PoolReply): void => port.postMessage(reply);
+const post = (reply: PoolReply): void => {
+  if (process.connected) send(reply, undefined, undefined, (error) => void error);
+};
 
 async function run(id: number, input: WireInput, activity: boolean, spend: boolean): Promise<void> {
   const controller = new AbortController();
@@ -45,7 +49,12 @@ async function run(id: number, input: WireInput, activity: boolean, spend: boole
   }
 }
 
-port.on('message', (request: PoolRequest) => {
+process.on('disconnect', () => process.exit(0));
+// The server's own shutdown ends its runs, and with them this helper's iterations, then closes the channel. Ctrl+C in
+// a terminal (SIGINT to the whole foreground group), systemd's stop (SIGTERM to every process of the service) and a
+// closed terminal (SIGHUP) reach this helper too: it must not die under the iterations the server is ending.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined);
+process.on('message', (request: PoolRequest) => {
   if (request.type === 'run') void run(request.id, request.input, request.activity, request.spend);
   else if (request.type === 'suspend') suspends.get(request.id)?.set(request.suspended);
   else if (request.type === 'budget') budgets.get(request.id)?.abort();

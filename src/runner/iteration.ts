@@ -20,7 +20,7 @@ import type { SandboxContext } from '../sandbox/wrap.js';
 import type { Endpoint } from '../sandbox/policy.js';
 import { createIterationFold, iterationError, lastLines, type IterationFold } from './iteration-fold.js';
 
-/** Runs one iteration somewhere (this thread, or a worker thread of a pool): see iteration-pool.ts. */
+/** Runs one iteration somewhere (this process, or a helper process of a pool): see iteration-pool.ts. */
 export type IterationRunner = (input: IterationInput) => Promise<IterationOutcomeData>;
 
 /** Inputs of one iteration. */

@@ -45,7 +45,7 @@ export interface RunDeps {
   startWarnings?: readonly string[];
   /** What the run runs; default: the spec's prompt (promptProgram). */
   program?: LoopProgram;
-  /** Runs each iteration (default: in this thread; a server hands a pool of worker threads). */
+  /** Runs each iteration (default: in this process; a server hands a pool of helper processes). */
   runIteration?: IterationRunner;
   /** The run's notes (docs/notes.md): each iteration claims the pending ones for its prompt; absent = none. */
   notes?: NoteInbox;

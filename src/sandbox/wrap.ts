@@ -10,7 +10,7 @@ import { FORWARDER_SCRIPT } from './forwarder.js';
 import { allowedEndpoints, allowedHosts, isLoopback, type Endpoint, type SandboxPolicy } from './policy.js';
 import type { SandboxProxy } from './proxy.js';
 
-/** What one iteration's sandbox needs besides the invocation (plain data: it crosses to worker threads). */
+/** What one iteration's sandbox needs besides the invocation (plain data: it crosses to the iteration helpers). */
 export interface SandboxContext {
   policy: SandboxPolicy;
   /** Ringmaster's data directory (hidden; its agents/ directory stays readable for agent.auto_install's CLIs). */

@@ -32,7 +32,7 @@ export interface ServerOptions {
   access: AccessPolicy;
   maxConcurrent: number;
   resumeOnStart: boolean;
-  /** Worker threads that run the agents (default 2; 0: the main thread). */
+  /** Helper processes that run the agents (default 2; 0: the main thread). */
   iterationThreads?: number;
   version: string;
   storeKind?: string;

@@ -1,6 +1,7 @@
-// The iteration pool of `ringmaster serve`: iterations run in worker threads report the same result, activity
-// and log as in the main thread; an abort kills the agent's group; what the workers cannot run (an agent a
-// library registered in this thread) runs here. Uses the built dist/ (the worker entry is compiled JavaScript).
+// The iteration pool of `ringmaster serve`: iterations run in helper processes report the same result, activity
+// and log as in this process; an abort kills the agent's group; a helper that dies fails its iteration, takes its
+// agent with it and is replaced; closing the pool leaves no helper; what the helpers cannot run (an agent a library
+// registered in this process) runs here. Uses the built dist/ (the helper's entry is compiled JavaScript).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import { PLAN_AGENT, ROOT, useWorkspace } from '../helpers/cli.js';
 
 /** A fake `claude` playing the scripted task agent (test/fixtures/bin-task-claude). */
 const TASK_CLAUDE_BIN = join(ROOT, 'test', 'fixtures', 'bin-task-claude');
-import { alive, processState } from '../helpers/proc.js';
+import { alive, childrenNamed, parentOf, processState } from '../helpers/proc.js';
 import { until } from '../helpers/until.js';
 
 const dist = (path: string): string => join(ROOT, 'dist', path);
@@ -55,7 +56,7 @@ function input(plan: string, extra: Partial<IterationInput> = {}): IterationInpu
   };
 }
 
-it('runs an iteration in a worker thread with the same result, activity and log as here', async () => {
+it('runs an iteration in a helper process with the same result, activity and log as here', async () => {
   expect(existsSync(dist('runner/iteration-worker.js'))).toBe(true);
   const there = input('complete');
   const viaPool = await pool.run(there);
@@ -86,7 +87,7 @@ it('an abort kills the agent and its group, and the iteration is interrupted', a
   for (const p of pids) expect(alive(p), `process ${p}`).toBe(false);
 });
 
-it('an agent registered in this thread runs here', async () => {
+it('an agent registered in this process runs here', async () => {
   registerAgent('here-only', () => getAdapter({ name: 'command', command: [process.execPath, PLAN_AGENT, 'ok'] }));
   const it = input('ok', { agentSpec: { name: 'here-only', command: null } });
   const outcome = await pool.run(it);
@@ -94,7 +95,7 @@ it('an agent registered in this thread runs here', async () => {
 });
 
 
-it('pause --now reaches the agent in a worker thread: suspended (SIGSTOP) with its iteration timeout held, then continued', async () => {
+it('pause --now reaches the agent in a helper process: suspended (SIGSTOP) with its iteration timeout held, then continued', async () => {
   const { createSuspendSwitch } = (await import(dist('agents/suspend-signal.js'))) as typeof SuspendModule;
   const suspend = createSuspendSwitch();
   writeFileSync(join(ws.dir, '.plan-agent-count'), '0');
@@ -117,13 +118,13 @@ it('pause --now reaches the agent in a worker thread: suspended (SIGSTOP) with i
   const outcome = await running;
   const wall = Date.now() - startedAt;
   expect(outcome.result).toMatchObject({ exitCode: 0, errorKind: 'none' });
-  // The suspended time (2.5 s and more) is not the agent's: the iteration's duration leaves it out (the worker
-  // thread measures it; 1 s of slack for the messages between the threads).
+  // The suspended time (2.5 s and more) is not the agent's: the iteration's duration leaves it out (the helper
+  // measures it; 1 s of slack for the messages between the processes).
   expect(outcome.result.durationMs).toBeLessThanOrEqual(wall - suspend.suspendedMs() + 1000);
 });
 
 
-it("an agent's spend reaches this thread as it works, and a spent budget kills it in its worker thread (max_cost)", async () => {
+it("an agent's spend reaches this process as it works, and a spent budget kills it in its helper (max_cost)", async () => {
   const script = join(ws.dir, 'spend-script.json');
   // No task in the prompt: the task agent plays "none"; it reports $0.60 of claude-opus-5-5 tokens, then works on forever.
   writeFileSync(script, JSON.stringify({ none: [{ usage: { model: 'claude-opus-5-5', input_tokens: 150_000, output_tokens: 0 }, hang: true }] }));
@@ -146,4 +147,57 @@ it("an agent's spend reaches this thread as it works, and a spent budget kills i
   expect(spent).toEqual([0.6]);
   expect(outcome.result).toMatchObject({ errorKind: 'max_cost', errorMessage: "the run's cost budget was spent while the agent worked: agent stopped", costUsd: 0.6, exitSignal: 'SIGKILL' });
   expect(alive(pid)).toBe(false);
+});
+
+it('the agent is spawned by a helper process named ringmaster-iter, not by this process', async () => {
+  let pid = 0;
+  writeFileSync(join(ws.dir, '.plan-agent-count'), '0');
+  const gate = pool.run(input('gate', { onSpawn: (p) => (pid = p) }));
+  await until('the agent spawned', () => pid !== 0);
+  const helper = parentOf(pid) ?? 0;
+  expect(helper).not.toBe(process.pid);
+  expect(childrenNamed(process.pid, 'ringmaster-iter')).toContain(helper);
+  writeFileSync(join(ws.dir, '.gate-1'), '');
+  expect((await gate).result).toMatchObject({ exitCode: 0, errorKind: 'none' });
+});
+
+it('a helper that dies fails its iteration, its agent is killed, and the next iteration runs in a new helper', async () => {
+  let pid = 0;
+  const running = pool.run(input('grandchild', { onSpawn: (p) => (pid = p) }));
+  const pidsFile = join(ws.dir, '.plan-agent-pids');
+  await until('the agent and its grandchild', () => pid !== 0 && existsSync(pidsFile) && readFileSync(pidsFile, 'utf8').startsWith(`${pid} `));
+  const pids = readFileSync(pidsFile, 'utf8').split(' ').map(Number);
+  const helper = parentOf(pid) ?? 0;
+  expect(childrenNamed(process.pid, 'ringmaster-iter')).toContain(helper);
+  process.kill(helper, 'SIGKILL');
+  const outcome = await running;
+  expect(outcome.result).toMatchObject({ errorKind: 'agent_error', errorMessage: 'the iteration helper process died (killed by SIGKILL)' });
+  await until('the agent and its grandchild gone', () => pids.every((p) => !alive(p)));
+  await until('the helper replaced', () => childrenNamed(process.pid, 'ringmaster-iter').length === 2);
+  const next = await pool.run(input('ok'));
+  expect(next.result).toMatchObject({ exitCode: 0, errorKind: 'none' });
+});
+
+it('a helper outlives SIGINT, SIGTERM and SIGHUP (Ctrl+C reaches the whole group): the server ends the runs', async () => {
+  let pid = 0;
+  writeFileSync(join(ws.dir, '.plan-agent-count'), '0');
+  const gate = pool.run(input('gate', { onSpawn: (p) => (pid = p) }));
+  await until('the agent spawned', () => pid !== 0);
+  const helper = parentOf(pid) ?? 0;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.kill(helper, signal);
+  writeFileSync(join(ws.dir, '.gate-1'), '');
+  expect((await gate).result).toMatchObject({ exitCode: 0, errorKind: 'none' });
+  expect(alive(helper)).toBe(true);
+});
+
+it('closing a pool ends its helpers', async () => {
+  // Helpers still starting show their command line, not yet their title.
+  const helpersNow = (): number[] => childrenNamed(process.pid, 'ringmaster-iter', (argv) => argv.some((a) => a.endsWith('iteration-worker.js')));
+  const before = new Set(helpersNow());
+  const own = new IterationPool(2);
+  expect((await own.run(input('ok'))).result).toMatchObject({ exitCode: 0, errorKind: 'none' });
+  const helpers = helpersNow().filter((p) => !before.has(p));
+  expect(helpers).toHaveLength(2);
+  await own.close();
+  for (const p of helpers) expect(alive(p), `helper ${p}`).toBe(false);
 });

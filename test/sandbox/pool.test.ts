@@ -1,5 +1,5 @@
-// A sandboxed iteration in a worker thread of the iteration pool (how `ringmaster serve` and workers run agents):
-// the policy crosses to the thread as plain data, the agent is confined there as in the main thread, and the
+// A sandboxed iteration in a helper process of the iteration pool (how `ringmaster serve` and workers run agents):
+// the policy crosses to the helper as plain data, the agent is confined there as in the server's process, and the
 // connection its sandbox refused comes back with the result. Uses the built dist/ (the worker entry is JavaScript).
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ afterAll(async () => {
   await pool.close();
 });
 
-it.skipIf(NO_BWRAP)(`an iteration in a worker thread runs in its sandbox; the refused connection comes back with the result${SKIP_REASON}`, { timeout: 60_000 }, async () => {
+it.skipIf(NO_BWRAP)(`an iteration in a helper process runs in its sandbox; the refused connection comes back with the result${SKIP_REASON}`, { timeout: 60_000 }, async () => {
   const ws = scratch.temp('ringmaster-sandbox-pool-');
   const data = scratch.temp('ringmaster-sandbox-pool-data-');
   mkdirSync(join(data, 'runs', 'r1'), { recursive: true });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanEnv, planAgent, runCli, startCli } from '../helpers/cli.js';
 import { agentPids, until, useRepos } from './harness.js';
-import { alive } from '../helpers/proc.js';
+import { alive, childrenNamed } from '../helpers/proc.js';
 
 
 const repo = useRepos();
@@ -38,7 +38,8 @@ async function serve(home: string, ...extra: string[]): Promise<Served> {
 }
 
 async function serveWith(home: string, token: string | null, ...extra: string[]): Promise<Served> {
-  const cli = startCli(['serve', '--port', '0', ...extra], { cwd: home, env: envOf(home, token) });
+  // Its own process group, as a terminal's foreground job: Ctrl+C is SIGINT to the whole group (its helpers too).
+  const cli = startCli(['serve', '--port', '0', ...extra], { cwd: home, env: envOf(home, token), detached: true });
   let out = '';
   cli.child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
   const base = await until('the server address', () => /serving on (http:\/\/\S+)/.exec(out)?.[1] ?? null);
@@ -78,6 +79,28 @@ describe('ringmaster serve', () => {
     expect(agentCount(dir)).toBe(2);
     second.cli.child.kill('SIGTERM');
     expect((await second.cli.done).code).toBe(0);
+  }, 60_000);
+
+  it('Ctrl+C (SIGINT to its whole process group, iteration helpers included) interrupts the runs and exits, nothing left running', async () => {
+    const home = tempHome();
+    const dir = repo();
+    const first = await serve(home);
+    const { id } = (await api(first.base, '/api/runs', { workspace: dir, prompt: 'w', agent_command: planAgent('grandchild,complete'), cooldown: 0, checkpoint_interval: 0 })) as { id: string };
+    const pids = await until('the agent', () => agentPids(dir));
+    const group = first.cli.child.pid ?? 0;
+    const helpers = childrenNamed(group, 'ringmaster-iter');
+    expect(helpers).toHaveLength(2);
+    process.kill(-group, 'SIGINT');
+    const ended = await first.cli.done;
+    expect(ended.code).toBe(0);
+    expect(ended.stdout).toContain('Received SIGINT: interrupting the runs (each can be resumed) and stopping...\nStopped.\n');
+    for (const pid of [...pids, ...helpers]) expect(alive(pid), `process ${pid}`).toBe(false);
+    const held = await serve(home, '--no-resume');
+    const detail = (await api(held.base, `/api/runs/${id}`)) as Detail;
+    expect(detail.run).toMatchObject({ status: 'stopped', stop_reason: 'interrupted', iterations: 1 });
+    expect(detail.iterations.map((i) => [i.number, i.status])).toEqual([[1, 'interrupted']]);
+    held.cli.child.kill('SIGTERM');
+    await held.cli.done;
   }, 60_000);
 
   it('SIGTERM interrupts the runs and exits; a restart with --no-resume leaves them stopped, a later one resumes them', async () => {
