@@ -18,6 +18,13 @@ export const TAIL_MAX_BYTES = 4 * 1024 * 1024;
  */
 export const BATCH_BYTES = 512 * 1024;
 
+/**
+ * A log's first batch buffer: most iterations print a few KiB, and a process running hundreds of iterations at once
+ * (a server's iteration helper) held a full BATCH_BYTES buffer for each, resident for the iteration's life (~130 MB
+ * at 250 iterations). A log that fills it goes on with BATCH_BYTES buffers.
+ */
+export const FIRST_BATCH_BYTES = 16 * 1024;
+
 /** Longest a batch waits for more output before it is written. */
 export const BATCH_MS = 10;
 
@@ -25,11 +32,18 @@ export const BATCH_MS = 10;
 const BATCH_BUFFERS = 3;
 
 /**
- * Batch buffers of logs that ended, for the next logs (at most BATCH_BUFFERS): a new 512 KiB buffer per iteration
- * counted as V8 external memory and brought on a full garbage collection every ~15 iterations (bench/FINDINGS.md).
- * Only the pages a log wrote into are resident.
+ * Batch buffers of logs that ended, for the next logs (at most BATCH_BUFFERS of each size): a new 512 KiB buffer per
+ * iteration counted as V8 external memory and brought on a full garbage collection every ~15 iterations
+ * (bench/FINDINGS.md).
  */
-const spare: Buffer[] = [];
+const spare = { small: [] as Buffer[], large: [] as Buffer[] };
+const spareOf = (buffer: Buffer): Buffer[] => (buffer.length === BATCH_BYTES ? spare.large : spare.small);
+
+/** Keeps a buffer for the next log, while its size has fewer than BATCH_BUFFERS spares. */
+function keepSpare(buffer: Buffer): void {
+  const pool = spareOf(buffer);
+  if (pool.length < BATCH_BUFFERS) pool.push(buffer);
+}
 
 /** The marker written between the head and the tail of a capped log. */
 export function capMarker(omitted: number, cap: number): string {
@@ -167,10 +181,15 @@ export class CappedLog {
   }
 }
 
-/** Gathers chunks into reused buffers of BATCH_BYTES written as one (see BATCH_BYTES), in order. */
+/**
+ * Gathers chunks into reused buffers written as one (see BATCH_BYTES), in order: a FIRST_BATCH_BYTES buffer, then,
+ * once one has filled, BATCH_BYTES ones.
+ */
 class WriteBatch {
   private readonly free: Buffer[] = [];
   private allocated = 0;
+  /** A first buffer has filled: the output is a flood, batches are BATCH_BYTES from now on. */
+  private grown = false;
   private current: Buffer | null = null;
   private used = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -195,7 +214,10 @@ class WriteBatch {
       const copied = chunk.copy(into, this.used, from);
       this.used += copied;
       from += copied;
-      if (this.used === into.length) this.flush();
+      if (this.used === into.length) {
+        if (into.length < BATCH_BYTES) this.grown = true;
+        this.flush();
+      }
     }
     return !this.full;
   }
@@ -209,21 +231,29 @@ class WriteBatch {
     const used = this.used;
     this.current = null;
     this.used = 0;
-    if (used === 0) this.free.push(buffer);
-    else this.submit(buffer.subarray(0, used), () => this.free.push(buffer));
+    if (used === 0) this.reuse(buffer);
+    else this.submit(buffer.subarray(0, used), () => this.reuse(buffer));
   }
 
   /** Gives the buffers back for the next log (the file is closed: none is being written). */
   release(): void {
-    while (spare.length < BATCH_BUFFERS && this.free.length > 0) spare.push(this.free.pop() as Buffer);
+    for (const buffer of this.free) keepSpare(buffer);
     this.free.length = 0;
+  }
+
+  /** A buffer written or unused goes back to this log's free ones; a small one of a log that has grown is let go. */
+  private reuse(buffer: Buffer): void {
+    if (!this.grown || buffer.length === BATCH_BYTES) return void this.free.push(buffer);
+    this.allocated -= 1;
+    keepSpare(buffer);
   }
 
   /** A buffer to fill (a free one, or a spare or new one while there are fewer than BATCH_BUFFERS), its timer armed. */
   private take(): Buffer | null {
     let buffer = this.free.pop() ?? null;
     if (buffer === null && this.allocated < BATCH_BUFFERS) {
-      buffer = spare.pop() ?? Buffer.allocUnsafeSlow(BATCH_BYTES);
+      const size = this.grown ? BATCH_BYTES : FIRST_BATCH_BYTES;
+      buffer = (this.grown ? spare.large : spare.small).pop() ?? Buffer.allocUnsafeSlow(size);
       this.allocated += 1;
     }
     if (buffer === null) return null;

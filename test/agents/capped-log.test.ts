@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { BATCH_BYTES, CappedLog } from '../../src/agents/capped-log.js';
+import { BATCH_BYTES, CappedLog, FIRST_BATCH_BYTES } from '../../src/agents/capped-log.js';
 import { until } from '../helpers/until.js';
 
 const dirs: string[] = [];
@@ -19,10 +19,11 @@ function logPath(): string {
 }
 
 it('writes every chunk in order across batches, from 1 byte to several batches long, waiting on drain', async () => {
+  // The first chunks fit and then overflow the first (small) batch buffer, the next ones the large ones.
   const path = logPath();
   const log = new CappedLog(path, null);
   const chunks: Buffer[] = [];
-  const sizes = [1, 7, 8192, 65536, BATCH_BYTES - 3, 3, BATCH_BYTES, 2 * BATCH_BYTES + 5, 100, 4 * BATCH_BYTES];
+  const sizes = [1, 7, FIRST_BATCH_BYTES - 9, 8192, 65536, BATCH_BYTES - 3, 3, BATCH_BYTES, 2 * BATCH_BYTES + 5, 100, 4 * BATCH_BYTES];
   for (let i = 0; i < 400; i++) {
     const size = sizes[i % sizes.length] ?? 1;
     const chunk = Buffer.alloc(size, `chunk ${i} `);
@@ -41,4 +42,20 @@ it('writes a batch while the agent is silent, before the log ends', async () => 
   log.write(Buffer.from('again\n'));
   await log.end();
   expect(readFileSync(path, 'utf8')).toBe('hello\nagain\n');
+});
+
+it('a log of small writes that never fills its first buffer, and one that does, both arrive whole; logs one after another reuse buffers', async () => {
+  for (const total of [FIRST_BATCH_BYTES - 1, FIRST_BATCH_BYTES, FIRST_BATCH_BYTES + 1, 3 * BATCH_BYTES + 17]) {
+    const path = logPath();
+    const log = new CappedLog(path, null);
+    const chunks: Buffer[] = [];
+    for (let written = 0, i = 0; written < total; i++) {
+      const chunk = Buffer.alloc(Math.min(1000 + (i % 7) * 333, total - written), `${total} ${i} `);
+      chunks.push(chunk);
+      written += chunk.length;
+      if (!log.write(chunk)) await new Promise<void>((resolve) => log.once('drain', resolve));
+    }
+    await log.end();
+    expect(readFileSync(path).equals(Buffer.concat(chunks)), `${total} bytes`).toBe(true);
+  }
 });
