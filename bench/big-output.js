@@ -163,8 +163,10 @@ export async function benchBigOutputSizes({ rounds, sizesMib }) {
     name: 'big-output',
     sizes: runs.map(at),
     peak_spread_mib: Math.round((Math.max(...peaks) - Math.min(...peaks)) * 10) / 10,
-    target: 'at every size: peak RSS < 100 MiB, >= 500 MB/s whole process, signal found',
-    pass: runs.every((r) => r.pass),
+    // Issue 22's words: 1 GiB at >= 500 MB/s with peak RSS < 100 MiB; the other sizes show that memory does not grow
+    // with the output (at 4 GiB the disk's writeback bounds even the agent writing straight to a file).
+    target: '1 GiB: peak RSS < 100 MiB, >= 500 MB/s whole process, signal found; every size: peak RSS < 100 MiB, signal found',
+    pass: main.pass && runs.every((r) => r.signal_found_every_run && r.ringmaster_peak_rss_mb.max < 100),
     other_sizes_raw: runs.filter((r) => r !== main),
   };
 }

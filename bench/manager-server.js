@@ -3,7 +3,7 @@
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { Session } from 'node:inspector';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer } from '../dist/server/server.js';
 import { dataDir, openStore } from '../dist/store/index.js';
@@ -86,18 +86,61 @@ const server = await startServer({
 const RESOLUTION = 10;
 const delay = monitorEventLoopDelay({ resolution: RESOLUTION });
 let rss = [];
+let helperRss = [];
 let sampling = null;
+// The iteration helper processes (runner/iteration-pool.ts: children titled ringmaster-iter) are part of the server's
+// memory: their RSS is added to the process's (read from /proc; the pids are found once per window, a scan of /proc
+// in every sample would cost the main thread what it measures).
+const procStat = (pid) => readFileSync(`/proc/${pid}/stat`, 'utf8');
+function helperPids() {
+  const pids = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = procStat(entry);
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+      // Its title once its module runs; its command line (…/iteration-worker.js) while it starts.
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.startsWith('ringmaster-iter') || cmdline.includes('iteration-worker.js')) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+const rssKbOf = (pids) => pids.reduce((sum, pid) => {
+  try {
+    return sum + Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return sum;
+  }
+}, 0);
+let helpers = [];
+/** Proportional set size (shared pages divided among their processes: the Node binary and libraries, ~48 MB RSS). */
+const pssKbOf = (pid) => {
+  try {
+    return Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return null;
+  }
+};
+const median = (xs) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)] ?? null;
 // The main thread's garbage-collection pauses in the window (a pause is a stretch of event-loop delay).
 let gcPauses = [];
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) gcPauses.push({ ms: entry.duration, kind: entry.detail?.kind ?? 0 });
 }).observe({ entryTypes: ['gc'] });
 const GC_KINDS = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weakcb' };
-process.stdout.write(`${JSON.stringify({ url: server.url, idle_rss_kb: Math.round(process.memoryUsage().rss / 1024) })}\n`);
+helpers = helperPids();
+const idleHelpersKb = rssKbOf(helpers);
+process.stdout.write(`${JSON.stringify({ url: server.url, idle_rss_kb: Math.round(process.memoryUsage().rss / 1024) + idleHelpersKb, idle_helpers_rss_kb: idleHelpersKb, helpers: helpers.length })}\n`);
 const lag = (ns) => Math.max(0, Math.round((ns / 1e6 - RESOLUTION) * 100) / 100);
 const snapshot = () => ({
   event_loop_lag_ms: { p50: lag(delay.percentile(50)), p99: lag(delay.percentile(99)), max: lag(delay.max), samples: delay.count },
-  rss_kb: { samples: rss.length, median: rss.toSorted((a, b) => a - b)[Math.floor(rss.length / 2)] ?? null, max: Math.max(...rss) },
+  rss_kb: { samples: rss.length, median: median(rss), max: Math.max(...rss) },
+  helpers_rss_kb: { helpers: helpers.length, median: median(helperRss), max: Math.max(...helperRss) },
+  // Read once, when the window ends (a page-table walk: too slow to sample every 250 ms on the measured thread).
+  pss_kb_at_end: { server: pssKbOf('self'), helpers: helpers.reduce((sum, pid) => sum + (pssKbOf(pid) ?? 0), 0) },
   store_calls: Object.fromEntries([...calls].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12).map(([k, c]) => [k, { count: c.count, ms: Math.round(c.ms), max_ms: Math.round(c.max * 10) / 10 }])),
   gc: Object.fromEntries(
     Object.entries(Object.groupBy(gcPauses, (p) => GC_KINDS[p.kind] ?? String(p.kind))).map(([kind, ps]) => [
@@ -122,7 +165,13 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     gcPauses = [];
     calls.clear();
     rss = [];
-    sampling = setInterval(() => rss.push(Math.round(process.memoryUsage().rss / 1024)), 250);
+    helperRss = [];
+    helpers = helperPids();
+    sampling = setInterval(() => {
+      const h = rssKbOf(helpers);
+      helperRss.push(h);
+      rss.push(Math.round(process.memoryUsage().rss / 1024) + h);
+    }, 250);
   } else if (line === 'heap') {
     // After a full collection (with --expose-gc): what the process really keeps, to tell a leak from heap growth.
     globalThis.gc?.();

@@ -31,7 +31,7 @@ export async function benchManager({ loops, seconds }) {
   const lines = createInterface({ input: server.stdout });
   const next = () => new Promise((resolve) => lines.once('line', (line) => resolve(JSON.parse(line))));
   try {
-    const { url, idle_rss_kb } = await next();
+    const { url, idle_rss_kb, idle_helpers_rss_kb } = await next();
     const latencies = [];
     let measuring = false;
     let events = 0;
@@ -94,7 +94,10 @@ export async function benchManager({ loops, seconds }) {
       ...(report.store_calls && Object.keys(report.store_calls).length > 0 ? { store_calls: report.store_calls } : {}),
       ws_latency_ms: { events: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? null },
       events_received: events,
+      // The server's process and its iteration helpers together; the helpers' part beside it.
       rss_kb: { idle: idle_rss_kb, median: report.rss_kb.median, max: report.rss_kb.max },
+      helpers_rss_kb: { idle: idle_helpers_rss_kb, ...report.helpers_rss_kb },
+      pss_kb_at_end: report.pss_kb_at_end,
       rss_kb_per_active_loop: report.rss_kb.median === null ? null : Math.round(((report.rss_kb.median - idle_rss_kb) / loops) * 10) / 10,
       shutdown_ms,
       targets: { event_loop_lag_p99_ms: 50, ws_latency_p99_ms: 100 },
