@@ -97,7 +97,7 @@ export class IterationPool {
     const child = fork(fileURLToPath(WORKER_URL), [], {
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      execArgv: ['--max-semi-space-size=1'],
+      execArgv: ['--max-semi-space-size=1', '--heap-growing-percent=30'],
       env: cacheDir ? { ...process.env, NODE_COMPILE_CACHE: cacheDir } : process.env,
     });
     const worker: PoolWorker = { process: child, running: 0 };

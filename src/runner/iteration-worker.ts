@@ -6,6 +6,7 @@
 import { getAdapter } from '../agents/registry.js';
 import { createSuspendSwitch, type SuspendSwitch } from '../agents/suspend-signal.js';
 import { runIteration } from './iteration.js';
+import type { AgentActivityBody } from './events.js';
 import type { PoolRequest, PoolReply, WireInput } from './iteration-wire.js';
 
 const send = process.send?.bind(process);
@@ -14,9 +15,26 @@ process.title = 'ringmaster-iter';
 const aborts = new Map<number, AbortController>();
 const suspends = new Map<number, SuspendSwitch>();
 const budgets = new Map<number, AbortController>();
-const post = (reply: PoolReply): void => {
-  if (process.connected) send(reply, undefined, undefined, (error) => void error);
+const post = (reply: PoolReply, written?: () => void): void => {
+  if (process.connected) send(reply, undefined, undefined, () => written?.());
 };
+
+/**
+ * Live output sent to the server and not yet written to the channel (characters) is held under this: an agent
+ * flooding its output faster than the server takes the messages (1 GiB: ~300 MB of queued messages in this
+ * process) has its live pieces dropped meanwhile. Only the live view misses them (the next piece's offset shows the
+ * gap); the log has every byte, and the iteration's stored activity is read from it.
+ */
+const LIVE_OUTPUT_BACKLOG = 4 * 1024 * 1024;
+let liveBacklog = 0;
+
+function postActivity(id: number, activity: AgentActivityBody): void {
+  if (activity.kind !== 'output') return post({ type: 'activity', id, activity });
+  if (liveBacklog > LIVE_OUTPUT_BACKLOG) return;
+  const size = activity.text.length;
+  liveBacklog += size;
+  post({ type: 'activity', id, activity }, () => (liveBacklog -= size));
+}
 
 async function run(id: number, input: WireInput, activity: boolean, spend: boolean): Promise<void> {
   const controller = new AbortController();
@@ -33,7 +51,7 @@ async function run(id: number, input: WireInput, activity: boolean, spend: boole
       budgetSignal: budget.signal,
       suspend,
       onSpawn: (pid) => post({ type: 'spawn', id, pid }),
-      onActivity: activity ? (body) => post({ type: 'activity', id, activity: body }) : null,
+      onActivity: activity ? (body) => postActivity(id, body) : null,
       onSpend: spend ? (usd) => post({ type: 'spend', id, usd }) : null,
     });
     const { logClosed, ...data } = outcome;

@@ -2,7 +2,7 @@
 // and log as in this process; an abort kills the agent's group; a helper that dies fails its iteration, takes its
 // agent with it and is replaced; closing the pool leaves no helper; what the helpers cannot run (an agent a library
 // registered in this process) runs here. Uses the built dist/ (the helper's entry is compiled JavaScript).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import type * as RegistryModule from '../../src/agents/registry.js';
@@ -189,6 +189,32 @@ it('a helper outlives SIGINT, SIGTERM and SIGHUP (Ctrl+C reaches the whole group
   expect((await gate).result).toMatchObject({ exitCode: 0, errorKind: 'none' });
   expect(alive(helper)).toBe(true);
 });
+
+it('live output that the server cannot take as fast as the agent writes it is dropped from the live view, never from the log', async () => {
+  const bytes = 64 * 1024 * 1024;
+  const command = ['sh', '-c', `yes ringmaster-flood-line | head -c ${bytes}`];
+  const pieces: Array<{ offset: number; length: number }> = [];
+  const it = input('unused', { adapter: getAdapter({ name: 'command', command }), agentSpec: { name: 'command', command } });
+  let held = false;
+  it.onActivity = (a) => {
+    if (a.kind !== 'output') return;
+    pieces.push({ offset: a.offset, length: a.text.length });
+    if (held) return;
+    held = true;
+    // This process stops taking messages until the helper has read half the output: what it sent meanwhile waits
+    // in its channel, and past its backlog it drops live pieces.
+    const wait = new Int32Array(new SharedArrayBuffer(4));
+    while ((statSync(it.logPath, { throwIfNoEntry: false })?.size ?? 0) < bytes / 2) Atomics.wait(wait, 0, 0, 10);
+  };
+  const outcome = await pool.run(it);
+  await outcome.logClosed;
+  expect(outcome.result).toMatchObject({ exitCode: 0, errorKind: 'none' });
+  expect(statSync(it.logPath).size).toBe(bytes);
+  const received = pieces.reduce((sum, p) => sum + p.length, 0);
+  expect(received).toBeLessThan(bytes / 2 + 8 * 1024 * 1024);
+  for (let i = 1; i < pieces.length; i++) expect(pieces[i]?.offset).toBeGreaterThanOrEqual((pieces[i - 1]?.offset ?? 0) + (pieces[i - 1]?.length ?? 0));
+  expect(pieces.some((p, i) => i > 0 && p.offset > (pieces[i - 1]?.offset ?? 0) + (pieces[i - 1]?.length ?? 0))).toBe(true);
+}, 60_000);
 
 it('closing a pool ends its helpers', async () => {
   // Helpers still starting show their command line, not yet their title.
