@@ -33,7 +33,18 @@ interface Pending {
 interface PoolWorker {
   process: ChildProcess;
   running: number;
+  /** It said it is ready (its module loaded): only then is it given iterations. */
+  ready: boolean;
+  /** Gone (its 'error' or 'exit' came); replaced, after a pause when it died young. */
+  dead: boolean;
+  startedAt: number;
+  /** Settles once it is ready or dead. */
+  settled: Promise<void>;
 }
+
+/** A helper that dies sooner than this after its start is replaced after a pause (doubling, at most RESPAWN_MAX_MS). */
+const YOUNG_MS = 10_000;
+const RESPAWN_MAX_MS = 30_000;
 
 /** The compiled helper entry (next to this module in dist/); absent when running from TypeScript sources. */
 const WORKER_URL = new URL('./iteration-worker.js', import.meta.url);
@@ -49,15 +60,33 @@ export class IterationPool {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closed = false;
+  private respawnMs = 0;
+  private readonly entry: URL;
 
-  constructor(private readonly size: number) {
+  /** `entry`: the helper's module (tests give another). */
+  constructor(size: number, options: { entry?: URL } = {}) {
+    this.entry = options.entry ?? WORKER_URL;
     for (let i = 0; i < size; i++) this.workers.push(this.startWorker());
   }
 
-  /** Runs one iteration on the least busy worker (or here, for what a worker cannot run). */
+  /** Helpers ready for iterations now. */
+  get readyHelpers(): number {
+    return this.workers.filter((w) => w.ready && !w.dead).length;
+  }
+
+  /** Resolves once each helper started so far is ready (or has died): a server need not wait, a test does. */
+  async started(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.settled));
+  }
+
+  /**
+   * Runs one iteration on the least busy ready helper; here, for what a helper cannot run, and while no helper is
+   * ready (the pool is starting, or its helpers cannot start: a fork refused at the process limit, a broken install).
+   */
   readonly run: IterationRunner = (input) => {
-    if (this.closed || input.completionScanner || !isBuiltInAgent(input.agentSpec.name)) return runIteration(input);
-    const worker = this.workers.reduce((best, w) => (w.running < best.running ? w : best));
+    const ready = this.workers.filter((w) => w.ready && !w.dead && w.process.connected);
+    if (this.closed || ready.length === 0 || input.completionScanner || !isBuiltInAgent(input.agentSpec.name)) return runIteration(input);
+    const worker = ready.reduce((best, w) => (w.running < best.running ? w : best));
     const id = this.nextId++;
     let resolveLog!: () => void;
     const logPromise = new Promise<void>((resolve) => (resolveLog = resolve));
@@ -94,27 +123,34 @@ export class IterationPool {
     // Node options (`-e`, `--inspect`'s port, a test runner's loaders): the helper runs plain compiled JavaScript.
     // The compile cache of this process, if any, serves the helper's modules too. Its title is `ringmaster-iter`.
     const cacheDir = process.getBuiltinModule('node:module').getCompileCacheDir?.();
-    const child = fork(fileURLToPath(WORKER_URL), [], {
+    const child = fork(fileURLToPath(this.entry), [], {
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       execArgv: ['--max-semi-space-size=1', '--heap-growing-percent=30'],
       env: cacheDir ? { ...process.env, NODE_COMPILE_CACHE: cacheDir } : process.env,
     });
-    const worker: PoolWorker = { process: child, running: 0 };
+    let settle!: () => void;
+    const worker: PoolWorker = { process: child, running: 0, ready: false, dead: false, startedAt: Date.now(), settled: new Promise((resolve) => (settle = resolve)) };
     // Like an unref'd thread: the helper alone does not keep this process alive.
     child.unref();
     child.channel?.unref();
-    child.on('message', (reply: PoolReply) => this.onReply(reply));
+    child.on('message', (reply: PoolReply) => {
+      if (reply.type !== 'ready') return this.onReply(reply);
+      worker.ready = true;
+      settle();
+    });
     child.on('error', (error: Error) => {
+      settle();
       if (!this.closed) this.onWorkerDeath(worker, error.message);
     });
     child.on('exit', (code, signal) => {
+      settle();
       if (!this.closed) this.onWorkerDeath(worker, signal ? `killed by ${signal}` : `exited with code ${code}`);
     });
     return worker;
   }
 
-  private onReply(reply: PoolReply): void {
+  private onReply(reply: Exclude<PoolReply, { type: 'ready' }>): void {
     const entry = this.pending.get(reply.id);
     if (!entry) return;
     switch (reply.type) {
@@ -161,10 +197,17 @@ export class IterationPool {
 
   /** A helper that dies fails its iterations (as values: the runs go on or stop by their rules) and is replaced. */
   private onWorkerDeath(worker: PoolWorker, why: string): void {
-    const index = this.workers.indexOf(worker);
-    if (index < 0) return; // already replaced ('error' and 'exit' may both come)
+    if (worker.dead) return; // 'error' and 'exit' may both come
+    worker.dead = true;
     for (const [id, entry] of this.pending) if (entry.worker === worker) this.fail(id, entry, `the iteration helper process died (${why})`);
-    this.workers[index] = this.startWorker();
+    // One that died young may die again at once (it cannot start): replaced after a pause that doubles each time.
+    this.respawnMs = Date.now() - worker.startedAt < YOUNG_MS ? Math.min(Math.max(2 * this.respawnMs, 500), RESPAWN_MAX_MS) : 0;
+    const replace = (): void => {
+      const index = this.workers.indexOf(worker);
+      if (!this.closed && index >= 0) this.workers[index] = this.startWorker();
+    };
+    if (this.respawnMs === 0) replace();
+    else setTimeout(replace, this.respawnMs).unref();
   }
 }
 

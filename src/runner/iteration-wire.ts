@@ -15,6 +15,8 @@ export type PoolRequest =
 
 /** Helper -> pool. */
 export type PoolReply =
+  /** Its module is loaded: it takes iterations from now on. */
+  | { type: 'ready' }
   | { type: 'spawn'; id: number; pid: number }
   | { type: 'activity'; id: number; activity: AgentActivityBody }
   | { type: 'spend'; id: number; usd: number }

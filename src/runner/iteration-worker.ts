@@ -78,3 +78,4 @@ process.on('message', (request: PoolRequest) => {
   else if (request.type === 'budget') budgets.get(request.id)?.abort();
   else aborts.get(request.id)?.abort();
 });
+post({ type: 'ready' });

@@ -2,9 +2,10 @@
 // and log as in this process; an abort kills the agent's group; a helper that dies fails its iteration, takes its
 // agent with it and is replaced; closing the pool leaves no helper; what the helpers cannot run (an agent a library
 // registered in this process) runs here. Uses the built dist/ (the helper's entry is compiled JavaScript).
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type * as RegistryModule from '../../src/agents/registry.js';
 import type * as PoolModule from '../../src/runner/iteration-pool.js';
 import type * as IterationModule from '../../src/runner/iteration.js';
@@ -25,7 +26,22 @@ const { getAdapter, registerAgent } = (await import(dist('agents/registry.js')))
 
 const ws = useWorkspace('work\n');
 const pool = new IterationPool(2);
+// Until its helpers are ready a pool runs iterations in this process: these tests are about the helpers.
+beforeAll(() => pool.started());
 afterAll(() => pool.close());
+
+/** The next agent is the first again, and the `gate` plan waits until .gate-1 exists. */
+function closeGate(): void {
+  writeFileSync(join(ws.dir, '.plan-agent-count'), '0');
+  rmSync(join(ws.dir, '.gate-1'), { force: true });
+}
+
+/** The process that spawned a running agent (never 0: a signal to pid 0 would reach this test's own group). */
+function helperOf(pid: number): number {
+  const parent = parentOf(pid);
+  if (parent === null || parent <= 1) throw new Error(`agent ${pid} is gone`);
+  return parent;
+}
 
 function input(plan: string, extra: Partial<IterationInput> = {}): IterationInput & { activity: AgentActivityBody[] } {
   const activity: AgentActivityBody[] = [];
@@ -151,10 +167,10 @@ it("an agent's spend reaches this process as it works, and a spent budget kills 
 
 it('the agent is spawned by a helper process named ringmaster-iter, not by this process', async () => {
   let pid = 0;
-  writeFileSync(join(ws.dir, '.plan-agent-count'), '0');
+  closeGate();
   const gate = pool.run(input('gate', { onSpawn: (p) => (pid = p) }));
   await until('the agent spawned', () => pid !== 0);
-  const helper = parentOf(pid) ?? 0;
+  const helper = helperOf(pid);
   expect(helper).not.toBe(process.pid);
   expect(childrenNamed(process.pid, 'ringmaster-iter')).toContain(helper);
   writeFileSync(join(ws.dir, '.gate-1'), '');
@@ -167,23 +183,23 @@ it('a helper that dies fails its iteration, its agent is killed, and the next it
   const pidsFile = join(ws.dir, '.plan-agent-pids');
   await until('the agent and its grandchild', () => pid !== 0 && existsSync(pidsFile) && readFileSync(pidsFile, 'utf8').startsWith(`${pid} `));
   const pids = readFileSync(pidsFile, 'utf8').split(' ').map(Number);
-  const helper = parentOf(pid) ?? 0;
+  const helper = helperOf(pid);
   expect(childrenNamed(process.pid, 'ringmaster-iter')).toContain(helper);
   process.kill(helper, 'SIGKILL');
   const outcome = await running;
   expect(outcome.result).toMatchObject({ errorKind: 'agent_error', errorMessage: 'the iteration helper process died (killed by SIGKILL)' });
   await until('the agent and its grandchild gone', () => pids.every((p) => !alive(p)));
-  await until('the helper replaced', () => childrenNamed(process.pid, 'ringmaster-iter').length === 2);
+  await until('the helper replaced', () => pool.readyHelpers === 2);
   const next = await pool.run(input('ok'));
   expect(next.result).toMatchObject({ exitCode: 0, errorKind: 'none' });
 });
 
 it('a helper outlives SIGINT, SIGTERM and SIGHUP (Ctrl+C reaches the whole group): the server ends the runs', async () => {
   let pid = 0;
-  writeFileSync(join(ws.dir, '.plan-agent-count'), '0');
+  closeGate();
   const gate = pool.run(input('gate', { onSpawn: (p) => (pid = p) }));
   await until('the agent spawned', () => pid !== 0);
-  const helper = parentOf(pid) ?? 0;
+  const helper = helperOf(pid);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.kill(helper, signal);
   writeFileSync(join(ws.dir, '.gate-1'), '');
   expect((await gate).result).toMatchObject({ exitCode: 0, errorKind: 'none' });
@@ -221,9 +237,28 @@ it('closing a pool ends its helpers', async () => {
   const helpersNow = (): number[] => childrenNamed(process.pid, 'ringmaster-iter', (argv) => argv.some((a) => a.endsWith('iteration-worker.js')));
   const before = new Set(helpersNow());
   const own = new IterationPool(2);
+  await own.started();
+  expect(own.readyHelpers).toBe(2);
   expect((await own.run(input('ok'))).result).toMatchObject({ exitCode: 0, errorKind: 'none' });
   const helpers = helpersNow().filter((p) => !before.has(p));
   expect(helpers).toHaveLength(2);
   await own.close();
   for (const p of helpers) expect(alive(p), `helper ${p}`).toBe(false);
+});
+
+it('a pool whose helpers cannot start runs its iterations in this process, and retries them after a pause', async () => {
+  const entry = join(ws.dir, 'broken-helper.mjs');
+  writeFileSync(entry, 'process.exit(3);\n');
+  const broken = new IterationPool(1, { entry: pathToFileURL(entry) });
+  await broken.started();
+  expect(broken.readyHelpers).toBe(0);
+  let pid = 0;
+  closeGate();
+  const running = broken.run(input('gate', { onSpawn: (p) => (pid = p) }));
+  await until('the agent spawned', () => pid !== 0);
+  expect(parentOf(pid)).toBe(process.pid);
+  writeFileSync(join(ws.dir, '.gate-1'), '');
+  expect((await running).result).toMatchObject({ exitCode: 0, errorKind: 'none' });
+  await broken.close();
+  expect(childrenNamed(process.pid, 'node', (argv) => argv.includes(entry))).toEqual([]);
 });

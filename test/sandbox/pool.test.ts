@@ -3,7 +3,7 @@
 // connection its sandbox refused comes back with the result. Uses the built dist/ (the worker entry is JavaScript).
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type * as PoolModule from '../../src/runner/iteration-pool.js';
 import type * as RegistryModule from '../../src/agents/registry.js';
 import { NO_BWRAP, SKIP_REASON, useHostPort } from '../helpers/sandbox.js';
@@ -18,6 +18,8 @@ const scratch = useScratch();
 const pool = new IterationPool(1);
 const host = useHostPort();
 
+// Until its helper is ready a pool runs iterations in this process: this test is about the helper.
+beforeAll(() => pool.started());
 afterAll(async () => {
   await pool.close();
 });
