@@ -31,7 +31,8 @@ interface Pending {
 }
 
 interface PoolWorker {
-  process: ChildProcess;
+  /** null when it could not even be forked (then also `dead`). */
+  process: ChildProcess | null;
   running: number;
   /** It said it is ready (its module loaded): only then is it given iterations. */
   ready: boolean;
@@ -84,7 +85,7 @@ export class IterationPool {
    * ready (the pool is starting, or its helpers cannot start: a fork refused at the process limit, a broken install).
    */
   readonly run: IterationRunner = (input) => {
-    const ready = this.workers.filter((w) => w.ready && !w.dead && w.process.connected);
+    const ready = this.workers.filter((w) => w.ready && !w.dead && w.process?.connected === true);
     if (this.closed || ready.length === 0 || input.completionScanner || !isBuiltInAgent(input.agentSpec.name)) return runIteration(input);
     const worker = ready.reduce((best, w) => (w.running < best.running ? w : best));
     const id = this.nextId++;
@@ -96,9 +97,10 @@ export class IterationPool {
       const entry: Pending = { input, worker, resolve, logClosed: { promise: logPromise, resolve: resolveLog }, settled: false, onAbort, onBudget, pid: null, unsubscribe: () => undefined };
       this.pending.set(id, entry);
       worker.running += 1;
+      // The run first: an abort or a spent budget that comes before it would find no iteration in the helper.
+      send(worker, { type: 'run', id, input: wire(input), activity: input.onActivity !== null, spend: (input.onSpend ?? null) !== null } satisfies PoolRequest);
       if (input.signal.aborted) onAbort();
       else input.signal.addEventListener('abort', onAbort, { once: true });
-      send(worker, { type: 'run', id, input: wire(input), activity: input.onActivity !== null, spend: (input.onSpend ?? null) !== null } satisfies PoolRequest);
       if (input.budgetSignal?.aborted) onBudget();
       else input.budgetSignal?.addEventListener('abort', onBudget, { once: true });
       // `pause --now` reaches the supervisor in the helper as messages, in order after the run's.
@@ -114,23 +116,33 @@ export class IterationPool {
   /** Ends the helper processes (after the runs using them have ended) and waits until they are gone. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.workers.map((w) => stopHelper(w.process)));
+    await Promise.all(this.workers.map((w) => (w.process === null ? undefined : stopHelper(w.process))));
   }
 
   private startWorker(): PoolWorker {
     // A small young generation: each helper's garbage is short-lived output chunks, and V8's default lets the
     // nursery grow to tens of MB (a larger process is a slower fork for every agent). None of this process's own
-    // Node options (`-e`, `--inspect`'s port, a test runner's loaders): the helper runs plain compiled JavaScript.
-    // The compile cache of this process, if any, serves the helper's modules too. Its title is `ringmaster-iter`.
+    // command-line Node options (`-e`, `--inspect`'s port, a test runner's loaders): the helper runs plain compiled
+    // JavaScript. The compile cache of this process, if any, serves the helper's modules too. Its title is
+    // `ringmaster-iter`.
     const cacheDir = process.getBuiltinModule('node:module').getCompileCacheDir?.();
-    const child = fork(fileURLToPath(this.entry), [], {
-      serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      execArgv: ['--max-semi-space-size=1', '--heap-growing-percent=30'],
-      env: cacheDir ? { ...process.env, NODE_COMPILE_CACHE: cacheDir } : process.env,
-    });
     let settle!: () => void;
-    const worker: PoolWorker = { process: child, running: 0, ready: false, dead: false, startedAt: Date.now(), settled: new Promise((resolve) => (settle = resolve)) };
+    const worker: PoolWorker = { process: null, running: 0, ready: false, dead: false, startedAt: Date.now(), settled: new Promise((resolve) => (settle = resolve)) };
+    let child: ChildProcess;
+    try {
+      child = fork(fileURLToPath(this.entry), [], {
+        serialization: 'advanced',
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        execArgv: ['--max-semi-space-size=1', '--heap-growing-percent=30'],
+        env: cacheDir ? { ...process.env, NODE_COMPILE_CACHE: cacheDir } : process.env,
+      });
+    } catch (error) {
+      // Most spawn failures come as an 'error' event; some (ENOMEM) are thrown: the same, retried after a pause.
+      settle();
+      this.onWorkerDeath(worker, error instanceof Error ? error.message : String(error));
+      return worker;
+    }
+    worker.process = child;
     // Like an unref'd thread: the helper alone does not keep this process alive.
     child.unref();
     child.channel?.unref();
@@ -139,20 +151,36 @@ export class IterationPool {
       worker.ready = true;
       settle();
     });
+    // A fork refused (EAGAIN at the process limit, EMFILE...): no process, no 'close'. Any other 'error' (a failed
+    // send or kill) leaves the process to its 'close'.
     child.on('error', (error: Error) => {
+      if (child.pid !== undefined) return;
       settle();
-      if (!this.closed) this.onWorkerDeath(worker, error.message);
+      this.onWorkerDeath(worker, error.message);
     });
-    child.on('exit', (code, signal) => {
+    // Counted dead at 'close', not 'exit': 'close' comes after the channel's end, once every message the helper sent
+    // has been handled (a `spawn` or `result` handled after the helper was counted dead would be lost). Node emits no
+    // 'close' when this side disconnected first (close()), and a channel end that never comes must not hang the
+    // pool: 'exit' then counts after a short wait.
+    const died = (code: number | null, signal: NodeJS.Signals | null): void => {
       settle();
-      if (!this.closed) this.onWorkerDeath(worker, signal ? `killed by ${signal}` : `exited with code ${code}`);
+      this.onWorkerDeath(worker, signal ? `killed by ${signal}` : `exited with code ${code}`);
+    };
+    child.on('close', died);
+    child.on('exit', (code, signal) => {
+      if (this.closed) died(code, signal);
+      else setTimeout(() => died(code, signal), 2000).unref();
     });
     return worker;
   }
 
   private onReply(reply: Exclude<PoolReply, { type: 'ready' }>): void {
     const entry = this.pending.get(reply.id);
-    if (!entry) return;
+    if (!entry) {
+      // An agent spawned for an iteration this pool no longer waits for: nobody would supervise it.
+      if (reply.type === 'spawn') signalGroup(reply.pid, 'SIGKILL');
+      return;
+    }
     switch (reply.type) {
       case 'spawn':
         entry.pid = reply.pid;
@@ -197,9 +225,11 @@ export class IterationPool {
 
   /** A helper that dies fails its iterations (as values: the runs go on or stop by their rules) and is replaced. */
   private onWorkerDeath(worker: PoolWorker, why: string): void {
-    if (worker.dead) return; // 'error' and 'exit' may both come
+    if (worker.dead) return;
     worker.dead = true;
+    // Also after close(): an iteration still waiting on a helper that is gone must end.
     for (const [id, entry] of this.pending) if (entry.worker === worker) this.fail(id, entry, `the iteration helper process died (${why})`);
+    if (this.closed) return;
     // One that died young may die again at once (it cannot start): replaced after a pause that doubles each time.
     this.respawnMs = Date.now() - worker.startedAt < YOUNG_MS ? Math.min(Math.max(2 * this.respawnMs, 500), RESPAWN_MAX_MS) : 0;
     const replace = (): void => {
@@ -211,9 +241,9 @@ export class IterationPool {
   }
 }
 
-/** Sends a request to a helper; one that is gone is reported by its 'exit' event, not here. */
+/** Sends a request to a helper; one that is gone is reported by its 'close' event, not here. */
 function send(worker: PoolWorker, request: PoolRequest): void {
-  if (worker.process.connected) worker.process.send(request, (error) => void error);
+  if (worker.process?.connected === true) worker.process.send(request, (error) => void error);
 }
 
 /** Ends a helper: it exits when its channel closes (iteration-worker.ts); SIGKILL if it has not after 5 s. */

@@ -20,20 +20,29 @@ const post = (reply: PoolReply, written?: () => void): void => {
 };
 
 /**
- * Live output sent to the server and not yet written to the channel (characters) is held under this: an agent
- * flooding its output faster than the server takes the messages (1 GiB: ~300 MB of queued messages in this
- * process) has its live pieces dropped meanwhile. Only the live view misses them (the next piece's offset shows the
- * gap); the log has every byte, and the iteration's stored activity is read from it.
+ * Live output sent to the server and not yet written to the channel (characters) is held under these, per iteration
+ * and for the helper: an agent flooding its output faster than the server takes the messages (1 GiB: ~300 MB of
+ * queued messages in this process) has its live pieces dropped meanwhile, and one flooding agent does not silence
+ * the others. Only the live view misses them (the next piece's offset shows the gap); the log has every byte, and
+ * the iteration's stored activity is read from it.
  */
-const LIVE_OUTPUT_BACKLOG = 4 * 1024 * 1024;
-let liveBacklog = 0;
+const LIVE_OUTPUT_BACKLOG = { iteration: 1024 * 1024, helper: 8 * 1024 * 1024 };
+const liveBacklog = new Map<number, number>();
+let helperBacklog = 0;
 
 function postActivity(id: number, activity: AgentActivityBody): void {
   if (activity.kind !== 'output') return post({ type: 'activity', id, activity });
-  if (liveBacklog > LIVE_OUTPUT_BACKLOG) return;
+  const mine = liveBacklog.get(id) ?? 0;
+  if (mine > LIVE_OUTPUT_BACKLOG.iteration || helperBacklog > LIVE_OUTPUT_BACKLOG.helper) return;
   const size = activity.text.length;
-  liveBacklog += size;
-  post({ type: 'activity', id, activity }, () => (liveBacklog -= size));
+  liveBacklog.set(id, mine + size);
+  helperBacklog += size;
+  post({ type: 'activity', id, activity }, () => {
+    helperBacklog -= size;
+    const left = (liveBacklog.get(id) ?? size) - size;
+    if (left > 0) liveBacklog.set(id, left);
+    else liveBacklog.delete(id);
+  });
 }
 
 async function run(id: number, input: WireInput, activity: boolean, spend: boolean): Promise<void> {

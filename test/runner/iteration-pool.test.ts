@@ -232,6 +232,26 @@ it('live output that the server cannot take as fast as the agent writes it is dr
   expect(pieces.some((p, i) => i > 0 && p.offset > (pieces[i - 1]?.offset ?? 0) + (pieces[i - 1]?.length ?? 0))).toBe(true);
 }, 60_000);
 
+it('an iteration whose run is already aborted is interrupted at once in its helper', async () => {
+  const controller = new AbortController();
+  controller.abort();
+  const outcome = await pool.run(input('hang', { signal: controller.signal }));
+  expect(outcome.result).toMatchObject({ errorKind: 'interrupted' });
+});
+
+it('closing a pool under a running iteration ends it (its agent killed), as a helper that dies would', async () => {
+  const own = new IterationPool(1);
+  await own.started();
+  let pid = 0;
+  const running = own.run(input('hang', { onSpawn: (p) => (pid = p) }));
+  await until('the agent spawned', () => pid !== 0);
+  await own.close();
+  const outcome = await running;
+  expect(outcome.result).toMatchObject({ errorKind: 'agent_error' });
+  expect(outcome.result.errorMessage).toMatch(/^the iteration helper process died/);
+  await until('the agent gone', () => !alive(pid));
+});
+
 it('closing a pool ends its helpers', async () => {
   // Helpers still starting show their command line, not yet their title.
   const helpersNow = (): number[] => childrenNamed(process.pid, 'ringmaster-iter', (argv) => argv.some((a) => a.endsWith('iteration-worker.js')));

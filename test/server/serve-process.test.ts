@@ -11,7 +11,16 @@ import { alive, childrenNamed, parentOf } from '../helpers/proc.js';
 
 const repo = useRepos();
 const homes: string[] = [];
+/** Servers started, each leading its own process group: a failed test must not leave one (and its helpers) running. */
+const groups: number[] = [];
 afterAll(() => {
+  for (const group of groups) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
   for (const home of homes) rmSync(home, { recursive: true, force: true });
 });
 
@@ -40,6 +49,7 @@ async function serve(home: string, ...extra: string[]): Promise<Served> {
 async function serveWith(home: string, token: string | null, ...extra: string[]): Promise<Served> {
   // Its own process group, as a terminal's foreground job: Ctrl+C is SIGINT to the whole group (its helpers too).
   const cli = startCli(['serve', '--port', '0', ...extra], { cwd: home, env: envOf(home, token), detached: true });
+  if (cli.child.pid !== undefined) groups.push(cli.child.pid);
   let out = '';
   cli.child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
   const base = await until('the server address', () => /serving on (http:\/\/\S+)/.exec(out)?.[1] ?? null);
