@@ -116,7 +116,7 @@ export class IterationPool {
   /** Ends the helper processes (after the runs using them have ended) and waits until they are gone. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.workers.map((w) => (w.process === null ? undefined : stopHelper(w.process))));
+    await Promise.all(this.workers.flatMap((w) => (w.process === null ? [] : [stopHelper(w.process)])));
   }
 
   private startWorker(): PoolWorker {
