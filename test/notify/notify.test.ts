@@ -195,8 +195,9 @@ describe('a run', () => {
       join(ws.dir, 'agent.js'),
       `const fs=require('node:fs');const n=fs.existsSync('count')?Number(fs.readFileSync('count','utf8'))+1:1;fs.writeFileSync('count',String(n));
 process.stdin.resume();process.stdin.on('end',()=>{if(n===1){console.log(JSON.stringify({limit:true}));process.exitCode=1;return;}
-// Iteration 2 ends only once the wait's notification has reached the webhook (the test's server leaves a file).
-const t=setInterval(()=>{if(fs.existsSync('.hook-arrived')){clearInterval(t);console.log(JSON.stringify({text:'done <promise>COMPLETE</promise>'}));}},20);});`,
+// Iteration 2 ends only once the wait's notification has reached the webhook (the test's server leaves a file); after
+// 20 s without it, it fails (the test then fails on what it sees instead of timing out with this agent left running).
+const start=Date.now();const t=setInterval(()=>{if(fs.existsSync('.hook-arrived')){clearInterval(t);console.log(JSON.stringify({text:'done <promise>COMPLETE</promise>'}));}else if(Date.now()-start>20000){clearInterval(t);console.log(JSON.stringify({text:'no notification reached the webhook in 20 s'}));process.exitCode=4;}},20);});`,
     );
   });
   afterEach(async () => {
