@@ -37,11 +37,11 @@ const BATCH_BUFFERS = 3;
  * (bench/FINDINGS.md).
  */
 const spare = { small: [] as Buffer[], large: [] as Buffer[] };
-const spareOf = (buffer: Buffer): Buffer[] => (buffer.length === BATCH_BYTES ? spare.large : spare.small);
+const spareOf = (size: number): Buffer[] => (size === BATCH_BYTES ? spare.large : spare.small);
 
 /** Keeps a buffer for the next log, while its size has fewer than BATCH_BUFFERS spares. */
 function keepSpare(buffer: Buffer): void {
-  const pool = spareOf(buffer);
+  const pool = spareOf(buffer.length);
   if (pool.length < BATCH_BUFFERS) pool.push(buffer);
 }
 
@@ -253,7 +253,7 @@ class WriteBatch {
     let buffer = this.free.pop() ?? null;
     if (buffer === null && this.allocated < BATCH_BUFFERS) {
       const size = this.grown ? BATCH_BYTES : FIRST_BATCH_BYTES;
-      buffer = (this.grown ? spare.large : spare.small).pop() ?? Buffer.allocUnsafeSlow(size);
+      buffer = spareOf(size).pop() ?? Buffer.allocUnsafeSlow(size);
       this.allocated += 1;
     }
     if (buffer === null) return null;

@@ -36,7 +36,7 @@ interface PoolWorker {
   running: number;
   /** It said it is ready (its module loaded): only then is it given iterations. */
   ready: boolean;
-  /** Gone (its 'error' or 'exit' came); replaced, after a pause when it died young. */
+  /** Gone (its 'close' came, or the fork failed); replaced, after a pause when it died young. */
   dead: boolean;
   startedAt: number;
   /** Settles once it is ready or dead. */
@@ -72,7 +72,7 @@ export class IterationPool {
 
   /** Helpers ready for iterations now. */
   get readyHelpers(): number {
-    return this.workers.filter((w) => w.ready && !w.dead).length;
+    return this.readyWorkers().length;
   }
 
   /** Resolves once each helper started so far is ready (or has died): a server need not wait, a test does. */
@@ -85,7 +85,7 @@ export class IterationPool {
    * ready (the pool is starting, or its helpers cannot start: a fork refused at the process limit, a broken install).
    */
   readonly run: IterationRunner = (input) => {
-    const ready = this.workers.filter((w) => w.ready && !w.dead && w.process?.connected === true);
+    const ready = this.readyWorkers();
     if (this.closed || ready.length === 0 || input.completionScanner || !isBuiltInAgent(input.agentSpec.name)) return runIteration(input);
     const worker = ready.reduce((best, w) => (w.running < best.running ? w : best));
     const id = this.nextId++;
@@ -117,6 +117,10 @@ export class IterationPool {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(this.workers.flatMap((w) => (w.process === null ? [] : [stopHelper(w.process)])));
+  }
+
+  private readyWorkers(): PoolWorker[] {
+    return this.workers.filter((w) => w.ready && !w.dead && w.process?.connected === true);
   }
 
   private startWorker(): PoolWorker {

@@ -10,7 +10,7 @@ import type * as RegistryModule from '../../src/agents/registry.js';
 import type * as PoolModule from '../../src/runner/iteration-pool.js';
 import type * as IterationModule from '../../src/runner/iteration.js';
 import type * as SuspendModule from '../../src/agents/suspend-signal.js';
-import type { IterationInput } from '../../src/runner/iteration.js';
+import type { IterationInput, IterationOutcomeData } from '../../src/runner/iteration.js';
 import type { AgentActivityBody } from '../../src/runner/events.js';
 import { PLAN_AGENT, ROOT, useWorkspace } from '../helpers/cli.js';
 
@@ -41,6 +41,15 @@ function helperOf(pid: number): number {
   const parent = parentOf(pid);
   if (parent === null || parent <= 1) throw new Error(`agent ${pid} is gone`);
   return parent;
+}
+
+/** Starts a `gate` agent on `on` and waits until it is spawned; `open()` lets it finish. */
+async function gated(on: { run: PoolModule.IterationPool['run'] }): Promise<{ pid: number; running: Promise<IterationOutcomeData>; open(): void }> {
+  let pid = 0;
+  closeGate();
+  const running = on.run(input('gate', { onSpawn: (p) => (pid = p) }));
+  await until('the agent spawned', () => pid !== 0);
+  return { pid, running, open: () => writeFileSync(join(ws.dir, '.gate-1'), '') };
 }
 
 function input(plan: string, extra: Partial<IterationInput> = {}): IterationInput & { activity: AgentActivityBody[] } {
@@ -166,15 +175,12 @@ it("an agent's spend reaches this process as it works, and a spent budget kills 
 });
 
 it('the agent is spawned by a helper process named ringmaster-iter, not by this process', async () => {
-  let pid = 0;
-  closeGate();
-  const gate = pool.run(input('gate', { onSpawn: (p) => (pid = p) }));
-  await until('the agent spawned', () => pid !== 0);
-  const helper = helperOf(pid);
+  const gate = await gated(pool);
+  const helper = helperOf(gate.pid);
   expect(helper).not.toBe(process.pid);
   expect(childrenNamed(process.pid, 'ringmaster-iter')).toContain(helper);
-  writeFileSync(join(ws.dir, '.gate-1'), '');
-  expect((await gate).result).toMatchObject({ exitCode: 0, errorKind: 'none' });
+  gate.open();
+  expect((await gate.running).result).toMatchObject({ exitCode: 0, errorKind: 'none' });
 });
 
 it('a helper that dies fails its iteration, its agent is killed, and the next iteration runs in a new helper', async () => {
@@ -195,14 +201,11 @@ it('a helper that dies fails its iteration, its agent is killed, and the next it
 });
 
 it('a helper outlives SIGINT, SIGTERM and SIGHUP (Ctrl+C reaches the whole group): the server ends the runs', async () => {
-  let pid = 0;
-  closeGate();
-  const gate = pool.run(input('gate', { onSpawn: (p) => (pid = p) }));
-  await until('the agent spawned', () => pid !== 0);
-  const helper = helperOf(pid);
+  const gate = await gated(pool);
+  const helper = helperOf(gate.pid);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.kill(helper, signal);
-  writeFileSync(join(ws.dir, '.gate-1'), '');
-  expect((await gate).result).toMatchObject({ exitCode: 0, errorKind: 'none' });
+  gate.open();
+  expect((await gate.running).result).toMatchObject({ exitCode: 0, errorKind: 'none' });
   expect(alive(helper)).toBe(true);
 });
 
@@ -272,13 +275,10 @@ it('a pool whose helpers cannot start runs its iterations in this process, and r
   const broken = new IterationPool(1, { entry: pathToFileURL(entry) });
   await broken.started();
   expect(broken.readyHelpers).toBe(0);
-  let pid = 0;
-  closeGate();
-  const running = broken.run(input('gate', { onSpawn: (p) => (pid = p) }));
-  await until('the agent spawned', () => pid !== 0);
-  expect(parentOf(pid)).toBe(process.pid);
-  writeFileSync(join(ws.dir, '.gate-1'), '');
-  expect((await running).result).toMatchObject({ exitCode: 0, errorKind: 'none' });
+  const gate = await gated(broken);
+  expect(parentOf(gate.pid)).toBe(process.pid);
+  gate.open();
+  expect((await gate.running).result).toMatchObject({ exitCode: 0, errorKind: 'none' });
   await broken.close();
   expect(childrenNamed(process.pid, 'node', (argv) => argv.includes(entry))).toEqual([]);
 });
