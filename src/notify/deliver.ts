@@ -40,8 +40,11 @@ interface Attempt {
 
 const ANSWER_CHARS = 200;
 
-/** Delivers `n` to `target`; `signal` abandons it (the result is then failed, with the signal's reason). */
-export async function deliver(target: Target, n: Notification, policy: DeliveryPolicy, signal: AbortSignal): Promise<DeliveryResult> {
+/**
+ * Delivers `n` to `target`; `signal` abandons it (the result is then failed, with the signal's reason). `onAttempt`
+ * hears each try as it starts (its number).
+ */
+export async function deliver(target: Target, n: Notification, policy: DeliveryPolicy, signal: AbortSignal, onAttempt?: (attempt: number) => void): Promise<DeliveryResult> {
   // A webhook's URL never shows in a reason (an error message may quote it).
   const redact = target.kind === 'webhook' ? redactorOf([{ name: 'webhook URL', value: target.webhook.url }]) : redactorOf([]);
   let last: Attempt = { ok: false, answer: null, reason: 'not tried', retry: false };
@@ -53,6 +56,7 @@ export async function deliver(target: Target, n: Notification, policy: DeliveryP
     }
     if (signal.aborted) break;
     attempts += 1;
+    onAttempt?.(attempts);
     last = target.kind === 'webhook' ? await postOnce(target.webhook.url, target.webhook.format, n, policy.timeoutMs, signal) : await runOnce(target.argv, target.cwd, n, policy.timeoutMs, signal);
     if (last.ok) return { status: 'delivered', attempts, answer: clean(last.answer, redact), reason: null };
     if (!last.retry) break;
@@ -62,7 +66,8 @@ export async function deliver(target: Target, n: Notification, policy: DeliveryP
   return { status: 'failed', attempts, answer: clean(last.answer, redact), reason: clean(reason, redact) };
 }
 
-function abandoned(signal: AbortSignal): string {
+/** The reason an abandoned delivery gives: the signal's, unless it is a bare abort. */
+export function abandoned(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   return reason instanceof Error && reason.name !== 'AbortError' ? reason.message : 'abandoned';
 }

@@ -4,12 +4,25 @@
 import { budgetNoticeText } from '../core/budget.js';
 import { DEFAULT_NOTIFY_ON, notifyEventOfEnd, type NotifyEvent } from '../core/notify-events.js';
 import type { RunEvent, RunEventBody } from '../runner/events.js';
-import { DEFAULT_POLICY, deliver, type DeliveryPolicy } from './deliver.js';
+import { abandoned, DEFAULT_POLICY, deliver, type DeliveryPolicy } from './deliver.js';
 import type { Notification } from './payload.js';
 import type { Target } from './targets.js';
 
 /** How long the end of a run waits for deliveries still going before it abandons them. */
 export const DEFAULT_FLUSH_MS = 5_000;
+
+/**
+ * How long an abandoned delivery gets to end and record itself. One that does not (a fetch that missed its abort,
+ * a command whose pipes a stray process holds open) is recorded as abandoned by the notifier, and left behind.
+ */
+const ABANDON_GRACE_MS = 1_000;
+
+/** One delivery still going: what it delivers, where, and how many tries it started. */
+interface Delivery {
+  event: NotifyEvent;
+  target: string;
+  attempts: number;
+}
 
 /** What a notifier needs. */
 export interface NotifierOptions {
@@ -32,7 +45,7 @@ export interface NotifierOptions {
 export class Notifier {
   private readonly options: NotifierOptions;
   private readonly on: ReadonlySet<NotifyEvent>;
-  private readonly pending = new Set<Promise<void>>();
+  private readonly pending = new Map<Promise<void>, Delivery>();
   private readonly abort = new AbortController();
   private iterations = 0;
   private costUsd = 0;
@@ -60,30 +73,33 @@ export class Notifier {
   send(n: Notification): void {
     if (this.closed || !this.on.has(n.event)) return;
     for (const target of this.options.targets) {
-      const delivery = deliver(target, n, this.options.policy ?? DEFAULT_POLICY, this.abort.signal).then((result) => {
+      const state: Delivery = { event: n.event, target: target.name, attempts: 0 };
+      const onAttempt = (attempt: number): void => {
+        state.attempts = attempt;
+      };
+      const delivery = deliver(target, n, this.options.policy ?? DEFAULT_POLICY, this.abort.signal, onAttempt).then((result) => {
         if (this.closed) return;
         this.options.emit({ type: 'notification', time: this.options.now(), event: n.event, target: target.name, ...result });
       });
       const tracked = delivery.finally(() => this.pending.delete(tracked));
-      this.pending.add(tracked);
+      this.pending.set(tracked, state);
     }
   }
 
   /**
    * Waits for the deliveries still going, at most flushMs; then abandons the rest (recorded as failed). Nothing is
-   * delivered or recorded after it returns.
+   * delivered or recorded after it returns, and it returns within flushMs and a second whatever a target does.
    */
   async flush(): Promise<void> {
     if (this.pending.size > 0) {
       const limit = this.options.flushMs ?? DEFAULT_FLUSH_MS;
-      let timer: NodeJS.Timeout | undefined;
-      const expired = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, limit);
-      });
-      await Promise.race([Promise.allSettled([...this.pending]), expired]);
-      clearTimeout(timer);
+      await settledWithin([...this.pending.keys()], limit);
       this.abort.abort(new Error(`abandoned: the run ended ${limit / 1000}s before`));
-      await Promise.allSettled([...this.pending]);
+      await settledWithin([...this.pending.keys()], ABANDON_GRACE_MS);
+      for (const stuck of this.pending.values()) {
+        const reason = `${abandoned(this.abort.signal)} (it did not end when abandoned)`;
+        this.options.emit({ type: 'notification', time: this.options.now(), event: stuck.event, target: stuck.target, status: 'failed', attempts: stuck.attempts, answer: null, reason });
+      }
     }
     this.closed = true;
   }
@@ -105,6 +121,16 @@ export class Notifier {
     }
     return null;
   }
+}
+
+/** Waits until every promise has settled, or `ms` has passed. */
+async function settledWithin(promises: readonly Promise<void>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([Promise.allSettled(promises), expired]);
+  clearTimeout(timer);
 }
 
 /** The run's page in the dashboard. */

@@ -1,10 +1,10 @@
 // Notifications against real HTTP servers on loopback: each format's exact request, retries and their limits, a
 // target that never answers, notify.command (argv, JSON on stdin), the bounded flush at a run's end, and a run
 // whose webhook hangs going on regardless (the run ends while the request is still open).
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { registerAgent } from '../../src/agents/registry.js';
 import type { AgentEvent } from '../../src/agents/types.js';
 import { resolveRun } from '../../src/spec/resolve.js';
@@ -182,6 +182,34 @@ describe('notify.command', () => {
     ]);
     expect(() => readFileSync(join(ws.dir, 'pwned'))).toThrow();
   });
+  it('a command whose output a process outside its group holds: flush still returns, the delivery recorded as abandoned', async () => {
+    // The command starts a process in a session of its own on its stdout (killing the command's group misses it,
+    // and its pipe never closes), then hangs.
+    const script = join(ws.dir, 'stray.js');
+    writeFileSync(script, `#!${process.execPath}\nconst c=require('child_process').spawn(process.execPath,['-e','setTimeout(()=>{},60000)'],{detached:true,stdio:['ignore','inherit','inherit']});require('fs').writeFileSync('stray.pid',String(c.pid));setInterval(()=>{},1000);\n`);
+    chmodSync(script, 0o755);
+    const events: RunEventBody[] = [];
+    const n = new Notifier({ runId: 'r-1', title: 'Fix the parser', workspace: '/w', publicUrl: 'http://x', targets: [commandTarget([script], ws.dir)], emit: (e) => events.push(e), now: () => 7, policy: FAST, flushMs: 100 });
+    n.send(SAMPLE);
+    await until('the stray process', () => existsSync(join(ws.dir, 'stray.pid')) && readFileSync(join(ws.dir, 'stray.pid'), 'utf8') !== '');
+    const stray = Number(readFileSync(join(ws.dir, 'stray.pid'), 'utf8'));
+    const killStray = (): void => {
+      try {
+        process.kill(stray, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    };
+    onTestFinished(killStray);
+    await n.flush();
+    expect(events).toEqual([
+      { type: 'notification', time: 7, event: 'completed', target: 'command stray.js', status: 'failed', attempts: 1, answer: null, reason: 'abandoned: the run ended 0.1s before (it did not end when abandoned)' },
+    ]);
+    expect(n.inFlight).toBe(1);
+    killStray();
+    await until('the delivery ends once its pipe closes', () => n.inFlight === 0);
+    expect(events).toHaveLength(1);
+  });
 });
 
 describe('a run', () => {
@@ -196,8 +224,8 @@ describe('a run', () => {
       `const fs=require('node:fs');const n=fs.existsSync('count')?Number(fs.readFileSync('count','utf8'))+1:1;fs.writeFileSync('count',String(n));
 process.stdin.resume();process.stdin.on('end',()=>{if(n===1){console.log(JSON.stringify({limit:true}));process.exitCode=1;return;}
 // Iteration 2 ends only once the wait's notification has reached the webhook (the test's server leaves a file); after
-// 20 s without it, it fails (the test then fails on what it sees instead of timing out with this agent left running).
-const start=Date.now();const t=setInterval(()=>{if(fs.existsSync('.hook-arrived')){clearInterval(t);console.log(JSON.stringify({text:'done <promise>COMPLETE</promise>'}));}else if(Date.now()-start>20000){clearInterval(t);console.log(JSON.stringify({text:'no notification reached the webhook in 20 s'}));process.exitCode=4;}},20);});`,
+// 10 s without it, it fails (the test then fails on what it sees instead of timing out with this agent left running).
+const start=Date.now();const t=setInterval(()=>{if(fs.existsSync('.hook-arrived')){clearInterval(t);console.log(JSON.stringify({text:'done <promise>COMPLETE</promise>'}));}else if(Date.now()-start>10000){clearInterval(t);console.log(JSON.stringify({text:'no notification reached the webhook in 10 s'}));process.exitCode=4;}},20);});`,
     );
   });
   afterEach(async () => {
@@ -238,15 +266,18 @@ const start=Date.now();const t=setInterval(()=>{if(fs.existsSync('.hook-arrived'
         if (e.type === 'run_finished') openAtFinish = hook.open.size;
       },
     });
+    // Should it go wrong, the run is stopped before the test's time limit, and the assertions below say what happened.
+    const watchdog = setTimeout(() => controller.requestStop('test watchdog'), 40_000);
     const summary = await controller.run();
-    expect(summary.status).toBe('completed');
-    expect(openAtFinish).toBe(1);
+    clearTimeout(watchdog);
     const types = events.map((e) => e.type).filter((t) => !['tokens_used', 'cost_incurred', 'error', 'warning'].includes(t));
     expect(types).toEqual([
       'run_started', 'iteration_started', 'iteration_completed', 'waiting',
       'iteration_started', 'completion_signal_detected', 'iteration_completed', 'completed', 'run_finished',
       'notification', 'notification',
     ]);
+    expect(summary.status).toBe('completed');
+    expect(openAtFinish).toBe(1);
     const notes = events.filter((e): e is Extract<RunEvent, { type: 'notification' }> => e.type === 'notification');
     expect(notes.map((e) => [e.event, e.status, e.reason])).toEqual(
       expect.arrayContaining([
