@@ -76,19 +76,47 @@ function clean(text: string | null, redact: Redactor): string | null {
   return text === null ? null : redact(text).replace(/\s+/g, ' ').trim().slice(0, ANSWER_CHARS);
 }
 
+/**
+ * One POST. Its time limit and the abandon signal end the attempt by a timer of its own as well as through fetch's
+ * signal: fetch's link to a signal is known to be lost under garbage collection (nodejs/undici#4068), and a try
+ * that never ends would hold its delivery forever.
+ */
 async function postOnce(url: string, format: Parameters<typeof webhookRequest>[1], n: Notification, timeoutMs: number, signal: AbortSignal): Promise<Attempt> {
   const request = webhookRequest(n, format);
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const stop = new AbortController();
+  let timedOut = false;
+  let fail: (error: Error) => void = () => undefined;
+  const ended = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  ended.catch(() => undefined);
+  const end = (): void => {
+    stop.abort(signal.aborted ? signal.reason : new Error('timeout'));
+    fail(new Error('the attempt ended'));
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    end();
+  }, timeoutMs);
+  if (signal.aborted) end();
+  else signal.addEventListener('abort', end, { once: true });
   try {
-    const response = await fetch(url, { method: 'POST', body: request.body, headers: { 'user-agent': 'ringmaster', ...request.headers }, redirect: 'error', signal: AbortSignal.any([signal, timeout]) });
-    const text = (await response.text().catch(() => '')).slice(0, ANSWER_CHARS);
-    const answer = `HTTP ${response.status}${text.trim() === '' ? '' : ` ${text.trim()}`}`;
-    if (response.ok) return { ok: true, answer, reason: null, retry: false };
-    return { ok: false, answer, reason: answer, retry: response.status >= 500 || response.status === 429 || response.status === 408 };
+    const post = async (): Promise<Attempt> => {
+      const response = await fetch(url, { method: 'POST', body: request.body, headers: { 'user-agent': 'ringmaster', ...request.headers }, redirect: 'error', signal: stop.signal });
+      const text = (await response.text().catch(() => '')).slice(0, ANSWER_CHARS);
+      const answer = `HTTP ${response.status}${text.trim() === '' ? '' : ` ${text.trim()}`}`;
+      if (response.ok) return { ok: true, answer, reason: null, retry: false };
+      return { ok: false, answer, reason: answer, retry: response.status >= 500 || response.status === 429 || response.status === 408 };
+    };
+    return await Promise.race([post(), ended]);
   } catch (error) {
-    if (timeout.aborted && !signal.aborted) return { ok: false, answer: null, reason: `no answer within ${timeoutMs / 1000}s`, retry: true };
+    if (timedOut && !signal.aborted) return { ok: false, answer: null, reason: `no answer within ${timeoutMs / 1000}s`, retry: true };
+    if (signal.aborted) return { ok: false, answer: null, reason: abandoned(signal), retry: false };
     const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return { ok: false, answer: null, reason: `${error instanceof Error ? error.message : String(error)}${cause}`, retry: !signal.aborted };
+    return { ok: false, answer: null, reason: `${error instanceof Error ? error.message : String(error)}${cause}`, retry: true };
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', end);
   }
 }
 
