@@ -84,10 +84,24 @@ function helpText(commands: readonly CommandEntry[]): string {
 /** Errors of the machine (a file that cannot be read or written, a damaged database) that are not bugs. */
 const SYSTEM_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EIO', 'EISDIR', 'ENOTDIR', 'EMFILE', 'ENFILE', 'ENAMETOOLONG', 'ELOOP']);
 
+/** Why a directory could not be made, by error code. */
+const MKDIR_PROBLEMS: Readonly<Record<string, string>> = {
+  EEXIST: 'a file of that name is in the way',
+  ENOTDIR: 'a file is in the way above it',
+  ENOENT: 'a directory above it does not exist and cannot be created',
+};
+
 /** One line for an error the user can act on although no command expected it, or null (a bug: stack shown). */
 function explain(error: unknown): UserError | null {
   const store = storeErrorFrom(error, null);
   if (store) return store;
+  // A directory Ringmaster needs (its data directory, a run's logs) that cannot be made: a file in the way, or a
+  // parent that cannot be created (HOME or RINGMASTER_HOME pointing somewhere unusable).
+  const made = error as NodeJS.ErrnoException | null;
+  if (made instanceof Error && made.syscall === 'mkdir' && typeof made.path === 'string' && made.code !== undefined && MKDIR_PROBLEMS[made.code] !== undefined) {
+    const why = MKDIR_PROBLEMS[made.code];
+    return new UserError(`cannot create the directory ${made.path}: ${why} (${made.code}). Check HOME, RINGMASTER_HOME and the path`, EXIT.io);
+  }
   if (error instanceof Error && 'code' in error && typeof error.code === 'string' && SYSTEM_CODES.has(error.code)) {
     return new UserError(`${error.message} (the file system refused: check permissions, free space and the path)`, EXIT.io);
   }

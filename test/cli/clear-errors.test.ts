@@ -2,7 +2,7 @@
 // stack trace: a damaged, truncated or misplaced database, a read-only one (history still readable), --worktree
 // outside git, an old Node, a prompt too large for the command line, doctor agreeing with run.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { databasePath } from '../../src/store/paths.js';
@@ -38,6 +38,23 @@ describe('the database', () => {
     damage(db());
     expectOneLine(await runCli(['runs'], { cwd: ws.dir, env: cleanEnv() }), 74, message);
     expectOneLine(await runCli(['run', '--agent-command', 'true', '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() }), 74, message);
+  });
+
+  it('a data directory that cannot be made (a file in its place, a HOME that does not exist): one line, exit 74; demo leaves no workspace', async () => {
+    const file = join(ws.dir, 'not-a-dir');
+    writeFileSync(file, '');
+    expectOneLine(
+      await runCli(['run', '--agent-command', 'true', '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv({ RINGMASTER_HOME: file }) }),
+      74,
+      new RegExp(`^ringmaster run: cannot create the directory ${file}: a file of that name is in the way \\(EEXIST\\)\\. Check HOME, RINGMASTER_HOME and the path\n$`),
+    );
+    const parent = join(ws.dir, 'demos');
+    mkdirSync(parent);
+    const env = cleanEnv({ HOME: join(file, 'home') });
+    delete env.RINGMASTER_HOME;
+    delete env.XDG_DATA_HOME;
+    expectOneLine(await runCli(['demo', '--dir', parent, '--json'], { cwd: ws.dir, env }), 74, /^ringmaster demo: cannot create the directory .*not-a-dir\/home\/\.local\/share\/ringmaster: a file is in the way above it \(ENOTDIR\)\. /);
+    expect(readdirSync(parent)).toEqual([]);
   });
 
   it('a directory where the database should be: one line, exit 74', async () => {

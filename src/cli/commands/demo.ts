@@ -1,6 +1,6 @@
 // `ringmaster demo`: a real loop, no API key: a temporary git repository, the built-in scripted agent.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -73,6 +73,14 @@ export function createDemoWorkspace(parent: string = tmpdir()): string {
   return dir;
 }
 
+/** The demo's flags. */
+interface DemoFlags {
+  json?: boolean;
+  verbose?: boolean;
+  workflow?: boolean;
+  tasks?: boolean;
+}
+
 async function demo(args: string[], io: CliIO): Promise<number> {
   let values;
   try {
@@ -81,6 +89,17 @@ async function demo(args: string[], io: CliIO): Promise<number> {
     throw new UsageError(flagProblem(error));
   }
   const workspace = createDemoWorkspace(values.dir ?? tmpdir());
+  try {
+    return await runDemo(values, workspace, io);
+  } catch (error) {
+    // Nothing ran (no data directory, a broken install): the workspace shows nothing, so it goes.
+    rmSync(workspace, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Runs the chosen demo in `workspace`. */
+async function runDemo(values: DemoFlags, workspace: string, io: CliIO): Promise<number> {
   if (values.workflow) {
     if (!values.json) io.stdout.write(`Demo workspace: ${workspace}\n(the 'ralph' workflow: the scripted agent implements one prd.json story per iteration, then signals completion)\n\n`);
     const flags = ['--agent', 'scripted', '--cwd', workspace, '--checkpoint-interval', '1', ...(values.json ? ['--json'] : []), ...((values.verbose ?? !values.json) ? ['--verbose'] : [])];
