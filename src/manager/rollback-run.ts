@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { EXIT, UserError } from '../core/errors.js';
 import { isGitRepo } from '../git/repo.js';
 import { rollback, rollbackMessage } from '../git/rollback.js';
+import { killLeftoversOfStaleLock } from '../runner/leftover.js';
 import { LockHeldError, acquireLock } from '../runner/lock.js';
 import { appendEventBodies } from '../runner/standalone-events.js';
 import type { RunEvent } from '../runner/events.js';
@@ -43,6 +44,8 @@ export async function rollbackRun(store: Store, env: Readonly<Record<string, str
     }
     throw error;
   });
+  // An agent a dead run left running would go on editing what is rolled back.
+  killLeftoversOfStaleLock(dataDir(env), lock.takenOver, null);
   try {
     const message = rollbackMessage(run.id, target.iteration, target.commit_sha);
     const result = await rollback(dir, target.commit_sha, { force: options.force, message });

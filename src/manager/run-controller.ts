@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { isGitRepo } from '../git/index.js';
 import { acquireLock, type HeldLock } from '../runner/lock.js';
 import { createEventStream, type AgentActivitySink, type RunEvent, type RunEventBody, type RunEventSink, type RunEventStream } from '../runner/events.js';
-import { killLeftoverAgent } from '../runner/leftover.js';
+import { killLeftoverAgent, killLeftoversOfStaleLock } from '../runner/leftover.js';
 import { storeInbox } from '../runner/notes.js';
 import { applyControl, type ControlAnswer } from './control-poller.js';
 import { RunMailbox, type ControlRequest } from './run-mailbox.js';
@@ -95,6 +95,8 @@ export class RunController {
   private lastEvent: RunEvent | null = null;
   private recorder: Recorder | null = null;
   private waitingUntilMs: number | null = null;
+  /** Said at the run's start: the leftovers of a dead run whose workspace lock this one took over, killed. */
+  private staleLockWarning: string | null = null;
   /** The status the run was claimed with (the recorder starts from it). */
   private claimedStatus: RunStatus = 'running';
 
@@ -147,6 +149,7 @@ export class RunController {
     let lock: HeldLock | null = null;
     if (!this.options.worktree) lock = await acquireLock(workspaceLockPath(dir, this.workspace), this.runId);
     try {
+      this.staleLockWarning = killLeftoversOfStaleLock(dir, lock?.takenOver ?? null, this.runId);
       // Room to record the run's end should the disk fill up during it (store/reserve.ts).
       ensureReserve(dir);
       const program = this.options.program;
@@ -246,7 +249,7 @@ export class RunController {
           onEvent: (body) => this.emit(body),
           onActivity: this.options.onActivity ?? null,
           ...this.mailbox.deps(),
-          startWarnings: gitWarnings(spec, gitEnabled),
+          startWarnings: [...(this.staleLockWarning === null ? [] : [this.staleLockWarning]), ...gitWarnings(spec, gitEnabled)],
           budgetGate: storeBudgetGate(store, spec.budgetPollMs),
           notes: storeInbox(store, this.runId),
           ...(changes ? { changes } : {}),

@@ -100,3 +100,17 @@ export function killLeftovers(dataDir: string, runId: string): LeftoverKill {
 export function killLeftoverAgent(dataDir: string, runId: string): number | null {
   return killLeftovers(dataDir, runId).group;
 }
+
+/**
+ * Taking over a stale workspace lock of another run (its process died): that run's agent may still be running in
+ * the workspace, and two agents would then edit it at once. Its leftovers are killed; the warning to show, or null
+ * when nothing of it was running. `runId` is the taker's run (a resume of the same run kills its own leftovers as it
+ * claims the run), null for a rollback (whoever left the lock).
+ */
+export function killLeftoversOfStaleLock(dataDir: string, takenOver: { run_id: string } | null, runId: string | null): string | null {
+  if (takenOver === null || takenOver.run_id === runId) return null;
+  const killed = killLeftovers(dataDir, takenOver.run_id);
+  const what = [killed.group === null ? null : `its agent's process group ${killed.group}`, killed.tagged.length === 0 ? null : `${killed.tagged.length} more of its processes`].filter((w) => w !== null);
+  if (what.length === 0) return null;
+  return `the workspace's lock was left by run ${takenOver.run_id}, whose process had died, with ${what.join(' and ')} still running there: killed (the run shows as orphaned; 'ringmaster resume ${takenOver.run_id}' goes on with it)`;
+}

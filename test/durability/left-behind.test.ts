@@ -124,6 +124,24 @@ describe('a daemon the agent started in its own session', () => {
   }, 30_000);
 });
 
+describe('an orphaned run whose agent still runs', () => {
+  it('has its agent and daemon killed, with a warning, by a new run that takes over its workspace lock', async () => {
+    const { agent, daemon, cleanup } = await crashedRun();
+    try {
+      const orphan = await onlyRun();
+      expect(orphan.status).toBe('orphaned');
+      const r = await runCli(['run', '--agent-command', 'true', '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() });
+      expect(r.code).toBe(2);
+      expect(normalise(r.stderr)).toContain(
+        `WARNING: the workspace's lock was left by run ${orphan.id}, whose process had died, with its agent's process group ${agent} and 1 more of its processes still running there: killed (the run shows as orphaned; 'ringmaster resume ${orphan.id}' goes on with it)`,
+      );
+      await waitFor('the agent and the daemon to go', () => (!alive(agent) && !alive(daemon) ? true : null));
+    } finally {
+      cleanup();
+    }
+  }, 30_000);
+});
+
 describe('a saved agent pid', () => {
   it('that now names an unrelated process group is not killed by `ringmaster stop`', () =>
     // An unrelated process group, as after a reboot or once the agent's pid was reused.
