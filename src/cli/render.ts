@@ -288,6 +288,9 @@ function controlLine(e: RunEvent, lines: Lines): void {
     case 'stop_requested':
       lines.line(e.time, `Stop requested${by}: stopping the agent...`);
       break;
+    case 'limits_changed':
+      lines.line(e.time, `Iteration limit raised to ${e.max_iterations ?? 'none'}${by}`);
+      break;
     default:
       break;
   }

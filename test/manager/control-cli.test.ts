@@ -68,7 +68,12 @@ describe('pause and resume from another process', () => {
       (JSON.parse((await runCli(['show', run.id, '--json'], { cwd: dir, env: env() })).stdout) as { checkpoints: Array<{ iteration: number; state: string }> }).checkpoints;
     expect(await until('the pause checkpoint', async () => ((await checkpoints()).length > 0 ? checkpoints() : null))).toMatchObject([{ iteration: 1, state: 'committed' }]);
 
-    expect(await runCli(['resume', run.id], { cwd: dir, env: env() })).toMatchObject({ code: 0, stdout: `resumed run ${run.id}\n` });
+    // Its limit, as it runs, can only be raised (an extension, stored with its spec).
+    expect(await runCli(['resume', run.id, '--max-iterations', '5'], { cwd: dir, env: env() })).toMatchObject({
+      code: 64,
+      stderr: `ringmaster resume: --max-iterations 5: run ${run.id} is driven by pid ${live.child.pid} with a limit of 5, which can only be raised as it runs\n`,
+    });
+    expect(await runCli(['resume', run.id, '--max-iterations', '6'], { cwd: dir, env: env() })).toMatchObject({ code: 0, stdout: `run ${run.id}: iteration limit raised to 6\nresumed run ${run.id}\n` });
     await until('iteration 2', () => (agentCount(dir) === 2 ? true : null));
     writeFileSync(join(dir, '.gate-2'), '');
     const ended = await live.done;
@@ -79,13 +84,14 @@ describe('pause and resume from another process', () => {
         '[T] Pause requested (by user): pausing after the current iteration...',
         '[T] Iteration 1/5 completed in Xs (success)',
         '[T] Paused (by user) after iteration 1',
+        '[T] Iteration limit raised to 6 (by user)',
         '[T] Resumed',
-        '[T] Iteration 2/5 starting...',
+        '[T] Iteration 2/6 starting...',
       ].join('\n'),
     );
     const types = (await events(dir, run.id)).map((e) => e.type);
     // No iteration started while the run was paused: the order of the stored events says so.
-    expect(types.slice(types.indexOf('paused'), types.indexOf('paused') + 4)).toEqual(['paused', 'checkpoint_created', 'resumed', 'iteration_started']);
+    expect(types.slice(types.indexOf('paused'), types.indexOf('paused') + 5)).toEqual(['paused', 'checkpoint_created', 'limits_changed', 'resumed', 'iteration_started']);
     expect(await onlyRun(dir)).toMatchObject({ status: 'completed', stop_reason: 'success_signal', iterations: 3 });
   }, 60_000);
 

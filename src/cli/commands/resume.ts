@@ -7,6 +7,7 @@ import { programForRun, storedDefinition } from '../../manager/programs.js';
 import { metaFromStorage, specFromStorage, type RunSpec } from '../../spec/run-spec.js';
 import { parseStoredSpec } from '../../spec/stored-spec.js';
 import type { CliIO, Command } from '../command.js';
+import type { RunRow, Store } from '../../store/index.js';
 import { runInTerminal } from '../run-session.js';
 import { isQueued } from '../../store/liveness.js';
 import { requeueRun } from '../enqueue.js';
@@ -36,8 +37,10 @@ async function resume(args: string[], io: CliIO): Promise<number> {
   try {
     const run = await findControllableRun(store, positionals[0] ?? '', workspace);
     if (isQueued(run)) return await requestOfQueued(store, run, 'resume', io);
+    const limit = limitOf(values);
     if (hasLiveOwner(run)) {
       // Its process is alive: a paused (or pausing) run is resumed where it runs; anything else is busy.
+      if (limit !== undefined) await raiseLiveLimit(store, run, limit, io);
       const request = await requestControl(store, run, 'resume');
       const { answer } = await awaitControl(store, request, () => true, 10_000);
       if (answer === 'accepted') {
@@ -47,13 +50,12 @@ async function resume(args: string[], io: CliIO): Promise<number> {
       throw new UserError(`run ${run.id} is still running (pid ${run.owner_pid ?? '?'}) and not paused; stop it first with 'ringmaster stop ${run.id}'`, EXIT.locked);
     }
     if (run.stop_reason === 'success_signal') throw new UserError(`run ${run.id} already completed: the agent signalled success`);
+    if (typeof limit === 'number') {
+      const done = (await store.runTotals(run.id)).iterations;
+      if (limit <= done) throw new UsageError(`--max-iterations ${limit}: run ${run.id} has done ${done} iteration(s) already; give a limit above that to go on`);
+    }
     const withLimits = (spec: RunSpec): RunSpec => {
-      if (values['max-iterations'] !== undefined) {
-        const n = Number(values['max-iterations']);
-        if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-iterations: expected a whole number of at least 1, got "${values['max-iterations']}"`);
-        spec.limits.maxIterations = n;
-      }
-      if (values.unlimited) spec.limits.maxIterations = null;
+      if (limit !== undefined) spec.limits.maxIterations = limit;
       return spec;
     };
     // A run for the workers goes back to their queue, its spec as stored (the worker puts the secrets back from its
@@ -85,6 +87,32 @@ async function resume(args: string[], io: CliIO): Promise<number> {
   return exitCode;
 }
 
+/** The iteration limit the flags ask for: a number, null for --unlimited, undefined when unchanged. */
+function limitOf(values: { 'max-iterations'?: string; unlimited?: boolean }): number | null | undefined {
+  if (values['max-iterations'] !== undefined && values.unlimited) throw new UsageError('--max-iterations and --unlimited: give one of them');
+  if (values.unlimited) return null;
+  if (values['max-iterations'] === undefined) return undefined;
+  const n = Number(values['max-iterations']);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-iterations: expected a whole number of at least 1, got "${values['max-iterations']}"`);
+  return n;
+}
+
+/**
+ * A run driven by a live process takes a new limit as an extension (the limit raised while it runs, stored with
+ * its spec): raising it is all it can be asked.
+ */
+async function raiseLiveLimit(store: Store, run: RunRow, limit: number | null, io: CliIO): Promise<void> {
+  const current = parseStoredSpec(run.id, run.spec).limits.maxIterations;
+  const driver = `run ${run.id} is driven by pid ${run.owner_pid ?? '?'}`;
+  if (current === null) throw new UsageError(`${driver} and has no iteration limit: leave out --max-iterations and --unlimited`);
+  if (limit === null) throw new UsageError(`--unlimited: ${driver}, whose limit can only be raised as it runs (--max-iterations N, above ${current})`);
+  if (limit <= current) throw new UsageError(`--max-iterations ${limit}: ${driver} with a limit of ${current}, which can only be raised as it runs`);
+  const request = await requestControl(store, run, 'extend', { iterations: limit - current });
+  const { answer } = await awaitControl(store, request, () => true, 10_000);
+  if (answer !== 'accepted') throw new UserError(`run ${run.id} did not take the new limit (${answer ?? 'no answer within 10 s'})`, EXIT.locked);
+  io.stdout.write(`run ${run.id}: iteration limit raised to ${limit}\n`);
+}
+
 /** The `resume` command. */
 export const resumeCommand: Command = {
   name: 'resume',
@@ -94,7 +122,8 @@ A paused run is resumed by the process that drives it (a terminal, 'ringmaster s
 process is gone (crashed, interrupted, stopped, or ended by a limit) continues in this process with the next
 iteration number: totals (iterations, cost, tokens, runtime used) come from the stored iteration rows and every
 limit applies to the whole run. An iteration that was running when the previous process died is recorded as
-interrupted; an agent it left behind is killed. --max-iterations / --unlimited change the run's iteration limit.
+interrupted; an agent it left behind is killed. --max-iterations / --unlimited change the run's iteration limit
+(above the iterations it has done; a run driven by a live process can only have it raised).
 A run for the workers (ringmaster run --repository) is queued again instead: a worker continues it.
 `,
   run: resume,
