@@ -11,6 +11,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { compress } from 'hono/compress';
 import { Hono, type Context } from 'hono';
 import { WebSocketServer } from 'ws';
+import { EXIT, UserError } from '../core/errors.js';
 import { LoopManager } from '../manager/manager.js';
 import { localProbe } from '../manager/local-probe.js';
 import type { Store } from '../store/index.js';
@@ -92,9 +93,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   mountSignIn(app, options.access);
   mountDashboard(app, options.dashboardDir === undefined ? defaultDashboardDir() : options.dashboardDir);
 
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: options.host, port: options.port }, () => resolve(s));
-  });
+  let server: ServerType;
+  try {
+    server = await listen(app, options.host, options.port, log);
+  } catch (error) {
+    await watcher.stop();
+    await manager.shutdown();
+    eventHub.close();
+    throw error;
+  }
   const wss = acceptWebSockets(server, options.access, eventHub, log);
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -119,6 +126,32 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw error;
   }
   return { url: `http://${shownHost}:${address.port}`, port: address.port, manager, hub: eventHub, close };
+}
+
+/** Why a server cannot listen, in a user's words, by error code. */
+const LISTEN_PROBLEMS: Readonly<Record<string, string>> = {
+  EADDRINUSE: "the port is in use (another 'ringmaster serve'?): choose another with --port, or 0 for any free one",
+  EACCES: 'permission denied: ports below 1024 need privileges; choose another with --port',
+  EADDRNOTAVAIL: 'no network interface of this machine has that address: check --host',
+  ENOTFOUND: 'no such host name: check --host',
+  EAI_AGAIN: 'the host name could not be resolved now: check --host',
+};
+
+/** Listens on host:port; a failure to listen is a UserError (exit 64) saying why, never an unhandled 'error'. */
+function listen(app: Hono, host: string, port: number, log: (message: string) => void): Promise<ServerType> {
+  return new Promise((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: host, port }, () => {
+      s.off('error', refused);
+      // Once listening, an error of the listening socket is logged: it never takes the server down.
+      s.on('error', (error: Error) => log(`server socket: ${error.message}`));
+      resolve(s);
+    });
+    const refused = (error: NodeJS.ErrnoException): void => {
+      const why = LISTEN_PROBLEMS[error.code ?? ''] ?? error.message;
+      reject(new UserError(`cannot listen on ${host}:${port}: ${why} (${error.code ?? 'error'})`, EXIT.usage));
+    };
+    s.once('error', refused);
+  });
 }
 
 /** The loop manager and the WebSocket hub its events and agent activity go out through. */

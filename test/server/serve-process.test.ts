@@ -167,6 +167,27 @@ describe('ringmaster serve', () => {
     await second.cli.done;
   }, 60_000);
 
+  it('cannot listen (its port taken by another server, an unknown host): one line saying why, exit 64; the first server unharmed', async () => {
+    const first = await serve(tempHome());
+    try {
+      const port = new URL(first.base).port;
+      const home = tempHome();
+      const taken = await runCli(['serve', '--port', port], { cwd: home, env: envOf(home) });
+      expect(taken).toMatchObject({
+        code: 64,
+        stderr: `ringmaster serve: cannot listen on 127.0.0.1:${port}: the port is in use (another 'ringmaster serve'?): choose another with --port, or 0 for any free one (EADDRINUSE)\n`,
+      });
+      const unknown = await runCli(['serve', '--port', '0', '--host', 'no-such-host.invalid'], { cwd: home, env: envOf(home) });
+      expect(unknown.code).toBe(64);
+      expect(unknown.stderr).toMatch(/^ringmaster serve: cannot listen on no-such-host\.invalid:0: .* \((ENOTFOUND|EAI_AGAIN)\)\n$/);
+      // The first server still answers.
+      expect(await api(first.base, '/api/health')).toMatchObject({ ok: true });
+    } finally {
+      first.cli.child.kill('SIGTERM');
+      await first.cli.done;
+    }
+  }, 60_000);
+
   it('asks a credential: a one-time sign-in link at start, --sign-in-link beside it, --new-token ends every session; --no-auth on loopback only', async () => {
     const home = tempHome();
     const first = await serveWith(home, null);
