@@ -167,7 +167,7 @@ describe('ringmaster serve', () => {
     await second.cli.done;
   }, 60_000);
 
-  it('cannot listen (its port taken by another server, an unknown host): one line saying why, exit 64; the first server unharmed', async () => {
+  it('cannot listen (its port taken by another server, an unknown host): one line saying why, exit 64; the first server unharmed, its runs linking to it', async () => {
     const first = await serve(tempHome());
     try {
       const port = new URL(first.base).port;
@@ -180,8 +180,10 @@ describe('ringmaster serve', () => {
       const unknown = await runCli(['serve', '--port', '0', '--host', 'no-such-host.invalid'], { cwd: home, env: envOf(home) });
       expect(unknown.code).toBe(64);
       expect(unknown.stderr).toMatch(/^ringmaster serve: cannot listen on no-such-host\.invalid:0: .* \((ENOTFOUND|EAI_AGAIN)\)\n$/);
-      // The first server still answers.
+      // The first server still answers; the runs it creates link to it, on the port it was given (0: the one it got).
       expect(await api(first.base, '/api/health')).toMatchObject({ ok: true });
+      const { id } = (await api(first.base, '/api/runs', { workspace: repo(), prompt: 'w', agent_command: planAgent('complete'), checkpoint_interval: 0 })) as { id: string };
+      expect(((await api(first.base, `/api/runs/${id}`)) as { run: { spec: { notify: { publicUrl: string } } } }).run.spec.notify.publicUrl).toBe(first.base);
     } finally {
       first.cli.child.kill('SIGTERM');
       await first.cli.done;

@@ -41,8 +41,11 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   }
   // The demo runs over its own temporary data directory and workspaces, removed when the server stops.
   const demo = values.demo === true ? prepareDemo(io.env) : null;
-  const env = demo?.env ?? io.env;
-  const { manager, host, port, databaseUrl } = serveSettings(values, env, io.cwd, demo !== null);
+  const given = demo?.env ?? io.env;
+  const { manager, host, port, databaseUrl } = serveSettings(values, given, io.cwd, demo !== null);
+  // The runs it creates link to this server (server.public_url's default) at the address it listens on, --host
+  // and --port included: the port is set again once it listens (0 is any free one).
+  const env: Record<string, string | undefined> = { ...given, RINGMASTER_SERVER_HOST: host, RINGMASTER_SERVER_PORT: String(port) };
   const loopback = isLoopbackHost(host);
   const home = dataDir(env);
   const { token, credentials } = serverCredentials(env, home, host, values['no-auth'] === true, values['new-token'] === true);
@@ -80,6 +83,7 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
     },
     release,
   );
+  env.RINGMASTER_SERVER_PORT = String(server.port);
   backend.warnRunsWith((message) => server.manager.warnAll(message));
   io.stdout.write(`Ringmaster ${VERSION} serving on ${server.url}  (dashboard /, API /api, WebSocket /api/ws)\n`);
   io.stdout.write(
@@ -189,15 +193,12 @@ function serverCredentials(env: CliIO['env'], home: string, host: string, noAuth
   return { token, credentials: new Credentials(home, token.hash, { endSessions: renew }) };
 }
 
-/** Starts the server; when it cannot, releases what was opened for it and says why in a user's words. */
+/** Starts the server; when it cannot (its port in use: startServer says why), releases what was opened for it. */
 async function startOrExplain(options: ServerOptions, release: () => Promise<void>): Promise<RunningServer> {
   try {
     return await startServer(options);
   } catch (error) {
     await release();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new UsageError(`port ${options.port} on ${options.host} is in use (another 'ringmaster serve'?); choose one with --port`);
-    if (code === 'EADDRNOTAVAIL') throw new UsageError(`cannot bind ${options.host}: no such address on this machine`);
     throw error;
   }
 }
