@@ -62,6 +62,7 @@ export class Credentials {
   readonly #tokenHash: string | null;
   readonly #now: () => number;
   readonly #sessions = new Map<string, number>();
+  readonly #onEnded: Array<() => void> = [];
 
   constructor(dataDir: string, tokenHash: string | null, options: { now?: () => number; endSessions?: boolean } = {}) {
     this.dataDir = dataDir;
@@ -110,9 +111,16 @@ export class Credentials {
     return id;
   }
 
-  /** Ends one session (sign-out). */
+  /** Ends one session (sign-out); those listening hear of it. */
   endSession(id: string): void {
-    if (this.#sessions.delete(sha256(id))) this.#save();
+    if (!this.#sessions.delete(sha256(id))) return;
+    this.#save();
+    for (const listener of this.#onEnded) listener();
+  }
+
+  /** Calls `listener` whenever a session ends (the WebSocket clients signed in with it are let go). */
+  onSessionEnded(listener: () => void): void {
+    this.#onEnded.push(listener);
   }
 
   #file(): string {

@@ -18,7 +18,7 @@ import type { Store } from '../store/index.js';
 import { createApi } from './app.js';
 import type { AccessPolicy } from './auth.js';
 import { mountSignIn } from './sign-in.js';
-import { upgradeRefusal } from './upgrade.js';
+import { upgradeRefusal, upgradeSession } from './upgrade.js';
 import { watchStore } from './store-watcher.js';
 import { createServerMetrics } from './metrics.js';
 import { timedStore } from './timed-store.js';
@@ -103,6 +103,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw error;
   }
   const wss = acceptWebSockets(server, options.access, eventHub, log);
+  options.access.credentials.onSessionEnded(() => eventHub.recheck());
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | null = null;
@@ -191,7 +192,9 @@ function acceptWebSockets(server: ServerType, access: AccessPolicy, hub: EventHu
         socket.end(`HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${refusal.message}\n`);
         return;
       }
-      wss.handleUpgrade(req, socket, head, (ws) => hub.attach(ws));
+      // A browser's session can end (sign-out): its sockets go with it. A token holds for the server's life.
+      const session = upgradeSession(access, req);
+      wss.handleUpgrade(req, socket, head, (ws) => hub.attach(ws, session === null ? null : () => access.credentials.checkSession(session)));
     } catch (error) {
       log(`refused a WebSocket upgrade that failed: ${error instanceof Error ? error.message : String(error)}`);
       socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');

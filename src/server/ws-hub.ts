@@ -33,10 +33,14 @@ interface Client {
   replaying: Map<string, RunEvent[]>;
   /** Latest activity per run not yet sent as a summary. */
   summaries: Map<string, AgentActivity>;
+  /** Whether its credential still holds (a browser session can end); null: it cannot end (a token, --no-auth). */
+  allowed: (() => boolean) | null;
 }
 
 /** Close code of a client disconnected for falling behind. */
 export const SLOW_CLIENT_CLOSE = 4008;
+/** Close code of a client whose session ended (signed out). */
+export const SESSION_ENDED_CLOSE = 4001;
 const REPLAY_PAGE = 1000;
 
 /** The WebSocket clients of one server. */
@@ -56,9 +60,9 @@ export class EventHub {
     return this.clients.size;
   }
 
-  /** Takes over a connected socket. */
-  attach(ws: WebSocket): void {
-    const client: Client = { ws, all: false, allActivity: 'summary', runs: new Map(), lastSent: new Map(), replaying: new Map(), summaries: new Map() };
+  /** Takes over a connected socket; `allowed` says whether its credential still holds (checked by recheck()). */
+  attach(ws: WebSocket, allowed: (() => boolean) | null = null): void {
+    const client: Client = { ws, all: false, allActivity: 'summary', runs: new Map(), lastSent: new Map(), replaying: new Map(), summaries: new Map(), allowed };
     this.clients.add(client);
     ws.on('message', (data, isBinary) => {
       if (isBinary) return this.send(client, { type: 'error', error: { code: 'invalid_request', message: 'messages are JSON text' } });
@@ -67,6 +71,15 @@ export class EventHub {
     ws.on('close', () => this.clients.delete(client));
     ws.on('error', () => this.clients.delete(client));
     this.send(client, { type: 'hello', version: this.deps.version, time: this.deps.now() });
+  }
+
+  /** Disconnects the clients whose credential no longer holds (a session was ended): they get nothing more. */
+  recheck(): void {
+    for (const client of this.clients) {
+      if (client.allowed === null || client.allowed()) continue;
+      this.clients.delete(client);
+      client.ws.close(SESSION_ENDED_CLOSE, 'the session has ended: sign in again');
+    }
   }
 
   /** A new event of any run: to every client subscribed to it, in order. */

@@ -5,7 +5,8 @@ import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { mintSignInCode, SIGN_IN_CODE_TTL_MS } from '../../src/server/credentials.js';
-import { startTestServer, type TestServer } from './harness.js';
+import type { ServerMessage } from '../../src/server/schemas.js';
+import { connect, startTestServer, type TestServer } from './harness.js';
 
 let t: TestServer | null = null;
 afterEach(async () => {
@@ -81,10 +82,17 @@ describe('a loopback server', () => {
     // Older than 5 minutes.
     const old = mintSignInCode(t.home, Date.now() - SIGN_IN_CODE_TTL_MS - 1000);
     expect((await fetch(`${t.base}/sign-in?code=${old}`, { redirect: 'manual' })).status).toBe(401);
-    // Sign-out (from the server's own page) ends the session and clears the cookie.
+    // Sign-out (from the server's own page) ends the session and clears the cookie, and lets go of the WebSockets
+    // it opened; one opened with the token stays.
+    const bySession = await connect(t.base, { cookie });
+    const byToken = await connect(t.base, t.auth);
     const out = await t.request('/api/sign-out', { anonymous: true, method: 'POST', headers: { cookie, origin: t.base } });
     expect(out).toMatchObject({ status: 200, body: { signed_out: true } });
     expect((await t.request('/api/runs', { anonymous: true, headers: { cookie } })).status).toBe(401);
+    expect(await bySession.closed).toEqual({ code: 4001, reason: 'the session has ended: sign in again' });
+    byToken.send({ type: 'ping' });
+    await byToken.waitFor((m): m is Extract<ServerMessage, { type: 'pong' }> => m.type === 'pong', 'the pong');
+    await byToken.close();
   });
 
   it('/?token= signs a browser in and redirects the token out of the address bar', async () => {
