@@ -167,6 +167,11 @@ export interface ClaimOptions {
    * lands first is never undone by a worker that fetched the run's job a moment before.
    */
   onlyIfResumable?: boolean;
+  /**
+   * The previous owner's agent was still running (and was killed just now): its running iteration ran until `now`,
+   * not only until the owner's last heartbeat (so that its time counts toward the run's runtime).
+   */
+  agentRanUntilNow?: boolean;
 }
 
 /** Filters of listRuns / countRuns. */

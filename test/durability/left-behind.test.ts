@@ -108,16 +108,24 @@ describe('a daemon the agent started in its own session', () => {
     }
   }, 30_000);
 
-  it('left by a crashed ringmaster (kill -9) is killed by `ringmaster stop`, with the agent', async () => {
+  it('left by a crashed ringmaster (kill -9) is killed by `ringmaster stop`, with the agent; the iteration counts until then', async () => {
     const { agent, daemon, cleanup } = await crashedRun();
     try {
+      const seen = Date.now();
       expect(alive(agent)).toBe(true);
       const run = await onlyRun();
       expect(run.status).toBe('orphaned');
+      const stopping = Date.now();
       const stop = await runCli(['stop', run.id], { cwd: ws.dir, env: cleanEnv() });
       expect(stop.code).toBe(0);
       expect(stop.stdout).toContain('left-over agent process group');
       await waitFor('the agent and the daemon to go', () => (!alive(agent) && !alive(daemon) ? true : null));
+      // Its agent ran on after the crash, until the stop killed it: that time is the run's (its runtime limit counts it).
+      const shown = JSON.parse((await runCli(['show', run.id, '--json'], { cwd: ws.dir, env: cleanEnv() })).stdout) as { run: { runtime_ms: number }; iterations: Array<{ status: string; duration_ms: number }> };
+      expect(shown.iterations).toHaveLength(1);
+      expect(shown.iterations[0]?.status).toBe('interrupted');
+      expect(shown.iterations[0]?.duration_ms).toBeGreaterThanOrEqual(stopping - seen);
+      expect(shown.run.runtime_ms).toBeGreaterThanOrEqual(stopping - seen);
     } finally {
       cleanup();
     }

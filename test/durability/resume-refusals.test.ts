@@ -21,7 +21,7 @@ it('a run stopped by its iteration limit can be resumed with a higher limit, con
   expect(first.code).toBe(2);
   const { run_id: id } = JSON.parse(first.stdout.trim().split('\n').at(-1) ?? '{}') as { run_id: string };
   for (const [flags, message] of [
-    [['--max-iterations', '2'], `--max-iterations 2: run ${id} has done 2 iteration(s) already; give a limit above that to go on`],
+    [['--max-iterations', '1'], `--max-iterations 1: run ${id} has done 2 iteration(s) already; give a limit above that to go on`],
     [['--max-iterations', '5', '--unlimited'], '--max-iterations and --unlimited: give one of them'],
   ] as const) {
     expect(await runCli(['resume', id, ...flags], { cwd: ws.dir, env: cleanEnv() })).toMatchObject({ code: 64, stdout: '', stderr: `ringmaster resume: ${message}\n` });

@@ -52,7 +52,7 @@ async function resume(args: string[], io: CliIO): Promise<number> {
     if (run.stop_reason === 'success_signal') throw new UserError(`run ${run.id} already completed: the agent signalled success`);
     if (typeof limit === 'number') {
       const done = (await store.runTotals(run.id)).iterations;
-      if (limit <= done) throw new UsageError(`--max-iterations ${limit}: run ${run.id} has done ${done} iteration(s) already; give a limit above that to go on`);
+      if (limit < done) throw new UsageError(`--max-iterations ${limit}: run ${run.id} has done ${done} iteration(s) already; give a limit above that to go on`);
     }
     const withLimits = (spec: RunSpec): RunSpec => {
       if (limit !== undefined) spec.limits.maxIterations = limit;
@@ -123,7 +123,7 @@ process is gone (crashed, interrupted, stopped, or ended by a limit) continues i
 iteration number: totals (iterations, cost, tokens, runtime used) come from the stored iteration rows and every
 limit applies to the whole run. An iteration that was running when the previous process died is recorded as
 interrupted; an agent it left behind is killed. --max-iterations / --unlimited change the run's iteration limit
-(above the iterations it has done; a run driven by a live process can only have it raised).
+(not below the iterations it has done; a run driven by a live process can only have it raised).
 A run for the workers (ringmaster run --repository) is queued again instead: a worker continues it.
 `,
   run: resume,

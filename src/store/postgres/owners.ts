@@ -37,9 +37,10 @@ export async function claimRun(db: Queryable, id: string, owner: Owner, now: num
     )
   ).rows[0];
   if (prev && options.ifIdleMs !== undefined && prev.idle < options.ifIdleMs) throw new RunBusyError(id, prev, Math.max(0, prev.idle));
-  // A dead owner's runtime ends at its last heartbeat: that is the last moment it was known alive.
-  const lastAlive = prev ? Math.min(prev.heartbeat_at, now) : now;
-  if (prev) await q(db, 'UPDATE run_owners SET ended_at = heartbeat_at WHERE run_id = $1 AND ended_at IS NULL', [id]);
+  // A dead owner's runtime ends at its last heartbeat, the last moment it was known alive; unless its agent was
+  // found still running (and killed just now): then the run (its iteration) went on until now.
+  const lastAlive = prev && options.agentRanUntilNow !== true ? Math.min(prev.heartbeat_at, now) : now;
+  if (prev) await q(db, 'UPDATE run_owners SET ended_at = GREATEST(heartbeat_at, $2) WHERE run_id = $1 AND ended_at IS NULL', [id, lastAlive]);
   const interrupted = await interruptRunning(db, id, lastAlive);
   await openOwner(db, id, owner, now);
   await q(db, 'UPDATE runs SET status = $2, stop_reason = NULL, ended_at = NULL, updated_at = $3 WHERE id = $1', [id, options.status ?? 'running', now]);

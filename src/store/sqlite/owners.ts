@@ -29,9 +29,10 @@ export function claimRun(s: SqliteDb, id: string, owner: Owner, now: number, opt
       const idle = s.clock() - prev.renewed_at;
       if (idle < options.ifIdleMs) throw new RunBusyError(id, prev, Math.max(0, idle));
     }
-    // A dead owner's runtime ends at its last heartbeat: that is the last moment it was known alive.
-    const lastAlive = prev ? Math.min(prev.heartbeat_at, now) : now;
-    if (prev) s.run('UPDATE run_owners SET ended_at = heartbeat_at WHERE run_id = :id AND ended_at IS NULL', { id });
+    // A dead owner's runtime ends at its last heartbeat, the last moment it was known alive; unless its agent was
+    // found still running (and killed just now): then the run (its iteration) went on until now.
+    const lastAlive = prev && options.agentRanUntilNow !== true ? Math.min(prev.heartbeat_at, now) : now;
+    if (prev) s.run('UPDATE run_owners SET ended_at = MAX(heartbeat_at, :lastAlive) WHERE run_id = :id AND ended_at IS NULL', { id, lastAlive });
     const interrupted = interruptRunning(s, id, lastAlive);
     openOwner(s, id, owner, now);
     s.run('UPDATE runs SET status = :status, stop_reason = NULL, ended_at = NULL, updated_at = :now WHERE id = :id', { id, status: options.status ?? 'running', now });
