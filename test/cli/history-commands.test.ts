@@ -18,8 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(ws, { recursive: true, force: true }));
 
-async function cli(argv: string[], cwd = ws): Promise<{ code: number; out: string; err: string }> {
-  const io = memoryIO(cwd);
+async function cli(argv: string[], cwd = ws, env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+  const io = memoryIO(cwd, env);
   const code = await main(argv, io);
   return { code, out: io.out(), err: io.err() };
 }
@@ -68,6 +68,19 @@ describe('ringmaster runs', () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a fresh install (no database yet)', () => {
+  it('has no runs and zero figures: runs and stats exit 0 (their JSON too); a run id is not found', async () => {
+    const home = join(ws, 'fresh-home');
+    const env = { RINGMASTER_HOME: home };
+    expect(await cli(['runs'], ws, env)).toEqual({ code: 0, err: '', out: `no runs in ${ws} (--all lists every workspace's runs)\n` });
+    expect(await cli(['runs', '--json'], ws, env)).toEqual({ code: 0, err: '', out: '[]\n' });
+    const stats = await cli(['stats', '--json'], ws, env);
+    expect([stats.code, stats.err, JSON.parse(stats.out)]).toEqual([0, '', { cost_per_run: [], avg_iterations_to_completion: null, completed_runs: 0, cost_by_hour: [], total_cost_usd: 0, total_iterations: 0, cost_per_task: [] }]);
+    expect((await cli(['stats', '--run', 'nope'], ws, env)).code).toBe(64);
+    expect((await cli(['stats'], ws, env)).out).toBe('runs: 0   iterations: 0   total cost: $0.0000\naverage iterations to completion: none completed yet\n');
   });
 });
 

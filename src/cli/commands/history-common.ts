@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from '../../core/errors.js';
-import { RunNotFoundError } from '../../store/errors.js';
+import { NoStoreError, RunNotFoundError } from '../../store/errors.js';
 import { configuredDatabaseUrl } from '../../config/database.js';
 import { openStore } from '../../store/open-store.js';
 import { workspaceKey } from '../../store/paths.js';
@@ -37,6 +37,16 @@ export async function openWorkspaceStore(cwd: string | undefined, io: CliIO): Pr
   const dir = resolve(io.cwd, cwd ?? '.');
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--cwd: not a directory: ${dir}`);
   return { workspace: workspaceKey(dir), store: await openStore({ env: io.env, workspace: dir, create: false, databaseUrl: configuredDatabaseUrl(dir, io.env) }) };
+}
+
+/** Like openWorkspaceStore, but no database yet (a fresh install) gives no store instead of an error. */
+export async function openWorkspaceStoreIfAny(cwd: string | undefined, io: CliIO): Promise<{ workspace: string; store: Store | null }> {
+  try {
+    return await openWorkspaceStore(cwd, io);
+  } catch (error) {
+    if (!(error instanceof NoStoreError)) throw error;
+    return { workspace: workspaceKey(resolve(io.cwd, cwd ?? '.')), store: null };
+  }
 }
 
 /** Exactly one positional run id, or a UsageError. */

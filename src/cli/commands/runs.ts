@@ -4,7 +4,7 @@ import { displayStatus } from '../../store/liveness.js';
 import type { RunRow } from '../../store/rows.js';
 import { taskRunSummary } from '../../tasks/run-state.js';
 import type { CliIO, Command } from '../command.js';
-import { LISTING_OPTIONS, localProbe, openWorkspaceStore, parseHistoryArgs, runJson } from './history-common.js';
+import { LISTING_OPTIONS, localProbe, openWorkspaceStoreIfAny, parseHistoryArgs, runJson } from './history-common.js';
 import { localTime, table, usd } from './history-format.js';
 
 async function runs(args: string[], io: CliIO): Promise<number> {
@@ -15,9 +15,10 @@ async function runs(args: string[], io: CliIO): Promise<number> {
     limit = Number(values.limit);
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit: expected a positive integer, got '${values.limit}'`);
   }
-  const { workspace, store } = await openWorkspaceStore(values.cwd, io);
+  // A fresh install (no database yet) has no runs: an empty list, not an error.
+  const { workspace, store } = await openWorkspaceStoreIfAny(values.cwd, io);
   try {
-    const list = await store.listRuns({ ...(values.all ? {} : { workspace }), ...(limit === undefined ? {} : { limit }) });
+    const list = store === null ? [] : await store.listRuns({ ...(values.all ? {} : { workspace }), ...(limit === undefined ? {} : { limit }) });
     const probe = localProbe();
     const items = list.map((run) => runJson(run, run.totals, displayStatus(run, probe)));
     if (values.json) {
@@ -44,7 +45,7 @@ async function runs(args: string[], io: CliIO): Promise<number> {
     io.stdout.write(table(headers, rows, ['left', 'left', ...(kinds ? ['left' as const] : []), 'left', 'right', 'right']));
     return EXIT.success;
   } finally {
-    await store.close();
+    await store?.close();
   }
 }
 

@@ -1,18 +1,22 @@
 // `ringmaster stats`: cost per run, average iterations to completion, cost by hour.
 import { EXIT, UsageError } from '../../core/errors.js';
+import { RunNotFoundError } from '../../store/errors.js';
+import type { StoreStats } from '../../store/rows.js';
 import type { Store } from '../../store/store.js';
 import type { CliIO, Command } from '../command.js';
-import { LISTING_OPTIONS, iso, openWorkspaceStore, parseHistoryArgs, requireRun } from './history-common.js';
+import { LISTING_OPTIONS, iso, openWorkspaceStoreIfAny, parseHistoryArgs, requireRun } from './history-common.js';
 import { localTime, table, usd } from './history-format.js';
 
 async function stats(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseHistoryArgs('stats', args, { ...LISTING_OPTIONS, run: { type: 'string' } });
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' (see 'ringmaster stats --help')`);
-  const { workspace, store } = await openWorkspaceStore(values.cwd, io);
+  // A fresh install (no database yet) has no runs: zero everywhere, not an error.
+  const { workspace, store } = await openWorkspaceStoreIfAny(values.cwd, io);
   try {
-    const runId = values.run === undefined ? undefined : (await requireRun(store, values.run, workspace)).id;
-    const s = await store.stats({ ...(runId === undefined ? {} : { runId }), ...(values.all || runId !== undefined ? {} : { workspace }) });
-    const perTask = await costPerTask(store, runId, values.all === true ? undefined : workspace);
+    if (store === null && values.run !== undefined) throw new RunNotFoundError(values.run, workspace);
+    const runId = store === null || values.run === undefined ? undefined : (await requireRun(store, values.run, workspace)).id;
+    const s = store === null ? NO_STATS : await store.stats({ ...(runId === undefined ? {} : { runId }), ...(values.all || runId !== undefined ? {} : { workspace }) });
+    const perTask = store === null ? [] : await costPerTask(store, runId, values.all === true ? undefined : workspace);
     if (values.json) {
       const out = { ...s, cost_by_hour: s.cost_by_hour.map((h) => ({ ...h, hour: iso(h.hour) })), cost_per_task: perTask };
       io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
@@ -41,9 +45,12 @@ async function stats(args: string[], io: CliIO): Promise<number> {
     }
     return EXIT.success;
   } finally {
-    await store.close();
+    await store?.close();
   }
 }
+
+/** The figures of no runs at all. */
+const NO_STATS: StoreStats = { cost_per_run: [], avg_iterations_to_completion: null, completed_runs: 0, cost_by_hour: [], total_cost_usd: 0, total_iterations: 0 };
 
 /** Iterations and cost of each task of the task runs in scope (one run, a workspace, or all), in the order they ran. */
 async function costPerTask(store: Store, runId: string | undefined, workspace: string | undefined) {
