@@ -218,6 +218,12 @@ describe('prompts, dry run and JSON', () => {
     expect(existsSync(join(ws.dir, '.ringmaster'))).toBe(false);
   });
 
+  it('dry run shows secrets as a run does: a secret option and the environment\'s secrets redacted', async () => {
+    const r = await runCli(['run', '--agent-command', 'my-agent --token=abcdefgh12345678', '--prompt', 'use sk-test-DRYRUNSECRET here', '--dry-run'], { cwd: ws.dir, env: { ...env(), MY_API_KEY: 'sk-test-DRYRUNSECRET' } });
+    expect(r.stdout).toBe('[DRY RUN] Procedure: prompt\n[DRY RUN] Would execute with: my-agent \'--token=[REDACTED]\'\n\nuse [REDACTED:MY_API_KEY] here\n');
+    expect(r.code).toBe(0);
+  });
+
   it('--prompt text goes to the agent on stdin; procedures from config resolve phase files relative to it', async () => {
     for (const p of ['o', 'r', 'd', 'a']) writeFileSync(join(ws.dir, `${p}.md`), `phase ${p}\n`);
     writeFileSync(join(ws.dir, 'ringmaster.yml'), 'procedures:\n  mine:\n    observe: o.md\n    orient: r.md\n    decide: d.md\n    act: a.md\n    default_max_iterations: 2\n');

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { quoteArgv } from '../../agents/command.js';
 import { getAdapter } from '../../agents/registry.js';
 import { EXIT, UsageError } from '../../core/errors.js';
+import { redactArgv, redactor } from '../../core/redact.js';
 import { newRunId } from '../../core/ids.js';
 import { resolveRun, SETTING_FLAGS, type RunFlags } from '../../spec/resolve.js';
 import { composePrompt } from '../../prompt/compose.js';
@@ -100,9 +101,12 @@ export function dryRun(spec: RunSpec, io: CliIO, prompt: string = composePrompt(
     resumeSessionId: null,
     env: io.env,
   });
+  // Shown as a run shows them: secret options and the environment's secrets redacted.
+  const redact = redactor(io.env);
   io.stdout.write(`[DRY RUN] Procedure: ${spec.label}\n`);
-  io.stdout.write(`[DRY RUN] Would execute with: ${displayArgv([invocation.command, ...invocation.args])}\n\n`);
-  io.stdout.write(prompt.endsWith('\n') ? prompt : `${prompt}\n`);
+  io.stdout.write(`[DRY RUN] Would execute with: ${displayArgv(redactArgv([invocation.command, ...invocation.args], redact))}\n\n`);
+  const shown = redact(prompt);
+  io.stdout.write(shown.endsWith('\n') ? shown : `${shown}\n`);
   return EXIT.success;
 }
 
