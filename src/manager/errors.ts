@@ -8,7 +8,7 @@ export type ManagerErrorCode = 'invalid_request' | 'not_found' | 'conflict' | 'n
 export class ManagerError extends UserError {
   readonly code: ManagerErrorCode;
   constructor(code: ManagerErrorCode, message: string) {
-    super(message, code === 'conflict' ? EXIT.locked : EXIT.failure);
+    super(message, code === 'conflict' ? EXIT.locked : code === 'invalid_request' || code === 'not_found' ? EXIT.usage : EXIT.failure);
     this.name = 'ManagerError';
     this.code = code;
   }

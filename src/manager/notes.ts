@@ -15,6 +15,8 @@ import { localProbe } from './local-probe.js';
 
 /** The largest note, in bytes of UTF-8. */
 export const NOTE_MAX_BYTES = 4096;
+/** Notes waiting for a run's next iteration at most (with 4 KiB each: a prompt grows by at most 256 KiB). */
+export const NOTES_PENDING_MAX = 64;
 
 /** A note too large to store (the API answers 413). */
 export class NoteTooLargeError extends ManagerError {
@@ -56,6 +58,10 @@ function drivenElsewhere(run: RunRow): boolean {
 /** Stores a note to `run` and has its note_added recorded; the note and who announced it. */
 export async function addNote(ctx: NoteContext, run: RunRow, text: string, local?: Pick<ControlTarget, 'control'>): Promise<{ note: NoteRow; announced: NoteAnnouncement }> {
   const clean = noteText(text, ctx.env);
+  // A run that signalled success is never resumed: its note would never be read.
+  if (run.stop_reason === 'success_signal') throw new ManagerError('conflict', `run ${run.id} has completed (the agent signalled success) and cannot be resumed: no iteration would read the note`);
+  const pending = (await ctx.store.listNotes(run.id)).filter((n) => n.delivered_iteration === null && n.cancelled_at === null).length;
+  if (pending >= NOTES_PENDING_MAX) throw new ManagerError('conflict', `run ${run.id} has ${pending} notes waiting for its next iteration, the most it takes: withdraw some, or wait for it to read them`);
   const note = await ctx.store.addNote({ run_id: run.id, text: clean, created_by: ctx.by, created_at: ctx.now });
   // Driven by this process: its controller records the event at once.
   if (local && local.control({ kind: 'note', note: { id: note.id, text: clean, by: ctx.by } }) === 'accepted') return { note, announced: 'here' };

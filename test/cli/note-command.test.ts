@@ -34,7 +34,7 @@ describe('ringmaster note', () => {
     expect((await cli(['note', id, 'Forget it.'])).code).toBe(0);
     expect(await cli(['note', id, '--cancel', '2'])).toMatchObject({ code: 0, stdout: `note 2 withdrawn from run ${id}\n` });
     expect(await cli(['note', id, '--cancel', '2'])).toMatchObject({ code: 3, stderr: expect.stringContaining('note 2 was already withdrawn') as unknown });
-    expect(await cli(['note', id, 'x'.repeat(4097)])).toMatchObject({ code: 1, stderr: expect.stringContaining('the note is 4097 bytes: a note holds at most 4096 bytes (4 KiB)') as unknown });
+    expect(await cli(['note', id, 'x'.repeat(4097)])).toMatchObject({ code: 64, stderr: expect.stringContaining('the note is 4097 bytes: a note holds at most 4096 bytes (4 KiB)') as unknown });
     const listed = await cli(['note', id, '--list']);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^ {3}1 {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}pending {2}user: Use tabs, not spaces\.\n$/);

@@ -54,4 +54,25 @@ it('adds, lists, withdraws and delivers notes through the API', async () => {
     ['note_delivered', 1, 2],
   ]);
   expect((await s.request(`/api/runs/${id}/notes`)).body).toMatchObject({ notes: [{ id: 1, status: 'delivered', delivered_iteration: 2 }, { id: 2, status: 'withdrawn' }] });
+  // It completed: no iteration will ever read another note.
+  expect(await s.request(`/api/runs/${id}/notes`, { body: { text: 'too late' } })).toMatchObject({
+    status: 409,
+    body: { error: { code: 'conflict', message: `run ${id} has completed (the agent signalled success) and cannot be resumed: no iteration would read the note` } },
+  });
+});
+
+it('takes at most 64 notes waiting for a run\'s next iteration', async () => {
+  const s = (t = await startTestServer());
+  const dir = repo();
+  const created = await s.request('/api/runs', { body: { workspace: dir, prompt: 'work', agent_command: planAgent('gate,complete'), cooldown: 0, checkpoint_interval: 0 } });
+  const id = (created.body as { id: string }).id;
+  await until('iteration 1', () => (existsSync(join(dir, '.plan-agent-prompt-1')) ? true : null));
+  for (let n = 1; n <= 64; n++) expect((await s.request(`/api/runs/${id}/notes`, { body: { text: `note ${n}` } })).status).toBe(201);
+  expect(await s.request(`/api/runs/${id}/notes`, { body: { text: 'one more' } })).toMatchObject({
+    status: 409,
+    body: { error: { code: 'conflict', message: `run ${id} has 64 notes waiting for its next iteration, the most it takes: withdraw some, or wait for it to read them` } },
+  });
+  expect((await s.request(`/api/runs/${id}/notes/64`, { method: 'DELETE' })).status).toBe(200);
+  expect((await s.request(`/api/runs/${id}/notes`, { body: { text: 'one more' } })).status).toBe(201);
+  expect((await s.request(`/api/runs/${id}/stop`, { body: {} })).status).toBe(200);
 });
