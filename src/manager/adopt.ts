@@ -4,6 +4,7 @@ import { metaFromStorage, specFromStorage } from '../spec/run-spec.js';
 import { parseStoredSpec } from '../spec/stored-spec.js';
 import { ACTIVE_STATUSES, isOrphaned } from '../store/liveness.js';
 import type { RunRow } from '../store/index.js';
+import { pauseLeftPending } from './claim.js';
 import { ManagerError } from './errors.js';
 import { assertAccepting, owns, probe, type ManagerContext } from './manager-context.js';
 import { asRequestError } from './new-run.js';
@@ -57,7 +58,7 @@ export async function recoverRuns(ctx: ManagerContext): Promise<{ resumed: strin
     if (!orphaned && !interrupted) continue;
     if (ctx.options.resumeOnStart) {
       try {
-        await adoptRun(ctx, run, run.status === 'paused');
+        await adoptRun(ctx, run, run.status === 'paused' || (await pauseLeftPending(store, run.id)));
         resumed.push(run.id);
       } catch (error) {
         // It cannot continue here (a secret of its agent command is not in this environment): resumable by hand.

@@ -4,7 +4,7 @@
 // killed (kill -9) reaches the first iteration after `resume`, once.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { removeDir, tempRepo } from '../git/git-repo.js';
 import { cleanEnv, normalise, planAgent, runCli, startCli } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
@@ -24,6 +24,13 @@ describe('ringmaster note', () => {
     dirs.push(dir);
     const cli = (args: string[]) => runCli(args, { cwd: dir, env: env() });
     const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('gate,gate,complete'), '--max-iterations', '5', '--checkpoint-interval', '0'], { cwd: dir, env: env() });
+    // A failing assertion must not leave the run (and its gated agent) running: SIGTERM ends both.
+    onTestFinished(async () => {
+      if (live.child.exitCode === null && live.child.signalCode === null) {
+        live.child.kill('SIGTERM');
+        await live.done;
+      }
+    });
     const id = await until('the run', async () => {
       const r = await cli(['runs', '--json']);
       return r.code === 0 ? ((JSON.parse(r.stdout) as Array<{ id: string }>)[0]?.id ?? null) : null;

@@ -167,6 +167,28 @@ describe('ringmaster serve', () => {
     await second.cli.done;
   }, 60_000);
 
+  it('a run asked to pause when the server stopped (SIGTERM, mid-iteration) comes back paused', async () => {
+    const home = tempHome();
+    const dir = repo();
+    const first = await serve(home);
+    const { id } = (await api(first.base, '/api/runs', { workspace: dir, prompt: 'w', agent_command: planAgent('gate,complete'), cooldown: 0, checkpoint_interval: 0 })) as { id: string };
+    await until('iteration 1', () => (agentCount(dir) === 1 ? true : null));
+    expect(await api(first.base, `/api/runs/${id}/pause`, {})).toMatchObject({ transition: 'pausing' });
+    first.cli.child.kill('SIGTERM');
+    expect((await first.cli.done).code).toBe(0);
+    const second = await serve(home);
+    await until('paused', async () => (((await api(second.base, `/api/runs/${id}`)) as Detail).run.status === 'paused' ? true : null));
+    expect(agentCount(dir)).toBe(1);
+    await api(second.base, `/api/runs/${id}/resume`, {});
+    const detail = await until('the end', async () => {
+      const d = (await api(second.base, `/api/runs/${id}`)) as Detail;
+      return d.run.status === 'completed' ? d : null;
+    });
+    expect(detail.iterations.map((i) => [i.number, i.status])).toEqual([[1, 'interrupted'], [2, 'complete']]);
+    second.cli.child.kill('SIGTERM');
+    await second.cli.done;
+  }, 60_000);
+
   it('cannot listen (its port taken by another server, an unknown host): one line saying why, exit 64; the first server unharmed, its runs linking to it', async () => {
     const first = await serve(tempHome());
     try {
