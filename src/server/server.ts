@@ -6,9 +6,10 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve, type ServerType } from '@hono/node-server';
+import { serve, type Http2Bindings, type HttpBindings, type ServerType } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { compress } from 'hono/compress';
+import { secureHeaders } from 'hono/secure-headers';
 import { Hono, type Context } from 'hono';
 import { WebSocketServer } from 'ws';
 import { EXIT, UserError } from '../core/errors.js';
@@ -87,6 +88,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     metrics: () => metrics.scrape({ store, webSocketClients: () => eventHub.size }),
   });
   const app = new Hono();
+  // Every answer says: not to be framed by another page (clickjacking of the controls), no type sniffing, no
+  // referrer. Plain HTTP on loopback: no HSTS.
+  app.use('*', secureHeaders({ strictTransportSecurity: false, xFrameOptions: 'DENY', contentSecurityPolicy: { frameAncestors: ["'none'"] } }));
   app.route('/', api);
   // Unknown API paths are API errors, never the dashboard's page.
   app.all('/api/*', (c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
@@ -141,7 +145,11 @@ const LISTEN_PROBLEMS: Readonly<Record<string, string>> = {
 /** Listens on host:port; a failure to listen is a UserError (exit 64) saying why, never an unhandled 'error'. */
 function listen(app: Hono, host: string, port: number, log: (message: string) => void): Promise<ServerType> {
   return new Promise((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: host, port }, () => {
+    // Only a path is a request target here: an absolute-form one (`GET http://other.example/api/...`, a proxy's
+    // form) gets a bare 400 like any other target that is not a path.
+    const fetch = (request: Request, env: HttpBindings | Http2Bindings): Response | Promise<Response> =>
+      (env.incoming.url ?? '').startsWith('/') ? app.fetch(request, env) : new Response(null, { status: 400 });
+    const s = serve({ fetch, hostname: host, port }, () => {
       s.off('error', refused);
       // Once listening, an error of the listening socket is logged: it never takes the server down.
       s.on('error', (error: Error) => log(`server socket: ${error.message}`));
@@ -220,6 +228,8 @@ function mountDashboard(app: Hono, dir: string | null): void {
   // once). Both are compressed (above 1 KB) for a browser that accepts it: the bundles shrink to about a third.
   const cache = (value: string) => (_path: string, c: Context) => void c.header('Cache-Control', value);
   app.use('/assets/*', compress(), serveStatic({ root: dir, onFound: cache('public, max-age=31536000, immutable') }));
+  // A built asset that is not there is a 404, never the page (a stale bundle name must fail as such).
+  app.get('/assets/*', (c) => c.text('not found\n', 404));
   app.use('*', compress(), serveStatic({ root: dir, onFound: cache('no-cache') }));
   app.get('*', compress(), (c) => {
     c.header('Cache-Control', 'no-cache');

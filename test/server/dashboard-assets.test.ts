@@ -52,4 +52,15 @@ describe('dashboard assets', () => {
     expect(plain.headers.get('content-encoding')).toBeNull();
     expect(Buffer.from(await plain.arrayBuffer()).equals(original)).toBe(true);
   });
+
+  it('says on every answer not to be framed nor sniffed; a missing asset is a 404, a client-side route the page', async () => {
+    for (const path of ['/', '/runs/abc', '/api/health']) {
+      const r = await fetch(`${t.base}${path}`, { headers: t.auth });
+      expect(r.status, path).toBe(200);
+      expect([r.headers.get('x-frame-options'), r.headers.get('content-security-policy'), r.headers.get('x-content-type-options'), r.headers.get('referrer-policy')], path).toEqual(['DENY', "frame-ancestors 'none'", 'nosniff', 'no-referrer']);
+      expect(r.headers.get('strict-transport-security')).toBeNull();
+    }
+    const missing = await fetch(`${t.base}/assets/index-nope.js`);
+    expect([missing.status, await missing.text()]).toEqual([404, 'not found\n']);
+  });
 });

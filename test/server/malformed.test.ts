@@ -48,6 +48,16 @@ describe('malformed requests', () => {
     expect((await t.request('/api/health')).status).toBe(200);
   });
 
+  it('a request whose target is not a path (absolute-form, as to a proxy) gets a bare 400, credential or not', async () => {
+    t = await startTestServer();
+    for (const target of ['http://evil.example/api/health', `http://127.0.0.1:${t.server.port}/api/runs`]) {
+      const answer = await rawExchange(t.server.port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nAuthorization: ${t.auth.authorization}\r\nConnection: close\r\n\r\n`);
+      expect(answer, target).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(answer).not.toContain('{');
+    }
+    expect((await t.request('/api/health')).status).toBe(200);
+  });
+
   it('a body over 1 MiB gets 413 before it is read; a chunked one as soon as it passes the limit', async () => {
     t = await startTestServer();
     const head = `POST /api/runs HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nAuthorization: ${t.auth.authorization}\r\nContent-Type: application/json\r\n`;
