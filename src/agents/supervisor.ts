@@ -215,11 +215,19 @@ function spawnAgent(options: SuperviseOptions, tag: string, stdout: Socket | 'pi
   }) as AgentProcess;
 }
 
+/** Why an agent could not be started, in a user's words. */
+function spawnProblem(error: NodeJS.ErrnoException, command: string): string {
+  if (error.code === 'ENOENT') return `command not found: ${command}`;
+  if (error.code === 'EACCES') return `cannot run ${command}: permission denied (EACCES): it must be an executable file (chmod +x ${command}), not a directory`;
+  if (error.code === 'ENOEXEC') return `cannot run ${command}: not a program this machine can run (ENOEXEC): a script needs a #! line`;
+  return error.message;
+}
+
 /** Settles when the process exits, or failed to start (`onSpawnError` told why first). */
 function watchExit(child: AgentProcess, command: string, onSpawnError: (message: string) => void): Promise<{ code: number | null; signal: string | null }> {
   return new Promise((resolve) => {
     child.on('error', (error: NodeJS.ErrnoException) => {
-      onSpawnError(error.code === 'ENOENT' ? `command not found: ${command}` : error.message);
+      onSpawnError(spawnProblem(error, command));
       resolve({ code: null, signal: null });
     });
     child.on('exit', (code, signal) => resolve({ code, signal }));

@@ -184,6 +184,13 @@ describe('timeouts and failures that are not the agent saying so', () => {
     expect(out).toContain('[T] ERROR: command not found: /nonexistent/agent (1 iteration completed, total: X)');
     expect(r.code).toBe(1);
   });
+
+  it('an agent that is not executable stops the run at once, saying how to fix it', async () => {
+    writeFileSync(join(ws.dir, 'noexec.sh'), '#!/bin/sh\necho hi\n', { mode: 0o644 });
+    const r = await runCli(['run', '--agent-command', './noexec.sh', '--max-iterations', '5', ...fast], { cwd: ws.dir, env: env() });
+    expect(normalise(r.stdout)).toContain('[T] ERROR: cannot run ./noexec.sh: permission denied (EACCES): it must be an executable file (chmod +x ./noexec.sh), not a directory (1 iteration completed, total: X)');
+    expect(r.code).toBe(1);
+  });
 });
 
 describe('prompts, dry run and JSON', () => {
