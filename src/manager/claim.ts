@@ -17,6 +17,8 @@ export class ClaimInterruptedError extends Error {
 export interface ClaimInfo {
   iterations: number;
   costUsd: number;
+  /** Some iteration's cost is not known: costUsd is a lower bound. */
+  costUnknown: boolean;
   interrupted: number[];
   leftoverKilled: number | null;
 }

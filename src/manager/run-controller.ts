@@ -363,7 +363,7 @@ export class RunController {
       await store.markControlHandled(request.id, this.now(), answer);
     }
     const { state, lastSessionId } = stateFromRows(await store.listIterations(this.runId), this.now());
-    this.options.onClaim?.({ iterations: state.iteration, costUsd: state.totalCostUsd, interrupted: claim.interrupted, leftoverKilled });
+    this.options.onClaim?.({ iterations: state.iteration, costUsd: state.totalCostUsd, costUnknown: state.costUnknown, interrupted: claim.interrupted, leftoverKilled });
     return { runId: this.runId, state, lastSessionId, wait: await unfinishedWait(store, this.runId, this.now()) };
   }
 }

@@ -13,6 +13,7 @@ import { isQueued } from '../../store/liveness.js';
 import { requeueRun } from '../enqueue.js';
 import { awaitControl, findControllableRun, hasLiveOwner, requestControl, requestOfQueued } from './control-common.js';
 import { openWorkspaceStore } from './history-common.js';
+import { usd } from './history-format.js';
 import { flagProblem } from '../flag-problem.js';
 
 const OPTIONS = {
@@ -81,7 +82,8 @@ async function resume(args: string[], io: CliIO): Promise<number> {
     onClaim(info) {
       if (values.json) return;
       const interrupted = info.interrupted.length ? `; iteration ${info.interrupted.join(', ')} recorded as interrupted` : '';
-      io.stdout.write(`Resuming run ${continueHere.runId} after ${info.iterations} iteration(s), $${info.costUsd.toFixed(4)} spent${interrupted}\n`);
+      const spent = usd(info.costUsd, info.costUnknown);
+      io.stdout.write(`Resuming run ${continueHere.runId} after ${info.iterations} iteration(s), ${spent === '?' ? 'cost unknown' : `${spent} spent`}${interrupted}\n`);
     },
   });
   return exitCode;
