@@ -68,6 +68,6 @@ it('stores the steps once and the current step after each; show lists every step
   expect(text.stdout).toMatch(/^\s+60\s+step-60\s+completed\s+1\/1\s/m);
   // Not a git workspace: no trees were stored, so no diff.
   const diff = await runCli(['diff', id, '--iteration', '1'], { cwd: dir, env: env() });
-  expect([diff.code, diff.stdout]).toEqual([1, '']);
+  expect([diff.code, diff.stdout]).toEqual([64, '']);
   expect(diff.stderr).toContain(`iteration 1 of run ${id} has no recorded changes: change tracking did not snapshot it (not a git workspace, or loop.track_changes: false)`);
 }, 120_000);
