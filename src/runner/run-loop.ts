@@ -63,6 +63,8 @@ class LoopShell {
   private readonly sessionCost = new Map<string, number>();
   /** Iteration logs still being flushed: awaited before the run reports its end, never between iterations. */
   private readonly openLogs = new Set<Promise<void>>();
+  /** How often each warning was given: one that comes back every iteration is said twice, not every time. */
+  private readonly warned = new Map<string, number>();
   /** A plain copy: adapters spread the env into every invocation, and spreading process.env is slow. */
   private readonly env: Record<string, string | undefined>;
   private readonly controls: LoopControls;
@@ -420,6 +422,9 @@ class LoopShell {
   }
 
   private warn(message: string): void {
-    this.emit({ type: 'warning', time: this.deps.now(), message });
+    const times = (this.warned.get(message) ?? 0) + 1;
+    this.warned.set(message, times);
+    if (times > 2) return;
+    this.emit({ type: 'warning', time: this.deps.now(), message: times === 2 ? `${message} (again: not repeated further in this run)` : message });
   }
 }

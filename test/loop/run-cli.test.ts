@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runEventSchema } from '../../src/runner/events.js';
 import { cleanEnv, normalise, planAgent, runCli, useWorkspace } from '../helpers/cli.js';
+import { removeDir, tempRepo } from '../git/git-repo.js';
 
 const ws = useWorkspace('Do the work. When everything is done, print <promise>COMPLETE</promise>.\n');
 
@@ -183,6 +184,24 @@ describe('timeouts and failures that are not the agent saying so', () => {
     expect(out).toContain('[T] Iteration 1/5 completed in Xs (failure, consecutive: 1/3)');
     expect(out).toContain('[T] ERROR: command not found: /nonexistent/agent (1 iteration completed, total: X)');
     expect(r.code).toBe(1);
+  });
+
+  it('a warning that comes back every iteration is said twice, then no more', async () => {
+    // git refuses the path sub/.GIT: change tracking fails the same way after every iteration.
+    const dir = tempRepo({ 'PROMPT.md': 'work\n' });
+    try {
+      const r = await runCli(['run', '--agent-command', "sh -c 'mkdir -p sub; echo x > sub/.GIT'", '--max-iterations', '4', '--checkpoint-interval', '0', ...fast], { cwd: dir, env: env() });
+      expect(r.code).toBe(2);
+      const warnings = r.stderr.split('\n').filter((line) => line.startsWith('WARNING: change tracking:'));
+      expect(warnings).toEqual([
+        "WARNING: change tracking: git -c core.untrackedCache=true add --all -- . failed (exit 128): error: invalid path 'sub/.GIT'",
+        "WARNING: change tracking: git -c core.untrackedCache=true add --all -- . failed (exit 128): error: invalid path 'sub/.GIT'",
+      ]);
+      expect(r.stderr).toContain('fatal: adding files failed (again: not repeated further in this run)\n');
+      expect(normalise(r.stdout)).toContain('[T] Iteration 4/4 completed in Xs (success)');
+    } finally {
+      removeDir(dir);
+    }
   });
 
   it('an agent that is not executable stops the run at once, saying how to fix it', async () => {
