@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { UsageError } from '../core/errors.js';
 import { ensurePrivateDir } from '../store/paths.js';
 import { newSecret, sha256 } from './credentials.js';
 
@@ -20,11 +21,18 @@ export interface ServerToken {
   generated: string | null;
 }
 
+/** The shortest RINGMASTER_TOKEN taken (a generated token is 43 characters). */
+export const MIN_TOKEN_LENGTH = 16;
+
 /** Resolves the token; `required` is false only for `serve --no-auth`; `renew` makes a new one. */
 export function resolveServerToken(env: Readonly<Record<string, string | undefined>>, dataDir: string, required: boolean, renew = false): ServerToken {
   if (!required) return { hash: null, source: 'none', generated: null };
   const fromEnv = env.RINGMASTER_TOKEN;
-  if (fromEnv !== undefined && fromEnv !== '') return { hash: sha256(fromEnv), source: 'env', generated: null };
+  if (fromEnv !== undefined && fromEnv !== '') {
+    // Anyone who reaches the port may guess: a token must not be guessable in a lifetime of tries.
+    if (fromEnv.length < MIN_TOKEN_LENGTH) throw new UsageError(`RINGMASTER_TOKEN is ${fromEnv.length} characters: a server token needs at least ${MIN_TOKEN_LENGTH} (e.g. 'openssl rand -hex 16'), or leave it unset for a generated one`);
+    return { hash: sha256(fromEnv), source: 'env', generated: null };
+  }
   const file = tokenFilePath(dataDir);
   if (!renew && existsSync(file)) {
     const parsed = storedSchema.safeParse(parseJson(readFileSync(file, 'utf8')));

@@ -20,12 +20,11 @@ it('a run stopped by its iteration limit can be resumed with a higher limit, con
   const first = await runCli(['run', '--agent-command', planAgent('ok,ok,complete'), '--max-iterations', '2', '--json'], { cwd: ws.dir, env: cleanEnv() });
   expect(first.code).toBe(2);
   const { run_id: id } = JSON.parse(first.stdout.trim().split('\n').at(-1) ?? '{}') as { run_id: string };
-  for (const [flags, message] of [
-    [['--max-iterations', '1'], `--max-iterations 1: run ${id} has done 2 iteration(s) already; give a limit above that to go on`],
-    [['--max-iterations', '5', '--unlimited'], '--max-iterations and --unlimited: give one of them'],
-  ] as const) {
-    expect(await runCli(['resume', id, ...flags], { cwd: ws.dir, env: cleanEnv() })).toMatchObject({ code: 64, stdout: '', stderr: `ringmaster resume: ${message}\n` });
-  }
+  expect(await runCli(['resume', id, '--max-iterations', '1'], { cwd: ws.dir, env: cleanEnv() })).toMatchObject({
+    code: 64,
+    stdout: '',
+    stderr: `ringmaster resume: --max-iterations 1: run ${id} has done 2 iteration(s) already; give a limit above that to go on\n`,
+  });
   const resumed = await runCli(['resume', id, '--max-iterations', '5', '--json'], { cwd: ws.dir, env: cleanEnv() });
   expect(resumed.code).toBe(0);
   const events = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);

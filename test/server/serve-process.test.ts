@@ -189,7 +189,7 @@ describe('ringmaster serve', () => {
     await second.cli.done;
   }, 60_000);
 
-  it('cannot listen (its port taken by another server, an unknown host): one line saying why, exit 64; the first server unharmed, its runs linking to it', async () => {
+  it('cannot listen (its port taken by another server, an unknown host) or a token too short: one line saying why, exit 64; the first server unharmed, its runs linking to it', async () => {
     const first = await serve(tempHome());
     try {
       const port = new URL(first.base).port;
@@ -198,6 +198,10 @@ describe('ringmaster serve', () => {
       expect(taken).toMatchObject({
         code: 64,
         stderr: `ringmaster serve: cannot listen on 127.0.0.1:${port}: the port is in use (another 'ringmaster serve'?): choose another with --port, or 0 for any free one (EADDRINUSE)\n`,
+      });
+      expect(await runCli(['serve', '--port', '0'], { cwd: home, env: envOf(home, 'short') })).toMatchObject({
+        code: 64,
+        stderr: "ringmaster serve: RINGMASTER_TOKEN is 5 characters: a server token needs at least 16 (e.g. 'openssl rand -hex 16'), or leave it unset for a generated one\n",
       });
       const unknown = await runCli(['serve', '--port', '0', '--host', 'no-such-host.invalid'], { cwd: home, env: envOf(home) });
       expect(unknown.code).toBe(64);

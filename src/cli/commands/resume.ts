@@ -91,9 +91,8 @@ async function resume(args: string[], io: CliIO): Promise<number> {
 
 /** The iteration limit the flags ask for: a number, null for --unlimited, undefined when unchanged. */
 function limitOf(values: { 'max-iterations'?: string; unlimited?: boolean }): number | null | undefined {
-  if (values['max-iterations'] !== undefined && values.unlimited) throw new UsageError('--max-iterations and --unlimited: give one of them');
-  if (values.unlimited) return null;
-  if (values['max-iterations'] === undefined) return undefined;
+  // As for `run` (seed 001's precedence): --max-iterations wins over --unlimited.
+  if (values['max-iterations'] === undefined) return values.unlimited ? null : undefined;
   const n = Number(values['max-iterations']);
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`--max-iterations: expected a whole number of at least 1, got "${values['max-iterations']}"`);
   return n;
