@@ -1,6 +1,6 @@
 // Turns run events into what the terminal shows: the run's progress lines (README "Quick start") (a workflow's own lines come from
 // render-workflow.ts), or one JSON object per line.
-import { budgetNoticeText } from '../core/budget.js';
+import { budgetNoticeText, limitText } from '../core/budget.js';
 import { formatDuration, formatElapsed } from '../core/duration.js';
 import { redactor, type Redactor } from '../core/redact.js';
 import type { AgentActivitySink, RunEvent, RunEventSink } from '../runner/events.js';
@@ -81,7 +81,7 @@ function finishedText(e: Extract<RunEvent, { type: 'run_finished' }>, maxRuntime
     case 'max_runtime':
       return `Reached max runtime: ${maxRuntime ?? '?'} (${done})`;
     case 'max_cost':
-      return `Reached max cost: $${(maxCost ?? 0).toFixed(2)} (spent $${e.cost_usd.toFixed(4)}, ${done})`;
+      return `Reached max cost: $${limitText(maxCost ?? 0)} (spent $${e.cost_usd.toFixed(4)}, ${done})`;
     case 'interrupted':
       return `Interrupted (${done})`;
     case 'user_stop':

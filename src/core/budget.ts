@@ -63,7 +63,12 @@ export function noticeLevel(window: BudgetWindowState): number {
 
 /** "80% of the daily budget: $4.0000 of $5.00 spent (resets 2026-01-03T00:00:00.000Z)", for terminals and notifications. */
 export function budgetNoticeText(n: { window: BudgetWindowName; percent: number; spent_usd: number; limit_usd: number; resets_at: number }): string {
-  return `${n.percent}% of the ${n.window} budget: $${n.spent_usd.toFixed(4)} of $${n.limit_usd.toFixed(2)} spent (resets ${new Date(n.resets_at).toISOString()})`;
+  return `${n.percent}% of the ${n.window} budget: $${n.spent_usd.toFixed(4)} of $${limitText(n.limit_usd)} spent (resets ${new Date(n.resets_at).toISOString()})`;
+}
+
+/** A dollar limit as given: cents at least, up to 4 decimals ("5.00", "12.50", "0.005"), never rounded to a cent. */
+export function limitText(usd: number): string {
+  return usd.toFixed(4).replace(/0{1,2}$/, '');
 }
 
 /** Dollars rounded to 1e-10 (sums of floats). */

@@ -109,7 +109,7 @@ class LoopShell {
     const limits = spec.limits;
     this.emit({ type: 'run_started', time: deps.now(), kind: this.program.kind, label: spec.label, max_iterations: limits.maxIterations, workspace: spec.workspace, agent: this.runAgent.name, resumed });
     for (const message of deps.startWarnings ?? []) this.warn(message);
-    if (limits.maxCostUsd !== null && this.runAgent.format === 'text') this.warn(`agent '${this.runAgent.name}' reports no cost: max_cost ($${limits.maxCostUsd}) cannot be enforced`);
+    if (limits.maxCostUsd !== null && limits.maxCostUsd > 0 && this.runAgent.format === 'text') this.warn(`agent '${this.runAgent.name}' reports no cost: max_cost ($${limits.maxCostUsd}) cannot be enforced`);
     const refused = await this.prepare();
     if (refused !== null) this.state = { ...this.state, end: refused };
     this.state = { ...this.state, suspendedAccountedMs: this.controls.suspendedMs() };

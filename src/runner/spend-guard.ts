@@ -8,6 +8,7 @@
 // store (setShared), against what the running iterations spent since; reached, every running agent is stopped and
 // its iteration ends with `budget` (the run then waits at its boundary, it does not end).
 
+import { limitText } from '../core/budget.js';
 import type { RunEventBodySink } from './events.js';
 
 /** How often a running iteration's cost so far is reported (cost_so_far events, its row). */
@@ -168,7 +169,7 @@ export function runSpendGuard(maxCostUsd: number | null, committed: () => number
   return new SpendGuard(
     maxCostUsd,
     committed,
-    (spent, cut) => emit({ type: 'warning', time: now(), message: `max cost $${(maxCostUsd ?? 0).toFixed(2)} reached while ${which(cut)} ran ($${spent.toFixed(4)} spent): stopping the agent` }),
+    (spent, cut) => emit({ type: 'warning', time: now(), message: `max cost $${limitText(maxCostUsd ?? 0)} reached while ${which(cut)} ran ($${spent.toFixed(4)} spent): stopping the agent` }),
     { everyMs: COST_REPORT_MS, now, report: (n, usd, total) => emit({ type: 'cost_so_far', time: now(), iteration: n, cost_usd: round(usd), total_cost_usd: round(total) }) },
     shared ? (spent, cut) => emit({ type: 'warning', time: now(), message: `the shared budget was reached while ${which(cut)} ran ($${spent.toFixed(4)} spent since it was read): stopping the agent` }) : null,
   );
