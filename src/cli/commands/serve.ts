@@ -94,10 +94,10 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   // A link must name a host the browser can reach: not the unspecified address a server may bind.
   const linkUrl = server.url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])/, `http://${hostname()}`);
   writeServerInfo(home, { url: linkUrl, pid: process.pid, auth: credentials.required });
-  announceAccess(io, linkUrl, home, token);
+  announceAccess(io, linkUrl, home, token, dataDir(io.env));
   if (demo !== null) await startDemo(demo, server, backend.store, io, release);
   const signal = await nextSignal(io);
-  io.stdout.write(`Received ${signal}: interrupting the runs (each can be resumed) and stopping...\n`);
+  io.stdout.write(demo === null ? `Received ${signal}: interrupting the runs (each can be resumed) and stopping...\n` : `Received ${signal}: stopping the demo (its runs and data directory are removed)...\n`);
   await server.close();
   removeServerInfo(home, process.pid);
   await release();
@@ -204,13 +204,14 @@ async function startOrExplain(options: ServerOptions, release: () => Promise<voi
 }
 
 /** Says how to sign in (a one-time link, the token) or, with --no-auth, that nothing is asked. */
-function announceAccess(io: CliIO, url: string, home: string, token: ServerToken): void {
+function announceAccess(io: CliIO, url: string, home: string, token: ServerToken, defaultHome: string): void {
   if (token.hash === null) {
     io.stdout.write(`  WARNING: --no-auth: no credential is asked; every account on this machine can drive this server\n`);
     return;
   }
   io.stdout.write(`  sign in: ${signInLinkFor(home, url)}\n`);
-  io.stdout.write(`    (used once, valid 5 minutes; 'ringmaster serve --sign-in-link' prints a new one)\n`);
+  const again = home === defaultHome ? 'ringmaster serve --sign-in-link' : `RINGMASTER_HOME=${home} ringmaster serve --sign-in-link`;
+  io.stdout.write(`    (used once, valid 5 minutes; '${again}' prints a new one)\n`);
   if (token.generated !== null) {
     io.stdout.write(`  token (shown once, stored hashed in ${tokenFilePath(home)}): ${token.generated}\n`);
     io.stdout.write(`    scripts send 'Authorization: Bearer <token>'; a browser can open ${url}/?token=<token>\n`);
