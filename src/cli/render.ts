@@ -10,6 +10,11 @@ import { createWorkflowView, workflowLine, type WorkflowView } from './render-wo
 export interface RenderTarget {
   out: { write(chunk: string): unknown; isTTY?: boolean };
   err: { write(chunk: string): unknown };
+  /**
+   * Shared by --verbose's raw output and the progress lines of one terminal: true while the agent's output left a
+   * line unfinished (a progress line then starts on a line of its own).
+   */
+  openLine?: { value: boolean };
 }
 
 /** Whether to use ANSI colors: only on a TTY and never when NO_COLOR is set (https://no-color.org). */
@@ -127,9 +132,9 @@ function humanLines(target: RenderTarget, c: boolean, redact: Redactor): Lines {
   return {
     color: c,
     out,
-    line: (time, text, color) => out.write(`${paint(c, '2', `[${clock(time)}]`)} ${color ? paint(c, color, text) : text}\n`),
-    note: (text) => out.write(`  ${paint(c, '2', text)}\n`),
-    warn: (text) => target.err.write(redact(`${paint(c, '33', 'WARNING:')} ${text}\n`)),
+    line: (time, text, color) => out.write(`${fresh(target)}${paint(c, '2', `[${clock(time)}]`)} ${color ? paint(c, color, text) : text}\n`),
+    note: (text) => out.write(`${fresh(target)}  ${paint(c, '2', text)}\n`),
+    warn: (text) => target.err.write(redact(`${fresh(target)}${paint(c, '33', 'WARNING:')} ${text}\n`)),
     cost: (e) => {
       if (e.tokens_in > 0 || e.tokens_out > 0 || e.cost_usd > 0) {
         const cost = e.cost_unknown ? `$${e.cost_usd.toFixed(4)} (some iterations' cost unknown)` : `$${e.cost_usd.toFixed(4)}`;
@@ -303,18 +308,26 @@ export function jsonRenderer(target: RenderTarget): RunEventSink {
   };
 }
 
+/** A newline when the agent's raw output left a line unfinished (and the line is then closed), else nothing. */
+function fresh(target: RenderTarget): string {
+  if (target.openLine?.value !== true) return '';
+  target.openLine.value = false;
+  return '\n';
+}
+
 /** Streams the agent's activity to the terminal (--verbose): raw output, assistant text, one line per tool call. */
 export function verboseActivity(target: RenderTarget): AgentActivitySink {
   return (a) => {
     switch (a.kind) {
       case 'output':
         (a.stream === 'stderr' ? target.err : target.out).write(a.text);
+        if (target.openLine && a.text !== '') target.openLine.value = !a.text.endsWith('\n');
         break;
       case 'text':
-        target.out.write(a.text.endsWith('\n') ? a.text : `${a.text}\n`);
+        target.out.write(`${fresh(target)}${a.text.endsWith('\n') ? a.text : `${a.text}\n`}`);
         break;
       case 'tool_call':
-        target.out.write(`[tool] ${a.name} ${a.input.length > 200 ? `${a.input.slice(0, 200)}…` : a.input}\n`);
+        target.out.write(`${fresh(target)}[tool] ${a.name} ${a.input.length > 200 ? `${a.input.slice(0, 200)}…` : a.input}\n`);
         break;
       case 'tool_result':
         break;

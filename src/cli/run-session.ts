@@ -32,7 +32,7 @@ export interface SessionOptions {
 /** Runs the loop in this process until it ends; returns the summary and the exit code. */
 export async function runInTerminal(io: CliIO, options: SessionOptions): Promise<{ summary: RunSummary; exitCode: number }> {
   const { spec } = options;
-  const target = { out: io.stdout, err: io.stderr };
+  const target = { out: io.stdout, err: io.stderr, openLine: { value: false } };
   const render = options.json
     ? jsonRenderer(target)
     : humanRenderer(target, { color: useColor(io.stdout, io.env), maxRuntimeMs: spec.limits.maxRuntimeMs, maxCostUsd: spec.limits.maxCostUsd, verbose: options.verbose === true });

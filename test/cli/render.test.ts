@@ -1,6 +1,6 @@
 // Terminal rendering: colors only on a TTY without NO_COLOR; JSON lines exactly as events are stored; pause lines.
 import { expect, it, vi } from 'vitest';
-import { humanRenderer, jsonRenderer, useColor } from '../../src/cli/render.js';
+import { humanRenderer, jsonRenderer, useColor, verboseActivity } from '../../src/cli/render.js';
 
 it('uses colors only on a TTY, never with NO_COLOR or TERM=dumb', () => {
   expect(useColor({ isTTY: true }, {})).toBe(true);
@@ -96,4 +96,16 @@ it('task runs: which task and which of its iterations, the task ends, a resumed 
       '',
     ].join('\n'),
   );
+});
+
+it('--verbose: a progress line after agent output left without its newline starts on a line of its own', () => {
+  let out = '';
+  const target = { out: { write: (s: string) => (out += s) }, err: { write: (s: string) => (out += s) }, openLine: { value: false } };
+  const sink = humanRenderer(target, { color: false, maxRuntimeMs: null, maxCostUsd: null });
+  const activity = verboseActivity(target);
+  activity({ kind: 'output', iteration: 1, time: 0, stream: 'stdout', text: 'héllo ✓ 🎉', offset: 0 });
+  sink({ type: 'resumed', run_id: 'r', seq: 1, time: 0, paused_ms: 0 });
+  activity({ kind: 'output', iteration: 1, time: 0, stream: 'stdout', text: 'whole line\n', offset: 11 });
+  sink({ type: 'resumed', run_id: 'r', seq: 2, time: 0, paused_ms: 0 });
+  expect(out.replace(/\[\d\d:\d\d:\d\d\]/g, '[T]')).toBe('héllo ✓ 🎉\n[T] Resumed\nwhole line\n[T] Resumed\n');
 });
