@@ -151,7 +151,7 @@ function exitedError(exit: SupervisedExit, fold: IterationFold, adapter: AgentAd
     const byAdapter = adapter.classifyExit(exit.exitCode, exit.tail);
     return {
       kind: byAdapter?.kind ?? (fold.resultIsError && exit.exitCode === 0 ? 'agent_error' : 'exit_nonzero'),
-      message: byAdapter?.message ?? lastLine(exit.tail) ?? `exit code ${exit.exitCode ?? exit.exitSignal}`,
+      message: byAdapter?.message ?? lastLine(exit.tail) ?? (exit.exitCode === null ? `killed by ${exit.exitSignal ?? 'a signal'}` : `exit code ${exit.exitCode}`),
     };
   }
   if (fold.failure.found) return { kind: 'failure_signal', message: 'the agent signalled failure' };
