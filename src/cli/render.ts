@@ -82,7 +82,7 @@ function finishedText(e: Extract<RunEvent, { type: 'run_finished' }>, maxRuntime
     case 'max_iterations':
       return `Reached max iterations: ${e.max_iterations ?? e.iterations} (total: ${total})`;
     case 'failure_threshold':
-      return `ERROR: Aborting after ${e.consecutive_failures} consecutive failures (${done})`;
+      return `ERROR: Aborting after ${e.consecutive_failures === 1 ? '1 failed iteration' : `${e.consecutive_failures} consecutive failures`} (${done})`;
     case 'max_runtime':
       return `Reached max runtime: ${maxRuntime ?? '?'} (${done})`;
     case 'max_cost':

@@ -22,7 +22,7 @@ it('an overloaded agent is retried overload_retries times, then the iteration fa
     '[T] Iteration 2/4 starting...',
     '[T] Iteration 2/4 completed in Xs (failure, consecutive: 1/1)',
     `  reason: ${reason} (still failing after 1 retries: loop.overload_retries)`,
-    '[T] ERROR: Aborting after 1 consecutive failures (2 iterations completed, total: X)',
+    '[T] ERROR: Aborting after 1 failed iteration (2 iterations completed, total: X)',
     '',
   ]);
   expect(r.code).toBe(1);

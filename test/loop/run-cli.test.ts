@@ -105,7 +105,7 @@ describe('outcome matrix through the CLI', () => {
 
   it('MaxIterations = 1 with threshold 1: a failed iteration aborts rather than reaching the limit', async () => {
     const r = await runCli(['run', '--agent-command', planAgent('fail'), '--max-iterations', '1', '--failure-threshold', '1', ...fast], { cwd: ws.dir, env: env() });
-    expect(normalise(r.stdout)).toContain('[T] ERROR: Aborting after 1 consecutive failures (1 iteration completed, total: X)');
+    expect(normalise(r.stdout)).toContain('[T] ERROR: Aborting after 1 failed iteration (1 iteration completed, total: X)');
     expect(r.code).toBe(1);
   });
 });
