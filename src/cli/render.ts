@@ -203,7 +203,11 @@ function runLine(e: RunEvent, lines: Lines, kind: string, options: HumanOptions)
       lines.line(e.time, `${iterationLabel(e, kind)} starting...`);
       return true;
     case 'iteration_completed': {
-      const text = `${iterationLabel(e, kind)} completed in ${formatElapsed(e.duration_ms)} (${outcomeText(e)}${options.verbose ? changesText(e) : ''})`;
+      // An iteration that waits (a limit of the agent's, the budget) does not count: the run's limit grows by one,
+      // said once here, while the line keeps the numbers its start showed.
+      const waited = e.outcome === 'waiting' && e.max_iterations !== null;
+      const label = iterationLabel(waited ? { ...e, max_iterations: (e.max_iterations ?? 1) - 1 } : e, kind);
+      const text = `${label} completed in ${formatElapsed(e.duration_ms)} (${outcomeText(e)}${waited ? `; not counted: the limit is now ${e.max_iterations}` : ''}${options.verbose ? changesText(e) : ''})`;
       lines.line(e.time, text, e.outcome === 'failure' ? '33' : e.outcome === 'complete' ? '32' : '');
       if (e.verify) lines.note(`verify ${e.verify.passed ? 'passed' : 'failed'}: ${e.verify.command} ${e.verify.summary}`);
       if (e.outcome !== 'success' && e.outcome !== 'complete' && e.error_message) lines.note(`reason: ${e.error_message}`);

@@ -17,7 +17,7 @@ it('an overloaded agent is retried overload_retries times, then the iteration fa
   const r = await runCli(['run', '--agent', 'claude', '--max-iterations', '3', '--failure-threshold', '1', '--cooldown', '0s'], { cwd: ws.dir, env });
   const lines = normalise(r.stdout).split('\n');
   const reason = 'API Error: 500 Internal server error';
-  expect(lines.slice(1, 4)).toEqual(['[T] Iteration 1/3 starting...', '[T] Iteration 1/4 completed in Xs (overloaded)', `  reason: ${reason}`]);
+  expect(lines.slice(1, 4)).toEqual(['[T] Iteration 1/3 starting...', '[T] Iteration 1/3 completed in Xs (overloaded; not counted: the limit is now 4)', `  reason: ${reason}`]);
   expect(lines.slice(5)).toEqual([
     '[T] Iteration 2/4 starting...',
     '[T] Iteration 2/4 completed in Xs (failure, consecutive: 1/1)',
