@@ -17,11 +17,11 @@ export class StoreVersionError extends UserError {
   }
 }
 
-/** No run with that id in this workspace. */
+/** No run with that id (ids are the same in every workspace: the store holds them all). */
 export class RunNotFoundError extends UserError {
   readonly runId: string;
-  constructor(runId: string, workspace: string) {
-    super(`no run '${runId}' in ${workspace} (see 'ringmaster runs')`, EXIT.usage);
+  constructor(runId: string, _workspace?: string) {
+    super(`no run '${runId}' (see 'ringmaster runs --all')`, EXIT.usage);
     this.name = 'RunNotFoundError';
     this.runId = runId;
   }

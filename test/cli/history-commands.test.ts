@@ -123,7 +123,7 @@ describe('ringmaster show', () => {
   });
 
   it('names an unknown run and a missing id', async () => {
-    expect(await cli(['show', 'zzz'])).toEqual({ code: 64, out: '', err: `ringmaster show: no run 'zzz' in ${ws} (see 'ringmaster runs')\n` });
+    expect(await cli(['show', 'zzz'])).toEqual({ code: 64, out: '', err: `ringmaster show: no run 'zzz' (see 'ringmaster runs --all')\n` });
     expect(await cli(['show'])).toEqual({ code: 64, out: '', err: "ringmaster show: missing run id (see 'ringmaster show --help')\n" });
   });
 });

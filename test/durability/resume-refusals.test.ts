@@ -12,7 +12,7 @@ it('a run that signalled success is not resumed; an unknown id is a clear error'
   expect(again.stderr).toBe(`ringmaster resume: run ${finished.run_id} already completed: the agent signalled success\n`);
   expect(again.code).toBe(64);
   const unknown = await runCli(['resume', 'zzzz'], { cwd: ws.dir, env: cleanEnv() });
-  expect(unknown.stderr).toBe(`ringmaster resume: no run 'zzzz' in ${ws.dir} (see 'ringmaster runs')\n`);
+  expect(unknown.stderr).toBe(`ringmaster resume: no run 'zzzz' (see 'ringmaster runs --all')\n`);
   expect(unknown.code).toBe(64);
 });
 

@@ -9,7 +9,8 @@ async function diff(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseHistoryArgs('diff', args, { ...HISTORY_OPTIONS, iteration: { type: 'string' } });
   const id = runIdArgument('diff', positionals);
   const n = Number(values.iteration);
-  if (values.iteration === undefined || !Number.isInteger(n) || n < 1) throw new UsageError(`--iteration: expected an iteration number (1, 2, ...), got '${values.iteration ?? ''}'`);
+  if (values.iteration === undefined) throw new UsageError("missing --iteration N: which iteration's changes to show (see 'ringmaster diff --help')");
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--iteration: expected an iteration number (1, 2, ...), got '${values.iteration}'`);
   const { workspace, store } = await openWorkspaceStore(values.cwd, io);
   try {
     const run = await requireRun(store, id, workspace);
