@@ -143,17 +143,18 @@ describe('ringmaster serve', () => {
     await resumed.cli.done;
   }, 60_000);
 
-  it('a run paused when the server died comes back paused', async () => {
+  /**
+   * A run paused (or asked to pause) in a first server, which `stop` ends; a second server over the same data
+   * directory brings it back paused (no iteration starts), and resumed it completes with `iterations`.
+   */
+  async function comesBackPaused(stop: (first: Served, dir: string, id: string) => Promise<void>, iterations: Array<[number, string]>): Promise<void> {
     const home = tempHome();
     const dir = repo();
     const first = await serve(home);
     const { id } = (await api(first.base, '/api/runs', { workspace: dir, prompt: 'w', agent_command: planAgent('gate,complete'), cooldown: 0, checkpoint_interval: 0 })) as { id: string };
     await until('iteration 1', () => (agentCount(dir) === 1 ? true : null));
-    await api(first.base, `/api/runs/${id}/pause`, {});
-    writeFileSync(join(dir, '.gate-1'), '');
-    await until('paused', async () => (((await api(first.base, `/api/runs/${id}`)) as Detail).run.status === 'paused' ? true : null));
-    first.cli.child.kill('SIGKILL');
-    await first.cli.done;
+    expect(await api(first.base, `/api/runs/${id}/pause`, {})).toMatchObject({ transition: 'pausing' });
+    await stop(first, dir, id);
     const second = await serve(home);
     await until('paused again', async () => (((await api(second.base, `/api/runs/${id}`)) as Detail).run.status === 'paused' ? true : null));
     expect(agentCount(dir)).toBe(1);
@@ -162,32 +163,24 @@ describe('ringmaster serve', () => {
       const d = (await api(second.base, `/api/runs/${id}`)) as Detail;
       return d.run.status === 'completed' ? d : null;
     });
-    expect(detail.iterations.map((i) => [i.number, i.status])).toEqual([[1, 'success'], [2, 'complete']]);
+    expect(detail.iterations.map((i) => [i.number, i.status])).toEqual(iterations);
     second.cli.child.kill('SIGTERM');
     await second.cli.done;
-  }, 60_000);
+  }
 
-  it('a run asked to pause when the server stopped (SIGTERM, mid-iteration) comes back paused', async () => {
-    const home = tempHome();
-    const dir = repo();
-    const first = await serve(home);
-    const { id } = (await api(first.base, '/api/runs', { workspace: dir, prompt: 'w', agent_command: planAgent('gate,complete'), cooldown: 0, checkpoint_interval: 0 })) as { id: string };
-    await until('iteration 1', () => (agentCount(dir) === 1 ? true : null));
-    expect(await api(first.base, `/api/runs/${id}/pause`, {})).toMatchObject({ transition: 'pausing' });
-    first.cli.child.kill('SIGTERM');
-    expect((await first.cli.done).code).toBe(0);
-    const second = await serve(home);
-    await until('paused', async () => (((await api(second.base, `/api/runs/${id}`)) as Detail).run.status === 'paused' ? true : null));
-    expect(agentCount(dir)).toBe(1);
-    await api(second.base, `/api/runs/${id}/resume`, {});
-    const detail = await until('the end', async () => {
-      const d = (await api(second.base, `/api/runs/${id}`)) as Detail;
-      return d.run.status === 'completed' ? d : null;
-    });
-    expect(detail.iterations.map((i) => [i.number, i.status])).toEqual([[1, 'interrupted'], [2, 'complete']]);
-    second.cli.child.kill('SIGTERM');
-    await second.cli.done;
-  }, 60_000);
+  it('a run paused when the server died (kill -9) comes back paused', () =>
+    comesBackPaused(async (first, dir, id) => {
+      writeFileSync(join(dir, '.gate-1'), '');
+      await until('paused', async () => (((await api(first.base, `/api/runs/${id}`)) as Detail).run.status === 'paused' ? true : null));
+      first.cli.child.kill('SIGKILL');
+      await first.cli.done;
+    }, [[1, 'success'], [2, 'complete']]), 60_000);
+
+  it('a run asked to pause when the server stopped (SIGTERM, mid-iteration) comes back paused', () =>
+    comesBackPaused(async (first) => {
+      first.cli.child.kill('SIGTERM');
+      expect((await first.cli.done).code).toBe(0);
+    }, [[1, 'interrupted'], [2, 'complete']]), 60_000);
 
   it('cannot listen (its port taken by another server, an unknown host) or a token too short: one line saying why, exit 64; the first server unharmed, its runs linking to it', async () => {
     const first = await serve(tempHome());
