@@ -2,6 +2,7 @@
 // `config show` prints it. The same schemas validate YAML files, env variables and flags, and give the JSON Schema.
 // Each schema is built on first use (config/lazy-schemas.ts); a run takes the values nobody set from DEFAULTS.
 import { z } from 'zod';
+import { formatDuration } from '../core/duration.js';
 import { formatByteSize } from '../core/byte-size.js';
 import { DEFAULT_FAILURE_SIGNAL, DEFAULT_SUCCESS_SIGNALS } from '../core/signals.js';
 import { priceOverridesSchema } from '../agents/price-schema.js';
@@ -221,7 +222,7 @@ interface SettingInfo {
 }
 
 const plain = (v: unknown): string => (v === null ? 'none' : typeof v === 'string' ? v : JSON.stringify(v));
-const asDuration = (v: unknown): string => (typeof v === 'number' ? (v === 0 ? '0s' : `${v / 1000}s`) : plain(v));
+const asDuration = (v: unknown): string => (typeof v === 'number' ? formatDuration(v) : plain(v));
 const asUsd = (v: unknown): string => (typeof v === 'number' ? `$${v}` : plain(v));
 const asBytes = (v: unknown): string => (typeof v === 'number' ? formatByteSize(v) : plain(v));
 const asModel = (v: unknown): string => (v === null ? 'agent default' : plain(v));

@@ -63,7 +63,7 @@ describe('precedence', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n').map((l) => l.replace(/\s+/g, ' ').trim());
     expect(lines).toContain('max_iterations 5 (built-in)');
-    expect(lines).toContain(`loop.max_runtime 14400s (${join(dir, 'ringmaster.yml')})`);
+    expect(lines).toContain(`loop.max_runtime 4h (${join(dir, 'ringmaster.yml')})`);
     expect(lines).toContain('loop.max_cost $12.5 (flag --max-cost)');
     expect(lines).toContain(`agent.command ["my-agent","--x"] (${join(dir, 'ringmaster.yml')})`);
     expect(lines).toContain('loop.failure_threshold 3 (built-in)');
