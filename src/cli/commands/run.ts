@@ -142,7 +142,8 @@ export const runCommand: Command = {
   usage: `Usage: ringmaster run [options]
 
 Runs the agent again and again, each iteration a fresh process fed the prompt on stdin, until it prints a
-completion signal (default <promise>COMPLETE</promise> or <promise>SUCCESS</promise>) or a limit stops it.
+completion signal (default <promise>COMPLETE</promise>, <promise>SUCCESS</promise> or
+<ringmaster>COMPLETE</ringmaster>) or a limit stops it.
 
 Prompt (one of; default: the file PROMPT.md, or loop.prompt_file):
   --prompt TEXT             the prompt itself
@@ -190,7 +191,8 @@ Output:
   --json                    one JSON event per line on stdout instead of progress lines
 
 Exit codes: 0 success signal, 1 aborted (failure threshold) or fatal error, 2 a limit ended the run,
-3 workspace locked, 64 usage or configuration error, 130 interrupted.
+3 workspace locked, 64 usage or configuration error, 74 a file or the database cannot be used (read-only,
+disk full, damaged), 130 interrupted.
 `,
   run,
 };
