@@ -147,6 +147,16 @@ export function notifySettings(config: LoadedConfig): NotifySettings {
   return { on: notify.on, command: notify.command, publicUrl: server.public_url ?? localServerUrl(server.host, server.port) };
 }
 
+/** Warnings for sandbox settings given while the sandbox is off: they would change nothing, silently. */
+export function unusedSandboxSettings(config: LoadedConfig): string[] {
+  if (config.settings.sandbox.enabled) return [];
+  const keys = ['sandbox.network', 'sandbox.hide', 'sandbox.allow_write', 'sandbox.allow_hosts', 'sandbox.memory', 'sandbox.pids'] as const;
+  return keys.flatMap((key) => {
+    const source = config.sources.get(key);
+    return source === undefined || source === 'built-in' ? [] : [`${key} is set (${source}) but the sandbox is off: it applies only with --sandbox (sandbox.enabled)`];
+  });
+}
+
 /** http://host:port of `ringmaster serve` (a wildcard bind is reached through this machine's name). */
 export function localServerUrl(host: string, port: number): string {
   const name = host === '0.0.0.0' || host === '::' ? hostname() : host.includes(':') ? `[${host}]` : host;

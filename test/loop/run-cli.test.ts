@@ -244,6 +244,12 @@ describe('prompts, dry run and JSON', () => {
     expect(existsSync(join(ws.dir, '.ringmaster'))).toBe(false);
   });
 
+  it('a sandbox setting given while the sandbox is off is a warning, not silently ignored', async () => {
+    const r = await runCli(['run', '--agent-command', 'my-agent', '--dry-run'], { cwd: ws.dir, env: { ...env(), RINGMASTER_SANDBOX_MEMORY: '2GB' } });
+    expect(r.stderr).toBe('WARNING: sandbox.memory is set (env RINGMASTER_SANDBOX_MEMORY) but the sandbox is off: it applies only with --sandbox (sandbox.enabled)\n');
+    expect(r.code).toBe(0);
+  });
+
   it('dry run shows secrets as a run does: a secret option and the environment\'s secrets redacted', async () => {
     const r = await runCli(['run', '--agent-command', 'my-agent --token=abcdefgh12345678', '--prompt', 'use sk-test-DRYRUNSECRET here', '--dry-run'], { cwd: ws.dir, env: { ...env(), MY_API_KEY: 'sk-test-DRYRUNSECRET' } });
     expect(r.stdout).toBe('[DRY RUN] Procedure: prompt\n[DRY RUN] Would execute with: my-agent \'--token=[REDACTED]\'\n\nuse [REDACTED:MY_API_KEY] here\n');

@@ -6,7 +6,7 @@ import { getAdapter } from '../../agents/registry.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { redactArgv, redactor } from '../../core/redact.js';
 import { newRunId } from '../../core/ids.js';
-import { resolveRun, SETTING_FLAGS, type RunFlags } from '../../spec/resolve.js';
+import { resolveRun, SETTING_FLAGS, unusedSandboxSettings, type RunFlags } from '../../spec/resolve.js';
 import { composePrompt } from '../../prompt/compose.js';
 import { placeInWorktree } from '../../manager/worktree-run.js';
 import type { RunSpec } from '../../spec/run-spec.js';
@@ -120,7 +120,8 @@ export async function startWorktree(workspace: string, runId: string, spec: RunS
 async function run(args: string[], io: CliIO): Promise<number> {
   const { values } = parseRunArgs(args);
   const workspace = workspaceFrom(values, io);
-  const { spec } = resolveRun(workspace, io.env, runFlagsFrom(values));
+  const { spec, config } = resolveRun(workspace, io.env, runFlagsFrom(values));
+  for (const warning of unusedSandboxSettings(config)) io.stderr.write(`WARNING: ${warning}\n`);
   if (values['dry-run']) return dryRun(spec, io);
   getAdapter({ name: spec.agent.name, command: spec.agent.command });
   composePrompt(spec.prompt, spec.context); // a missing prompt file is a usage error before anything starts
