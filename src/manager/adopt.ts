@@ -31,8 +31,10 @@ export async function adoptRun(ctx: ManagerContext, run: RunRow, startPaused: bo
   const stored = await store.getRunDefinition(run.id);
   const definition = stored === null ? null : asRequestError(() => metaFromStorage(stored, env));
   const program = await programForRun({ ...run, meta }, spec, definition);
-  // Queued from now on: whoever looks sees it pending (not still stopped or failed) until it is claimed.
+  // Queued from now on: whoever looks sees it pending (not still stopped or failed) until it is claimed, or paused
+  // when it comes back paused (a restart stopped it paused or pausing).
   if (!startPaused) await store.updateRunStatus(run.id, 'pending', ctx.now());
+  else if (run.status !== 'paused') await store.updateRunStatus(run.id, 'paused', ctx.now());
   enqueue(ctx, run.id, {
     spec,
     workspace: run.workspace,

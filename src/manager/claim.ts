@@ -59,15 +59,15 @@ export async function unfinishedWait(store: Store, runId: string, now: number): 
 }
 
 /**
- * True when a pause was asked of the run and had not taken effect when its last owner let it go (a restart of the
- * server, a crash): the run then comes back paused, as it would have been after the iteration that was cut short.
+ * True when the run was paused, or asked to pause, and not resumed when its last owner let it go (a restart of the
+ * server, a crash): the run then comes back paused, as it was or would have been after the iteration cut short.
  */
 export async function pauseLeftPending(store: Store, runId: string): Promise<boolean> {
   const lastSeq = await store.lastEventSeq(runId);
   const recent = await store.listEvents(runId, { afterSeq: Math.max(0, lastSeq - 50) });
   for (const row of recent.reverse()) {
-    if (row.type === 'pause_requested') return true;
-    if (row.type === 'paused' || row.type === 'resumed' || row.type === 'run_started') return false;
+    if (row.type === 'pause_requested' || row.type === 'paused') return true;
+    if (row.type === 'resumed' || row.type === 'run_started') return false;
   }
   return false;
 }

@@ -168,13 +168,16 @@ describe('ringmaster serve', () => {
     await second.cli.done;
   }
 
-  it('a run paused when the server died (kill -9) comes back paused', () =>
-    comesBackPaused(async (first, dir, id) => {
-      writeFileSync(join(dir, '.gate-1'), '');
-      await until('paused', async () => (((await api(first.base, `/api/runs/${id}`)) as Detail).run.status === 'paused' ? true : null));
-      first.cli.child.kill('SIGKILL');
-      await first.cli.done;
-    }, [[1, 'success'], [2, 'complete']]), 60_000);
+  /** Lets iteration 1 end (the run pauses after it), then stops the server with `signal`. */
+  const pausedThen = (signal: NodeJS.Signals) => async (first: Served, dir: string, id: string): Promise<void> => {
+    writeFileSync(join(dir, '.gate-1'), '');
+    await until('paused', async () => (((await api(first.base, `/api/runs/${id}`)) as Detail).run.status === 'paused' ? true : null));
+    first.cli.child.kill(signal);
+    await first.cli.done;
+  };
+
+  it.each([['died (kill -9)', 'SIGKILL'], ['stopped (SIGTERM)', 'SIGTERM']] as const)('a run paused when the server %s comes back paused', (_how, signal) =>
+    comesBackPaused(pausedThen(signal), [[1, 'success'], [2, 'complete']]), 60_000);
 
   it('a run asked to pause when the server stopped (SIGTERM, mid-iteration) comes back paused', () =>
     comesBackPaused(async (first) => {
