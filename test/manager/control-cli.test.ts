@@ -53,6 +53,11 @@ describe('pause and resume from another process', () => {
     const live = startCli(['run', '--prompt', 'work', '--agent-command', planAgent('gate,gate,complete'), '--max-iterations', '5', '--checkpoint-interval', '5'], { cwd: dir, env: env() });
     const run = await until('the run', () => onlyRun(dir));
     await until('iteration 1', () => (agentCount(dir) === 1 ? true : null));
+    // Running, not paused: resume with a higher limit raises it, and the run goes on.
+    expect(await runCli(['resume', run.id, '--max-iterations', '6'], { cwd: dir, env: env() })).toMatchObject({
+      code: 0,
+      stdout: `run ${run.id}: iteration limit raised to 6\nrun ${run.id} is running (not paused): it goes on with the new limit\n`,
+    });
 
     const pause = await runCli(['pause', run.id], { cwd: dir, env: env() });
     expect(pause).toMatchObject({ code: 0, stdout: `asked run ${run.id} to pause: it pauses after its current iteration\n` });
@@ -69,11 +74,11 @@ describe('pause and resume from another process', () => {
     expect(await until('the pause checkpoint', async () => ((await checkpoints()).length > 0 ? checkpoints() : null))).toMatchObject([{ iteration: 1, state: 'committed' }]);
 
     // Its limit, as it runs, can only be raised (an extension, stored with its spec).
-    expect(await runCli(['resume', run.id, '--max-iterations', '5'], { cwd: dir, env: env() })).toMatchObject({
+    expect(await runCli(['resume', run.id, '--max-iterations', '6'], { cwd: dir, env: env() })).toMatchObject({
       code: 64,
-      stderr: `ringmaster resume: --max-iterations 5: run ${run.id} is driven by pid ${live.child.pid} with a limit of 5, which can only be raised as it runs\n`,
+      stderr: `ringmaster resume: --max-iterations 6: run ${run.id} is driven by pid ${live.child.pid} with a limit of 6, which can only be raised as it runs\n`,
     });
-    expect(await runCli(['resume', run.id, '--max-iterations', '6'], { cwd: dir, env: env() })).toMatchObject({ code: 0, stdout: `run ${run.id}: iteration limit raised to 6\nresumed run ${run.id}\n` });
+    expect(await runCli(['resume', run.id, '--max-iterations', '7'], { cwd: dir, env: env() })).toMatchObject({ code: 0, stdout: `run ${run.id}: iteration limit raised to 7\nresumed run ${run.id}\n` });
     await until('iteration 2', () => (agentCount(dir) === 2 ? true : null));
     writeFileSync(join(dir, '.gate-2'), '');
     const ended = await live.done;
@@ -81,12 +86,13 @@ describe('pause and resume from another process', () => {
     expect(normalise(ended.stdout)).toContain(
       [
         '[T] Iteration 1/5 starting...',
-        '[T] Pause requested (by user): pausing after the current iteration...',
-        '[T] Iteration 1/5 completed in Xs (success)',
-        '[T] Paused (by user) after iteration 1',
         '[T] Iteration limit raised to 6 (by user)',
+        '[T] Pause requested (by user): pausing after the current iteration...',
+        '[T] Iteration 1/6 completed in Xs (success)',
+        '[T] Paused (by user) after iteration 1',
+        '[T] Iteration limit raised to 7 (by user)',
         '[T] Resumed',
-        '[T] Iteration 2/6 starting...',
+        '[T] Iteration 2/7 starting...',
       ].join('\n'),
     );
     const types = (await events(dir, run.id)).map((e) => e.type);

@@ -37,8 +37,11 @@ async function resume(args: string[], io: CliIO): Promise<number> {
   let continueHere: { spec: RunSpec; runId: string; worktree: { path: string; branch: string } | null; workspace: string; program: Awaited<ReturnType<typeof programForRun>> };
   try {
     const run = await findControllableRun(store, positionals[0] ?? '', workspace);
-    if (isQueued(run)) return await requestOfQueued(store, run, 'resume', io);
     const limit = limitOf(values);
+    if (isQueued(run)) {
+      if (limit !== undefined) throw new UsageError(`run ${run.id} is queued: its iteration limit can be changed once it runs ('ringmaster resume ${run.id} --max-iterations N' then)`);
+      return await requestOfQueued(store, run, 'resume', io);
+    }
     if (hasLiveOwner(run)) {
       // Its process is alive: a paused (or pausing) run is resumed where it runs; anything else is busy.
       if (limit !== undefined) await raiseLiveLimit(store, run, limit, io);
@@ -46,6 +49,11 @@ async function resume(args: string[], io: CliIO): Promise<number> {
       const { answer } = await awaitControl(store, request, () => true, 10_000);
       if (answer === 'accepted') {
         io.stdout.write(`resumed run ${run.id}\n`);
+        return EXIT.success;
+      }
+      // Running and not paused: the new limit was what was asked, and it holds.
+      if (limit !== undefined) {
+        io.stdout.write(`run ${run.id} is running (not paused): it goes on with the new limit\n`);
         return EXIT.success;
       }
       throw new UserError(`run ${run.id} is still running (pid ${run.owner_pid ?? '?'}) and not paused; stop it first with 'ringmaster stop ${run.id}'`, EXIT.locked);
@@ -105,7 +113,8 @@ function limitOf(values: { 'max-iterations'?: string; unlimited?: boolean }): nu
 async function raiseLiveLimit(store: Store, run: RunRow, limit: number | null, io: CliIO): Promise<void> {
   const current = parseStoredSpec(run.id, run.spec).limits.maxIterations;
   const driver = `run ${run.id} is driven by pid ${run.owner_pid ?? '?'}`;
-  if (current === null) throw new UsageError(`${driver} and has no iteration limit: leave out --max-iterations and --unlimited`);
+  if (current === null && limit === null) return;
+  if (current === null) throw new UsageError(`--max-iterations ${limit}: ${driver} with no iteration limit, which can only be raised as it runs`);
   if (limit === null) throw new UsageError(`--unlimited: ${driver}, whose limit can only be raised as it runs (--max-iterations N, above ${current})`);
   if (limit <= current) throw new UsageError(`--max-iterations ${limit}: ${driver} with a limit of ${current}, which can only be raised as it runs`);
   const request = await requestControl(store, run, 'extend', { iterations: limit - current });
