@@ -20,6 +20,8 @@ export interface RunRollback {
   workspace: string;
   discarded: string[];
   event: RunEvent | null;
+  /** What was killed first: the agent a dead run left running in the workspace (its lock was taken over). */
+  warning: string | null;
 }
 
 /** Checkpoints that name a commit to go back to. */
@@ -44,9 +46,9 @@ export async function rollbackRun(store: Store, env: Readonly<Record<string, str
     }
     throw error;
   });
-  // An agent a dead run left running would go on editing what is rolled back.
-  killLeftoversOfStaleLock(dataDir(env), lock.takenOver, null);
   try {
+    // An agent a dead run left running would go on editing what is rolled back.
+    const warning = killLeftoversOfStaleLock(dataDir(env), lock.takenOver, null);
     const message = rollbackMessage(run.id, target.iteration, target.commit_sha);
     const result = await rollback(dir, target.commit_sha, { force: options.force, message });
     const now = Date.now();
@@ -54,7 +56,7 @@ export async function rollbackRun(store: Store, env: Readonly<Record<string, str
     const [event] = await appendEventBodies(store, run.id, [
       { type: 'rollback', time: now, to_iteration: target.iteration, target_sha: result.target, commit_sha: result.commit, discarded: result.discarded },
     ]);
-    return { runId: run.id, iteration: target.iteration, targetSha: result.target, commitSha: result.commit, workspace: dir, discarded: result.discarded, event: event ?? null };
+    return { runId: run.id, iteration: target.iteration, targetSha: result.target, commitSha: result.commit, workspace: dir, discarded: result.discarded, event: event ?? null, warning };
   } finally {
     await lock.release();
   }

@@ -78,7 +78,7 @@ export const rollbackBodySchema = z.strictObject({ to: z.number().int().nonnegat
 
 /** POST /api/runs/:id/rollback answer. */
 export const rollbackResultSchema = z
-  .object({ run_id: z.string(), iteration: z.number().int(), target_sha: z.string(), commit_sha: z.string().nullable(), workspace: z.string(), discarded: z.array(z.string()) })
+  .object({ run_id: z.string(), iteration: z.number().int(), target_sha: z.string(), commit_sha: z.string().nullable(), workspace: z.string(), discarded: z.array(z.string()), warning: z.string().nullable().describe('the agent a dead run left running in the workspace, killed first') })
   .meta({ id: 'RollbackResult' });
 
 /** Query of GET /api/runs/:id/activity. */

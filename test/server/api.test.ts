@@ -99,7 +99,11 @@ describe('POST /api/runs', () => {
       next_offset: 37,
       next_index: 0,
     });
-    const stats = (await t.request('/api/stats')).body as Record<string, unknown>;
+    // The store says completed a moment before the manager has let the run go (its recorder closing).
+    const stats = await until('the manager to let the run go', async () => {
+      const body = (await t?.request('/api/stats'))?.body as Record<string, unknown> | undefined;
+      return body?.driving === 0 ? body : null;
+    });
     expect(stats).toMatchObject({ total_active: 0, running: 0, max_concurrent: 5, driving: 0 });
     const list = (await t.request(`/api/runs?workspace=${encodeURIComponent(dir)}&status=completed,failed`)).body as { runs: Array<{ id: string }>; total: number };
     expect([list.runs.map((r) => r.id), list.total]).toEqual([[id], 1]);

@@ -16,8 +16,9 @@ async function rollbackCommand(args: string[], io: CliIO): Promise<number> {
   try {
     const run = await requireRun(store, id, workspace);
     const result = await rollbackRun(store, io.env, run, { to, force: values.force === true });
+    if (result.warning !== null) io.stderr.write(`WARNING: ${result.warning}\n`);
     if (values.json) {
-      const out = { run_id: run.id, iteration: result.iteration, target_sha: result.targetSha, commit_sha: result.commitSha, workspace: result.workspace, discarded: result.discarded };
+      const out = { run_id: run.id, iteration: result.iteration, target_sha: result.targetSha, commit_sha: result.commitSha, workspace: result.workspace, discarded: result.discarded, warning: result.warning };
       io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return EXIT.success;
     }

@@ -37,7 +37,7 @@ export function runControlRoutes(app: OpenAPIHono, ctx: ApiContext): void {
       try {
         const r = await rollbackRun(ctx.deps.store, ctx.deps.env, run, { to: body.to ?? null, force: body.force === true });
         if (r.event) ctx.deps.publish(r.event);
-        return c.json({ run_id: r.runId, iteration: r.iteration, target_sha: r.targetSha, commit_sha: r.commitSha, workspace: r.workspace, discarded: r.discarded }, 200);
+        return c.json({ run_id: r.runId, iteration: r.iteration, target_sha: r.targetSha, commit_sha: r.commitSha, workspace: r.workspace, discarded: r.discarded, warning: r.warning }, 200);
       } catch (error) {
         if (error instanceof LockHeldError || error instanceof DirtyWorkspaceError) throw new HttpError(409, 'conflict', error.message);
         throw error;
