@@ -39,6 +39,8 @@ interface Attempt {
 }
 
 const ANSWER_CHARS = 200;
+/** How long a command's output may stay open after it exited (a stray process holding it). */
+const PIPE_GRACE_MS = 500;
 
 /**
  * Delivers `n` to `target`; `signal` abandons it (the result is then failed, with the signal's reason). `onAttempt`
@@ -150,6 +152,14 @@ function runOnce(argv: readonly string[], cwd: string, n: Notification, timeoutM
       resolve(attempt);
     };
     child.on('error', (error) => done({ ok: false, answer: null, reason: error.message, retry: false }));
+    // A process it left behind (in a session of its own: the group kill misses it) may hold its output open: once
+    // the command has exited, its pipes get a moment, then are closed here, so that 'close' comes.
+    child.on('exit', () => {
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, PIPE_GRACE_MS).unref();
+    });
     child.on('close', (code, exitSignal) => {
       const first = output.trim().split('\n')[0] ?? '';
       const answer = `exit ${code ?? exitSignal ?? '?'}${first === '' ? '' : `: ${first}`}`;

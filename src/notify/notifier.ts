@@ -12,8 +12,9 @@ import type { Target } from './targets.js';
 export const DEFAULT_FLUSH_MS = 5_000;
 
 /**
- * How long an abandoned delivery gets to end and record itself. One that does not (a fetch that missed its abort,
- * a command whose pipes a stray process holds open) is recorded as abandoned by the notifier, and left behind.
+ * How long an abandoned delivery gets to end and record itself. One that does not (a target slower to let go than
+ * its own limits allow: deliver.ts ends a webhook's try by a timer, a command's pipes half a second after its exit)
+ * is recorded as abandoned by the notifier, and left to end.
  */
 const ABANDON_GRACE_MS = 1_000;
 

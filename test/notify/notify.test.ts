@@ -182,7 +182,7 @@ describe('notify.command', () => {
     ]);
     expect(() => readFileSync(join(ws.dir, 'pwned'))).toThrow();
   });
-  it('a command whose output a process outside its group holds: flush still returns, the delivery recorded as abandoned', async () => {
+  it('a command whose output a process outside its group holds: flush still returns, the delivery recorded as abandoned and ended', async () => {
     // The command starts a process in a session of its own on its stdout (killing the command's group misses it,
     // and its pipe never closes), then hangs.
     const script = join(ws.dir, 'stray.js');
@@ -202,12 +202,14 @@ describe('notify.command', () => {
     };
     onTestFinished(killStray);
     await n.flush();
-    expect(events).toEqual([
-      { type: 'notification', time: 7, event: 'completed', target: 'command stray.js', status: 'failed', attempts: 1, answer: null, reason: 'abandoned: the run ended 0.1s before (it did not end when abandoned)' },
-    ]);
-    expect(n.inFlight).toBe(1);
-    killStray();
-    await until('the delivery ends once its pipe closes', () => n.inFlight === 0);
+    // Recorded once: by the delivery itself (its pipes closed half a second after the command's exit), or, on a
+    // machine too slow for that within flush's second, by the notifier.
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'notification', event: 'completed', target: 'command stray.js', status: 'failed', attempts: 1, answer: null });
+    expect((events[0] as { reason: string }).reason).toMatch(/^abandoned: the run ended 0\.1s before( \(it did not end when abandoned\))?$/);
+    // The delivery ends although the stray still holds its pipe: nothing of it is kept.
+    await until('the delivery to end', () => n.inFlight === 0);
+    expect(process.kill(stray, 0)).toBe(true);
     expect(events).toHaveLength(1);
   });
 });
