@@ -27,7 +27,7 @@ export async function closeOrphanedRun(
   message: string | null = null,
 ): Promise<ClosedRun> {
   const leftoverKilled = killLeftoverAgent(dataDir(env), run.id);
-  const claim = await store.claimRun(run.id, owner, now, { agentRanUntilNow: leftoverKilled !== null });
+  const claim = await store.claimRun(run.id, owner, now, leftoverKilled !== null ? { agentRanUntil: now } : {});
   for (const request of await store.pendingControls(run.id)) await store.markControlHandled(request.id, now, 'expired: run closed');
   const status = reason === 'fatal_error' ? 'failed' : 'stopped';
   await store.finishRun(run.id, { status, stop_reason: reason, now });

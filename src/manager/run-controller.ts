@@ -354,7 +354,8 @@ export class RunController {
   private async claim(dir: string, owner: Owner): Promise<ResumePoint> {
     const { store } = this.options;
     const leftoverKilled = killLeftoverAgent(dir, this.runId);
-    const claim = await claimWhenIdle(store, this.runId, owner, { options: { ...this.options.claim, agentRanUntilNow: leftoverKilled !== null }, now: this.now, signal: this.mailbox.signal });
+    const killedAt = this.now();
+    const claim = await claimWhenIdle(store, this.runId, owner, { options: { ...this.options.claim, ...(leftoverKilled !== null ? { agentRanUntil: killedAt } : {}) }, now: this.now, signal: this.mailbox.signal });
     this.claimedStatus = claim.run.status;
     for (const request of await store.pendingControls(this.runId)) {
       // Requests addressed to a previous owner are void: a stop sent before a crash must not stop the resumed run.

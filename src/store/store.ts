@@ -168,10 +168,10 @@ export interface ClaimOptions {
    */
   onlyIfResumable?: boolean;
   /**
-   * The previous owner's agent was still running (and was killed just now): its running iteration ran until `now`,
-   * not only until the owner's last heartbeat (so that its time counts toward the run's runtime).
+   * When the previous owner's agent, found still running, was killed: its running iteration (and the run) went on
+   * until then, not only until the owner's last heartbeat (so that its time counts toward the run's runtime).
    */
-  agentRanUntilNow?: boolean;
+  agentRanUntil?: number;
 }
 
 /** Filters of listRuns / countRuns. */

@@ -121,10 +121,11 @@ describe('a daemon the agent started in its own session', () => {
       expect(stop.stdout).toContain('left-over agent process group');
       await waitFor('the agent and the daemon to go', () => (!alive(agent) && !alive(daemon) ? true : null));
       // Its agent ran on after the crash, until the stop killed it: that time is the run's (its runtime limit counts it).
-      const shown = JSON.parse((await runCli(['show', run.id, '--json'], { cwd: ws.dir, env: cleanEnv() })).stdout) as { run: { runtime_ms: number }; iterations: Array<{ status: string; duration_ms: number }> };
+      // (It ends when the stop killed the agent, after `stopping`: at the last heartbeat, it would end before `seen`.)
+      const shown = JSON.parse((await runCli(['show', run.id, '--json'], { cwd: ws.dir, env: cleanEnv() })).stdout) as { run: { runtime_ms: number }; iterations: Array<{ status: string; duration_ms: number; completed_at: string }> };
       expect(shown.iterations).toHaveLength(1);
       expect(shown.iterations[0]?.status).toBe('interrupted');
-      expect(shown.iterations[0]?.duration_ms).toBeGreaterThanOrEqual(stopping - seen);
+      expect(Date.parse(shown.iterations[0]?.completed_at ?? '')).toBeGreaterThanOrEqual(stopping);
       expect(shown.run.runtime_ms).toBeGreaterThanOrEqual(stopping - seen);
     } finally {
       cleanup();

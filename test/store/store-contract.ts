@@ -210,15 +210,15 @@ export function storeContract(name: string, makeStore: () => Promise<StoreFixtur
       expect(totals).toMatchObject({ iterations: 2, last_iteration: 2, cost_usd: 0.3, runtime_ms: 4000 + 5000 });
     });
 
-    it("claims an orphaned run whose agent was found still running: its iteration and the run's runtime go on until the claim", async () => {
+    it("claims an orphaned run whose agent was found still running: its iteration and the run's runtime go on until the agent was killed", async () => {
       await newRun('r1', T0);
       await store.startIteration({ run_id: 'r1', number: 1, agent: 'claude', started_at: T0 + 100, log_path: null });
       expect(await store.heartbeat('r1', OWNER, T0 + 4000)).toBe(true);
-      // The owner dies here, its agent goes on; the claimer kills it at T0 + 60 s.
-      const claim = await store.claimRun('r1', { pid: 5151, host: 'host-a' }, T0 + 60_000, { agentRanUntilNow: true });
+      // The owner dies here, its agent goes on; the claimer kills it at T0 + 50 s and claims at T0 + 60 s.
+      const claim = await store.claimRun('r1', { pid: 5151, host: 'host-a' }, T0 + 60_000, { agentRanUntil: T0 + 50_000 });
       expect(claim.interrupted).toEqual([1]);
-      expect(await store.getIteration('r1', 1)).toMatchObject({ status: 'interrupted', completed_at: T0 + 60_000, duration_ms: 59_900 });
-      expect((await store.runTotals('r1')).runtime_ms).toBe(60_000);
+      expect(await store.getIteration('r1', 1)).toMatchObject({ status: 'interrupted', completed_at: T0 + 50_000, duration_ms: 49_900 });
+      expect((await store.runTotals('r1')).runtime_ms).toBe(50_000);
     });
 
     it('finishes a run: status, stop reason, end time, owner closed, stray running rows interrupted', async () => {

@@ -38,8 +38,9 @@ export async function claimRun(db: Queryable, id: string, owner: Owner, now: num
   ).rows[0];
   if (prev && options.ifIdleMs !== undefined && prev.idle < options.ifIdleMs) throw new RunBusyError(id, prev, Math.max(0, prev.idle));
   // A dead owner's runtime ends at its last heartbeat, the last moment it was known alive; unless its agent was
-  // found still running (and killed just now): then the run (its iteration) went on until now.
-  const lastAlive = prev && options.agentRanUntilNow !== true ? Math.min(prev.heartbeat_at, now) : now;
+  // found still running (and killed): then the run (its iteration) went on until that kill.
+  const heartbeat = prev ? Math.min(prev.heartbeat_at, now) : now;
+  const lastAlive = options.agentRanUntil === undefined ? heartbeat : Math.max(heartbeat, Math.min(options.agentRanUntil, now));
   if (prev) await q(db, 'UPDATE run_owners SET ended_at = GREATEST(heartbeat_at, $2) WHERE run_id = $1 AND ended_at IS NULL', [id, lastAlive]);
   const interrupted = await interruptRunning(db, id, lastAlive);
   await openOwner(db, id, owner, now);

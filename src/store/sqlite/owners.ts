@@ -30,8 +30,9 @@ export function claimRun(s: SqliteDb, id: string, owner: Owner, now: number, opt
       if (idle < options.ifIdleMs) throw new RunBusyError(id, prev, Math.max(0, idle));
     }
     // A dead owner's runtime ends at its last heartbeat, the last moment it was known alive; unless its agent was
-    // found still running (and killed just now): then the run (its iteration) went on until now.
-    const lastAlive = prev && options.agentRanUntilNow !== true ? Math.min(prev.heartbeat_at, now) : now;
+    // found still running (and killed): then the run (its iteration) went on until that kill.
+    const heartbeat = prev ? Math.min(prev.heartbeat_at, now) : now;
+    const lastAlive = options.agentRanUntil === undefined ? heartbeat : Math.max(heartbeat, Math.min(options.agentRanUntil, now));
     if (prev) s.run('UPDATE run_owners SET ended_at = MAX(heartbeat_at, :lastAlive) WHERE run_id = :id AND ended_at IS NULL', { id, lastAlive });
     const interrupted = interruptRunning(s, id, lastAlive);
     openOwner(s, id, owner, now);
