@@ -92,7 +92,8 @@ async function demo(args: string[], io: CliIO): Promise<number> {
   try {
     return await runDemo(values, workspace, io);
   } catch (error) {
-    // Nothing ran (no data directory, a broken install): the workspace shows nothing, so it goes.
+    // The demo broke (most often before anything ran: no data directory, a broken install): its temporary
+    // workspace goes with it rather than be left in the temporary directory.
     rmSync(workspace, { recursive: true, force: true });
     throw error;
   }

@@ -41,6 +41,17 @@ async function serveCommand(args: string[], io: CliIO): Promise<number> {
   }
   // The demo runs over its own temporary data directory and workspaces, removed when the server stops.
   const demo = values.demo === true ? prepareDemo(io.env) : null;
+  try {
+    return await serveWith(values, io, demo);
+  } catch (error) {
+    // Refused before it served (a bad flag, a short token, a port in use): the demo's directory goes now.
+    demo?.remove();
+    throw error;
+  }
+}
+
+/** `serve` once its flags are read, over the demo's data directory with --demo. */
+async function serveWith(values: ServeFlags, io: CliIO, demo: ReturnType<typeof prepareDemo> | null): Promise<number> {
   const given = demo?.env ?? io.env;
   const { manager, host, port, databaseUrl } = serveSettings(values, given, io.cwd, demo !== null);
   // The runs it creates link to this server (server.public_url's default) at the address it listens on, --host
