@@ -107,12 +107,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw error;
   }
   const wss = acceptWebSockets(server, options.access, eventHub, log);
+  // A session ends by sign-out (at once) or by age (looked at every minute): its WebSockets go with it.
   options.access.credentials.onSessionEnded(() => eventHub.recheck());
+  const sessionSweep = setInterval(() => eventHub.recheck(), SESSION_SWEEP_MS);
+  sessionSweep.unref();
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      clearInterval(sessionSweep);
       await watcher.stop();
       await manager.shutdown();
       eventHub.close();
@@ -132,6 +136,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   return { url: `http://${shownHost}:${address.port}`, port: address.port, manager, hub: eventHub, close };
 }
+
+/** How often the WebSockets of expired sessions are let go. */
+const SESSION_SWEEP_MS = 60_000;
 
 /** Why a server cannot listen, in a user's words, by error code. */
 const LISTEN_PROBLEMS: Readonly<Record<string, string>> = {
