@@ -50,6 +50,7 @@ export class Notifier {
   private readonly abort = new AbortController();
   private iterations = 0;
   private costUsd = 0;
+  private costUnknown = false;
   private closed = false;
 
   constructor(options: NotifierOptions) {
@@ -66,6 +67,7 @@ export class Notifier {
   observe(event: RunEvent): void {
     if (event.type === 'iteration_completed') this.iterations = Math.max(this.iterations, event.iteration);
     if (event.type === 'cost_incurred') this.costUsd = event.total_cost_usd;
+    if (event.type === 'iteration_completed' && event.cost_usd === null) this.costUnknown = true;
     const n = this.notificationOf(event);
     if (n !== null) this.send(n);
   }
@@ -111,14 +113,14 @@ export class Notifier {
       const kind = notifyEventOfEnd(event.status, event.stop_reason);
       if (kind === null) return null;
       const reason = event.message === null ? event.stop_reason : `${event.stop_reason} (${event.message})`;
-      return { ...base, event: kind, reason, iterations: event.iterations, cost_usd: event.cost_usd };
+      return { ...base, event: kind, reason, iterations: event.iterations, cost_usd: event.cost_usd, cost_unknown: event.cost_unknown };
     }
     if (event.type === 'budget_threshold') {
-      return { ...base, event: 'budget', reason: budgetNoticeText(event), iterations: this.iterations, cost_usd: this.costUsd };
+      return { ...base, event: 'budget', reason: budgetNoticeText(event), iterations: this.iterations, cost_usd: this.costUsd, cost_unknown: this.costUnknown };
     }
     // A run held back by the shared budget is not notified one by one: the budget's 100% notice says it once.
     if (event.type === 'waiting' && event.reason !== 'budget') {
-      return { ...base, event: 'waiting', reason: `${event.reason} until ${new Date(event.until).toISOString()}`, iterations: this.iterations, cost_usd: this.costUsd };
+      return { ...base, event: 'waiting', reason: `${event.reason} until ${new Date(event.until).toISOString()}`, iterations: this.iterations, cost_usd: this.costUsd, cost_unknown: this.costUnknown };
     }
     return null;
   }

@@ -12,7 +12,10 @@ export interface Notification {
   /** Why: the stop reason (and a failure's message), or what the run waits for and until when. */
   reason: string;
   iterations: number;
+  /** What the run spent: a lower bound when cost_unknown. */
   cost_usd: number;
+  /** Some iteration's cost is not known (an agent that reports none): cost_usd is then at least what was spent. */
+  cost_unknown: boolean;
   /** The run in the dashboard. */
   url: string;
   /** When it happened (ISO 8601). */
@@ -53,7 +56,13 @@ export function notificationTitle(n: Notification): string {
 /** One paragraph for a person: what happened, why, how far the run got, and the link. */
 export function notificationText(n: Notification): string {
   const plural = n.iterations === 1 ? '' : 's';
-  return `Run ${n.run_id} (${n.title}) ${HEADLINE[n.event]}: ${n.reason}. ${n.iterations} iteration${plural}, $${n.cost_usd.toFixed(2)}. Workspace ${n.workspace}. ${n.url}`;
+  return `Run ${n.run_id} (${n.title}) ${HEADLINE[n.event]}: ${n.reason}. ${n.iterations} iteration${plural}, ${costText(n)}. Workspace ${n.workspace}. ${n.url}`;
+}
+
+/** "$0.50"; an unknown cost is never shown as $0: "cost unknown", or ">= $0.50" when part of it is known. */
+function costText(n: Notification): string {
+  if (!n.cost_unknown) return `$${n.cost_usd.toFixed(2)}`;
+  return n.cost_usd === 0 ? 'cost unknown' : `>= $${n.cost_usd.toFixed(2)}`;
 }
 
 /** The request a webhook of `format` is sent. */

@@ -46,6 +46,6 @@ it('notify test says what each target answered; a run notifies its end and print
   expect(normalise(run.stdout)).toContain(`[T] Notification (completed) to json ${host}/…: delivered (HTTP 200 ok)\n`);
   expect(run.stdout + run.stderr).not.toContain('SECRET');
   const body = JSON.parse(bodies[0]?.body ?? '') as Record<string, unknown>;
-  expect(body).toMatchObject({ event: 'completed', title: 'Fix the parser', workspace: ws.dir, reason: 'success_signal', iterations: 2, cost_usd: 0 });
+  expect(body).toMatchObject({ event: 'completed', title: 'Fix the parser', workspace: ws.dir, reason: 'success_signal', iterations: 2, cost_usd: 0, cost_unknown: true });
   expect(body.url).toBe(`https://rm.example.com/runs/${String(body.run_id)}`);
 });

@@ -13,7 +13,7 @@ import { formatSetting } from '../../src/config/settings.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { RunController } from '../../src/manager/run-controller.js';
 import { Notifier } from '../../src/notify/notifier.js';
-import type { Notification } from '../../src/notify/payload.js';
+import { notificationText, type Notification } from '../../src/notify/payload.js';
 import { commandTarget, webhookTarget } from '../../src/notify/targets.js';
 import type { RunEvent, RunEventBody } from '../../src/runner/events.js';
 import type { Store } from '../../src/store/store.js';
@@ -61,6 +61,7 @@ const SAMPLE: Notification = {
   reason: 'success_signal',
   iterations: 3,
   cost_usd: 0.5,
+  cost_unknown: false,
   url: 'http://127.0.0.1:7420/runs/r-1',
   time: '2026-01-02T03:04:05.000Z',
 };
@@ -96,6 +97,11 @@ describe('webhooks', () => {
       ['discord', 'json', 'ntfy', 'slack'].map((f) => `${f} http://127.0.0.1:${new URL(hook.url).port}/… delivered 1 HTTP 200 ok`),
     );
     expect(JSON.stringify(events)).not.toContain('SECRET');
+  });
+
+  it('never shows an unknown cost as $0: "cost unknown", or at least what is known', () => {
+    expect(notificationText({ ...SAMPLE, cost_usd: 0, cost_unknown: true })).toBe(TEXT.replace('$0.50', 'cost unknown'));
+    expect(notificationText({ ...SAMPLE, cost_unknown: true })).toBe(TEXT.replace('$0.50', '>= $0.50'));
   });
 
   it('retries a 5xx with backoff until it is taken, gives up on a 4xx at once, and stops at the attempt limit', async () => {

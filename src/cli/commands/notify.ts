@@ -32,6 +32,7 @@ async function notify(args: string[], io: CliIO): Promise<number> {
     reason: 'success_signal (a sample sent by ringmaster notify test)',
     iterations: 3,
     cost_usd: 0.42,
+    cost_unknown: false,
     url: runUrl(notifySettings(config).publicUrl, 'notify-test'),
     time: new Date().toISOString(),
   };
