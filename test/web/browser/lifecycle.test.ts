@@ -127,7 +127,8 @@ describe('runs from the dashboard', () => {
     });
     await page.getByRole('button', { name: 'Pause now' }).click();
     await attribute(page.getByTestId('run-page'), 'data-state', 'paused');
-    expect(processState(pid)).toBe('T');
+    // SIGSTOP takes effect when the kernel next schedules the process: its state is looked at until it shows.
+    await until('the agent stopped', () => (processState(pid) === 'T' ? true : null));
     // Told apart from a pause between iterations, after a reload too (the server says so).
     await page.getByTestId('frozen').waitFor();
     await page.reload();
@@ -135,7 +136,7 @@ describe('runs from the dashboard', () => {
     expect(await page.getByTestId('run-stats').textContent()).toContain('iterations 1 / 100');
     await page.getByRole('button', { name: 'Resume' }).click();
     await attribute(page.getByTestId('run-page'), 'data-state', 'running');
-    expect(processState(pid)).not.toBe('T');
+    await until('the agent continued', () => (processState(pid) !== 'T' ? true : null));
     expect(await page.getByTestId('frozen').count()).toBe(0);
     gate(dir, 1);
     await attribute(page.getByTestId('run-page'), 'data-state', 'completed');
