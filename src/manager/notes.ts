@@ -60,7 +60,7 @@ export async function addNote(ctx: NoteContext, run: RunRow, text: string, local
   const clean = noteText(text, ctx.env);
   // A run that signalled success is never resumed: its note would never be read.
   if (run.stop_reason === 'success_signal') throw new ManagerError('conflict', `run ${run.id} has completed (the agent signalled success) and cannot be resumed: no iteration would read the note`);
-  const pending = (await ctx.store.listNotes(run.id)).filter((n) => n.delivered_iteration === null && n.cancelled_at === null).length;
+  const pending = (await ctx.store.listNotes(run.id)).filter((n) => noteView(n).status === 'pending').length;
   if (pending >= NOTES_PENDING_MAX) throw new ManagerError('conflict', `run ${run.id} has ${pending} notes waiting for its next iteration, the most it takes: withdraw some, or wait for it to read them`);
   const note = await ctx.store.addNote({ run_id: run.id, text: clean, created_by: ctx.by, created_at: ctx.now });
   // Driven by this process: its controller records the event at once.

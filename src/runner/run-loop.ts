@@ -24,6 +24,7 @@ import { agentBinDirs, withBinDirs } from './agent-install.js';
 import { promptWithNotes } from './notes.js';
 import { promptProgram, type LoopProgram, type ProgramContext, type ProgramSettlement, type ProgramStep, type ProgramStop, type ProgramWait } from './program.js';
 import type { RunSpec } from '../spec/run-spec.js';
+import { repeatedWarnings } from './repeated-warnings.js';
 
 export type { PauseControl, RunDeps, ResumePoint, RunSummary, WaitReason } from './run-deps.js';
 
@@ -63,8 +64,8 @@ class LoopShell {
   private readonly sessionCost = new Map<string, number>();
   /** Iteration logs still being flushed: awaited before the run reports its end, never between iterations. */
   private readonly openLogs = new Set<Promise<void>>();
-  /** How often each warning was given: one that comes back every iteration is said twice, not every time. */
-  private readonly warned = new Map<string, number>();
+  /** One that comes back every iteration is said twice, not every time. */
+  private readonly warning = repeatedWarnings();
   /** A plain copy: adapters spread the env into every invocation, and spreading process.env is slow. */
   private readonly env: Record<string, string | undefined>;
   private readonly controls: LoopControls;
@@ -422,9 +423,7 @@ class LoopShell {
   }
 
   private warn(message: string): void {
-    const times = (this.warned.get(message) ?? 0) + 1;
-    this.warned.set(message, times);
-    if (times > 2) return;
-    this.emit({ type: 'warning', time: this.deps.now(), message: times === 2 ? `${message} (again: not repeated further in this run)` : message });
+    const shown = this.warning(message);
+    if (shown !== null) this.emit({ type: 'warning', time: this.deps.now(), message: shown });
   }
 }
