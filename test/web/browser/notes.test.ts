@@ -26,8 +26,12 @@ it('sends a note from the run page, withdraws another, and the first reaches ite
   expect(await box.getByTestId('pending-note').allTextContents()).toEqual(['Prefer small commits.Withdraw']);
 
   writeFileSync(join(dir, '.gate-1'), '');
-  await until('iteration 2', () => (existsSync(join(dir, '.plan-agent-prompt-2')) ? true : null));
-  const prompt = readFileSync(join(dir, '.plan-agent-prompt-2'), 'utf8');
+  // The agent creates its prompt file, then writes it: read once the whole prompt is there.
+  const prompt = await until('iteration 2', () => {
+    const file = join(dir, '.plan-agent-prompt-2');
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    return text.includes('Make the tests pass') ? text : null;
+  });
   expect(prompt.split('Prefer small commits.').length - 1).toBe(1);
   expect(prompt).not.toContain('Ignore this one.');
   await box.getByTestId('pending-note').first().waitFor({ state: 'detached' });
